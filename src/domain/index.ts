@@ -1,0 +1,4 @@
+export * from './chains.ts';
+export * from './ids.ts';
+export * from './money.ts';
+export * from './secret.ts';

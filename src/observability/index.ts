@@ -1,0 +1,3 @@
+export * from './logger.ts';
+export * from './scrub.ts';
+export { Secret, REDACTED_TEXT, isSecret } from '../domain/secret.ts';
