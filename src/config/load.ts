@@ -1,0 +1,354 @@
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { computeAddress } from 'ethers';
+import { chainIdOf } from '../domain/chains.ts';
+import { type Address, type CollectionSlug, describe } from '../domain/ids.ts';
+import { Secret } from '../domain/secret.ts';
+import { ConfigError } from '../errors/index.ts';
+import { CONFIG_FILE_ENV, convertEnvValue, ENV_OVERRIDES, KNOWN_ENV_NAMES } from './env.ts';
+import { deepFreeze } from './freeze.ts';
+import { type ConfigIssue, configErrorOf, formatPath, fromZodIssues, type PathSeg } from './issues.ts';
+import { readConfigFile } from './read.ts';
+import { type FileConfig, FileConfigSchema } from './schema.ts';
+import { extractFileSecrets } from './secrets.ts';
+import { closest } from './suggest.ts';
+import type { Config, LoadedConfig, WalletConfig } from './types.ts';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface LoadConfigOptions {
+  /** Config file (.yaml/.yml/.json). Default: `$HARPOON_CONFIG`; none = defaults + environment. */
+  readonly file?: string;
+  /** Default `process.env`. */
+  readonly env?: Env;
+  /** Relative paths (the file, store.path, wallet.keystore) resolve against this. Default `process.cwd()`. */
+  readonly cwd?: string;
+}
+
+export interface ResolveConfigOptions {
+  readonly env?: Env;
+  readonly cwd?: string;
+  /** The file `raw` came from (for messages). */
+  readonly file?: string;
+}
+
+/** Paths whose values may carry credentials: never echoed in messages. */
+const SENSITIVE_PATHS = new Set(['chain.rpcUrl', 'rateLimits.cluster.redisUrl']);
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v;
+}
+
+/**
+ * Loads, validates and freezes the configuration: the file (YAML or JSON, by extension), then
+ * `HARPOON_*` environment overrides, then secrets from the environment wrapped in `Secret`.
+ * Throws one ConfigError listing every problem (file, key path, value unless secret, fix).
+ */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const given = options.file ?? nonEmpty(env[CONFIG_FILE_ENV]);
+  const file = given === undefined ? undefined : resolve(cwd, given);
+  const raw = file === undefined ? {} : readConfigFile(file);
+  return resolveConfig(raw, { env, cwd, ...(file !== undefined ? { file } : {}) });
+}
+
+/** Validates an already-parsed config object (as read from a file) against the schema and environment. */
+export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const file = options.file;
+  const fileSource = file ?? 'configuration';
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(`${fileSource}: the top level must be a mapping of sections (api:, chain:, ...)`, {
+      details: { file: file ?? null },
+    });
+  }
+  const warnings: string[] = [];
+  const issues: ConfigIssue[] = [];
+
+  // 1. Secrets written in the file are errors; they are dropped from what the schema sees.
+  const { cleaned, issues: secretIssues } = extractFileSecrets(raw);
+  issues.push(...secretIssues.map((i) => ({ ...i, source: fileSource })));
+
+  // 2. Environment overrides (env wins over the file).
+  const merged = structuredClone(cleaned) as Record<string, unknown>;
+  const fromEnv = new Map<string, string>();
+  for (const o of ENV_OVERRIDES) {
+    const value = nonEmpty(env[o.name]);
+    if (value === undefined) continue;
+    const path = o.path.split('.');
+    const converted = convertEnvValue(o.kind, value);
+    if (!converted.ok) {
+      issues.push({
+        path,
+        message: converted.why.replace(/^expected/, 'is not valid: expected'),
+        fix: `set ${o.name} to a valid value (${o.help})`,
+        ...(o.sensitive ? {} : { shown: describe(value) }),
+        source: `environment variable ${o.name}`,
+      });
+      continue;
+    }
+    if (setAt(merged, path, converted.value)) fromEnv.set(o.path, o.name);
+  }
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('HARPOON_') && !KNOWN_ENV_NAMES.includes(name) && nonEmpty(env[name]) !== undefined) {
+      const guess = closest(name, KNOWN_ENV_NAMES);
+      warnings.push(
+        `environment variable ${name} is not used by harpoon${guess ? `; did you mean ${guess}?` : ''}`,
+      );
+    }
+  }
+
+  // 3. Schema.
+  const parsed = FileConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const sensitive = (path: readonly PropertyKey[]) => SENSITIVE_PATHS.has(formatPath(path));
+    for (const issue of fromZodIssues(parsed.error.issues, merged, sensitive)) {
+      issues.push({ ...issue, source: sourceOf(issue.path, fromEnv) ?? fileSource });
+    }
+  }
+  if (issues.length > 0 || !parsed.success) throw configErrorOf(issues, file);
+
+  // 4. Secrets from the environment, wallet, paths.
+  const fc = parsed.data;
+  const secret = (name: string, label: string): Secret | undefined => {
+    const v = nonEmpty(env[name]);
+    return v === undefined ? undefined : new Secret(v.trim(), label);
+  };
+  const harpoonKey = secret('HARPOON_API_KEY', 'apiKey');
+  const openseaKey = secret('OPENSEA_API_KEY', 'apiKey');
+  if (harpoonKey && openseaKey && !harpoonKey.equals(openseaKey.reveal())) {
+    warnings.push('HARPOON_API_KEY and OPENSEA_API_KEY are both set and differ; using HARPOON_API_KEY');
+  }
+  const apiKey = harpoonKey ?? openseaKey;
+  const walletJwt = secret('HARPOON_WALLET_JWT', 'walletJwt');
+  const pat = secret('HARPOON_PAT', 'pat');
+  const wallet = resolveWallet(fc, env, cwd, issues, warnings, (p) => sourceOf(p, fromEnv) ?? fileSource);
+
+  if (fc.mode === 'live') {
+    if (apiKey === undefined) {
+      issues.push({
+        path: ['mode'],
+        message: 'is "live" but no API key is set',
+        fix: 'set OPENSEA_API_KEY (or HARPOON_API_KEY), or use mode: paper',
+        source: sourceOf(['mode'], fromEnv) ?? fileSource,
+      });
+    }
+    if (wallet?.source === 'none') {
+      issues.push({
+        path: ['mode'],
+        message: 'is "live" but no wallet is configured',
+        fix: 'set wallet.keystore (+ HARPOON_KEYSTORE_PASSWORD) or HARPOON_PRIVATE_KEY, or use mode: paper',
+        source: sourceOf(['mode'], fromEnv) ?? fileSource,
+      });
+    }
+  }
+  if (issues.length > 0 || wallet === undefined) throw configErrorOf(issues, file);
+
+  const chainId = chainIdOf(fc.chain.name);
+  const { cluster } = fc.rateLimits;
+  const config: Config = {
+    mode: fc.mode,
+    api: {
+      baseUrl: fc.api.baseUrl,
+      timeoutMs: fc.api.timeoutMs,
+      toon: fc.api.toon,
+      collectionRefreshPath: fc.api.collectionRefreshPath,
+      ...(apiKey ? { apiKey } : {}),
+      ...(walletJwt ? { walletJwt } : {}),
+      ...(pat ? { pat } : {}),
+    },
+    rateLimits: {
+      ...(fc.rateLimits.read ? { read: fc.rateLimits.read } : {}),
+      ...(fc.rateLimits.write ? { write: fc.rateLimits.write } : {}),
+      ...(fc.rateLimits.fulfillment ? { fulfillment: fc.rateLimits.fulfillment } : {}),
+      cluster: {
+        store: cluster.store,
+        account: cluster.account,
+        ...(cluster.redisUrl !== undefined ? { redisUrl: new Secret(cluster.redisUrl, 'redisUrl') } : {}),
+      },
+    },
+    chain: {
+      name: fc.chain.name,
+      ...(chainId !== undefined ? { chainId } : {}),
+      ...(fc.chain.rpcUrl !== undefined ? { rpcUrl: new Secret(fc.chain.rpcUrl, 'rpcUrl') } : {}),
+    },
+    wallet,
+    log: { level: fc.log.level, pretty: fc.log.pretty },
+    collections: fc.collections as CollectionSlug[],
+    strategies: fc.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
+    risk: {
+      maxPricePerItem: fc.risk.maxPricePerItem,
+      maxOpenOffersTotal: fc.risk.maxOpenOffersTotal,
+      maxSpendPerDay: fc.risk.maxSpendPerDay,
+      maxFeePerGas: fc.risk.maxFeePerGasGwei,
+      maxClockSkewMs: fc.risk.maxClockSkewMs,
+    },
+    store: { path: resolve(cwd, fc.store.path) },
+    sandbox: {
+      enabled: fc.sandbox.enabled,
+      host: fc.sandbox.host,
+      ports: { api: fc.sandbox.ports.api, chain: fc.sandbox.ports.chain },
+    },
+  };
+  return deepFreeze({
+    config,
+    warnings,
+    ...(file !== undefined ? { file } : {}),
+  });
+}
+
+/** The env var that set `path` (or one of its parents), as a message source. */
+function sourceOf(path: readonly PathSeg[], fromEnv: ReadonlyMap<string, string>): string | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const name = fromEnv.get(path.slice(0, n).join('.'));
+    if (name) return `environment variable ${name}`;
+  }
+  return undefined;
+}
+
+/** Sets `value` at `path`, creating mappings on the way; false when a non-mapping is in the way. */
+function setAt(root: Record<string, unknown>, path: readonly string[], value: unknown): boolean {
+  let node = root;
+  for (const seg of path.slice(0, -1)) {
+    const next = node[seg];
+    if (next === undefined || next === null) node[seg] = {};
+    else if (typeof next !== 'object' || Array.isArray(next)) return false;
+    node = node[seg] as Record<string, unknown>;
+  }
+  node[path[path.length - 1] as string] = value;
+  return true;
+}
+
+const PRIVATE_KEY_RE = /^(0x)?[0-9a-fA-F]{64}$/;
+
+function resolveWallet(
+  fc: FileConfig,
+  env: Env,
+  cwd: string,
+  issues: ConfigIssue[],
+  warnings: string[],
+  source: (path: readonly PathSeg[]) => string,
+): WalletConfig | undefined {
+  const { keystore, passwordEnv, privateKeyEnv } = fc.wallet;
+  const expected = fc.wallet.address as Address | undefined;
+  const addr = expected !== undefined ? { address: expected } : {};
+  const privateKey = nonEmpty(env[privateKeyEnv]);
+  const before = issues.length;
+  const mismatch = (actual: string, from: string) => {
+    if (expected !== undefined && actual.toLowerCase() !== expected) {
+      issues.push({
+        path: ['wallet', 'address'],
+        shown: describe(expected),
+        message: `does not match the address of ${from} (${actual.toLowerCase()})`,
+        fix: 'correct wallet.address, or use the intended key',
+        source: source(['wallet', 'address']),
+      });
+    }
+  };
+
+  if (keystore !== undefined) {
+    const keystorePath = resolve(cwd, keystore);
+    const at = { path: ['wallet', 'keystore'], source: source(['wallet', 'keystore']) };
+    if (privateKey !== undefined) {
+      issues.push({
+        ...at,
+        message: `is set, and so is the environment variable ${privateKeyEnv}`,
+        fix: `use one key source: unset ${privateKeyEnv}, or remove wallet.keystore`,
+      });
+    }
+    const keystoreJson = checkKeystore(keystorePath, warnings);
+    if (typeof keystoreJson === 'string') {
+      issues.push({
+        ...at,
+        shown: describe(keystorePath),
+        message: keystoreJson,
+        fix: 'point wallet.keystore (or HARPOON_KEYSTORE) at an encrypted JSON keystore file readable by this user',
+      });
+    } else if (
+      typeof keystoreJson.address === 'string' &&
+      /^(0x)?[0-9a-fA-F]{40}$/.test(keystoreJson.address)
+    ) {
+      mismatch(
+        keystoreJson.address.startsWith('0x') ? keystoreJson.address : `0x${keystoreJson.address}`,
+        'the keystore',
+      );
+    }
+    const password = env[passwordEnv];
+    if (password === undefined || password === '') {
+      issues.push({
+        path: ['wallet', 'passwordEnv'],
+        message: `names ${passwordEnv}, which is not set`,
+        fix: `set the keystore password in the environment variable ${passwordEnv}`,
+        source: source(['wallet', 'passwordEnv']),
+      });
+    }
+    if (issues.length > before || password === undefined) return undefined;
+    return {
+      source: 'keystore',
+      keystorePath,
+      passwordEnv,
+      password: new Secret(password, 'keystorePassword'),
+      ...addr,
+    };
+  }
+
+  if (privateKey !== undefined) {
+    const text = privateKey.trim();
+    let address: string | undefined;
+    if (PRIVATE_KEY_RE.test(text)) {
+      try {
+        address = computeAddress(text.startsWith('0x') ? text : `0x${text}`);
+      } catch {
+        address = undefined;
+      }
+    }
+    if (address === undefined) {
+      issues.push({
+        path: ['wallet', 'privateKeyEnv'],
+        message: `names ${privateKeyEnv}, whose value is not a valid private key (value not shown)`,
+        fix: `set ${privateKeyEnv} to 0x followed by 64 hex digits, or use an encrypted keystore`,
+        source: `environment variable ${privateKeyEnv}`,
+      });
+      return undefined;
+    }
+    mismatch(address, privateKeyEnv);
+    if (issues.length > before) return undefined;
+    const key = new Secret(text.startsWith('0x') ? text : `0x${text}`, 'privateKey');
+    return { source: 'env', privateKeyEnv, privateKey: key, ...addr };
+  }
+  return { source: 'none', ...addr };
+}
+
+/** Checks the keystore file; returns its parsed JSON or a problem text. Warns when group/world readable. */
+function checkKeystore(path: string, warnings: string[]): { address?: unknown } | string {
+  let mode: number;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) return 'is not a file';
+    mode = st.mode;
+    accessSync(path, constants.R_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return 'is not a JSON keystore (not valid JSON)';
+  }
+  const crypto =
+    json !== null && typeof json === 'object'
+      ? ((json as Record<string, unknown>).crypto ?? (json as Record<string, unknown>).Crypto)
+      : undefined;
+  if (crypto === undefined || crypto === null || typeof crypto !== 'object') {
+    return 'is not an encrypted JSON keystore (no "crypto" section)';
+  }
+  if ((mode & 0o077) !== 0) {
+    const octal = (mode & 0o777).toString(8).padStart(3, '0');
+    warnings.push(`keystore ${path} is readable by group or others (mode ${octal}); run: chmod 600 ${path}`);
+  }
+  return json as { address?: unknown };
+}

@@ -1,0 +1,86 @@
+import { formatEther, formatUnits } from '../domain/money.ts';
+import { isSecret, REDACTED_TEXT, type Secret } from '../domain/secret.ts';
+import { isSecretKey } from './secrets.ts';
+import type { Config } from './types.ts';
+
+/** Secrets that are URLs: printed as scheme://host[:port] with the rest masked. */
+const URL_SECRET_LABELS = new Set(['rpcUrl', 'redisUrl']);
+
+/**
+ * Masks everything of a URL that could carry a credential: user info, path, query and fragment.
+ * `https://eth-mainnet.example.com/v2/KEY` -> `https://eth-mainnet.example.com/[REDACTED]`.
+ */
+export function maskUrl(text: string): string {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    return REDACTED_TEXT;
+  }
+  const userinfo = u.username || u.password ? `${REDACTED_TEXT}@` : '';
+  const rest = (u.pathname && u.pathname !== '/') || u.search || u.hash ? `/${REDACTED_TEXT}` : '';
+  return `${u.protocol}//${userinfo}${u.host}${rest}`;
+}
+
+function printable(value: unknown, key: string | undefined): unknown {
+  if (isSecret(value)) return URL_SECRET_LABELS.has(value.label) ? maskUrl(value.reveal()) : REDACTED_TEXT;
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return value.map((v) => printable(v, undefined));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = printable(v, k);
+    return out;
+  }
+  // Defence in depth: a raw string under a secret-looking key is masked too.
+  if (key !== undefined && typeof value === 'string' && isSecretKey(key)) return REDACTED_TEXT;
+  return value;
+}
+
+/**
+ * A printable copy of the config (à la freqtrade's `sanitize_config`): every secret is
+ * `[REDACTED]`, URL secrets show only their host, money is a decimal string in the unit the file uses.
+ * Safe to log, print or JSON.stringify.
+ */
+export function sanitizeConfig(config: Config): Record<string, unknown> {
+  const out = printable(config, undefined) as Record<string, unknown>;
+  out.risk = {
+    maxPricePerItem: formatEther(config.risk.maxPricePerItem),
+    maxOpenOffersTotal: formatEther(config.risk.maxOpenOffersTotal),
+    maxSpendPerDay: formatEther(config.risk.maxSpendPerDay),
+    maxFeePerGasGwei: formatUnits(config.risk.maxFeePerGas, 9),
+    maxClockSkewMs: config.risk.maxClockSkewMs,
+  };
+  return out;
+}
+
+function collectSecrets(value: unknown, out: Secret[]): void {
+  if (isSecret(value)) out.push(value);
+  else if (Array.isArray(value)) for (const v of value) collectSecrets(v, out);
+  else if (value !== null && typeof value === 'object')
+    for (const v of Object.values(value)) collectSecrets(v, out);
+}
+
+/**
+ * Every raw secret value in the config, plus the credential parts of URL secrets, for value-based
+ * log scrubbing: `createLogger({ scrub: () => secretValues(config) })`.
+ */
+export function secretValues(config: Config): string[] {
+  const secrets: Secret[] = [];
+  collectSecrets(config, secrets);
+  const values = new Set<string>();
+  for (const s of secrets) {
+    const raw = s.reveal();
+    values.add(raw);
+    if (!URL_SECRET_LABELS.has(s.label)) continue;
+    try {
+      const u = new URL(raw);
+      for (const part of [u.username, u.password].map((p) => decodeURIComponent(p)))
+        if (part.length >= 6) values.add(part);
+      for (const seg of u.pathname.split('/')) if (seg.length >= 16) values.add(decodeURIComponent(seg));
+      for (const v of u.searchParams.values()) if (v.length >= 16) values.add(v);
+    } catch {
+      // not a URL: the whole value is already listed
+    }
+  }
+  return [...values];
+}

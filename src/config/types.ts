@@ -1,0 +1,142 @@
+import type { ChainName } from '../domain/chains.ts';
+import type { Address, CollectionSlug } from '../domain/ids.ts';
+import type { Wei } from '../domain/money.ts';
+import type { Secret } from '../domain/secret.ts';
+import type { Rate } from '../ratelimit/types.ts';
+
+/**
+ * The validated, deeply frozen configuration of one harpoon process.
+ * Built by `loadConfig` from a file (YAML/JSON) plus `HARPOON_*` environment variables.
+ * Every secret is a `Secret` (prints `[REDACTED]`); every amount of money is a bigint.
+ */
+export interface Config {
+  /** `paper` (default) simulates execution; `live` signs and sends. */
+  readonly mode: TradingMode;
+  readonly api: ApiConfig;
+  readonly rateLimits: RateLimitsConfig;
+  readonly chain: ChainConfig;
+  readonly wallet: WalletConfig;
+  readonly log: LogConfig;
+  readonly collections: readonly CollectionSlug[];
+  readonly strategies: readonly StrategyConfig[];
+  readonly risk: RiskConfig;
+  readonly store: StoreConfig;
+  readonly sandbox: SandboxConfig;
+}
+
+export type TradingMode = 'paper' | 'live';
+
+export interface ApiConfig {
+  /** Default `https://api.opensea.io`. No credentials or query string allowed in it. */
+  readonly baseUrl: string;
+  /** Per-request timeout; default 30000. */
+  readonly timeoutMs: number;
+  /** Ask for TOON responses (`Accept: text/markdown`) where the API offers them; default false. */
+  readonly toon: boolean;
+  /** Path template of the collection-refresh endpoint; `{slug}` is replaced. */
+  readonly collectionRefreshPath: string;
+  /** From `HARPOON_API_KEY` or `OPENSEA_API_KEY`. */
+  readonly apiKey?: Secret;
+  /** From `HARPOON_WALLET_JWT`. */
+  readonly walletJwt?: Secret;
+  /** From `HARPOON_PAT` (personal access token). */
+  readonly pat?: Secret;
+}
+
+export interface RateLimitsConfig {
+  /** Overrides of the per-group rates; absent = use the key's `rate_limits` / documented defaults. */
+  readonly read?: Rate;
+  readonly write?: Rate;
+  readonly fulfillment?: Rate;
+  readonly cluster: ClusterConfig;
+}
+
+export interface ClusterConfig {
+  /** `local` (default): one in-process bucket. `redis`: one bucket shared by every instance of `account`. */
+  readonly store: 'local' | 'redis';
+  /** Required when store is `redis`. A Secret because a Redis URL may carry a password. */
+  readonly redisUrl?: Secret;
+  /** Name of the shared bucket: all daemons of one OpenSea account use the same value. Default `default`. */
+  readonly account: string;
+}
+
+export interface ChainConfig {
+  readonly name: ChainName;
+  /** EVM chain id of `name`; absent for non-EVM chains. */
+  readonly chainId?: number;
+  /** JSON-RPC endpoint. A Secret because provider URLs often embed an API key. */
+  readonly rpcUrl?: Secret;
+}
+
+/** Where the signing key comes from. Secrets come only from the environment or the keystore. */
+export type WalletConfig =
+  | { readonly source: 'none'; readonly address?: Address }
+  | {
+      readonly source: 'keystore';
+      /** Absolute path of the encrypted JSON keystore (checked to exist and be readable). */
+      readonly keystorePath: string;
+      /** Name of the environment variable the password came from. */
+      readonly passwordEnv: string;
+      readonly password: Secret;
+      readonly address?: Address;
+    }
+  | {
+      readonly source: 'env';
+      /** Name of the environment variable the private key came from. */
+      readonly privateKeyEnv: string;
+      /** 0x-prefixed 32-byte hex. */
+      readonly privateKey: Secret;
+      readonly address?: Address;
+    };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface LogConfig {
+  readonly level: LogLevel;
+  /** Human-readable lines instead of JSON (for a terminal; keep false in production). */
+  readonly pretty: boolean;
+}
+
+export interface StrategyConfig {
+  /** Unique id (letters, digits, `-`, `_`). */
+  readonly id: string;
+  /** Module path or built-in name of the strategy. */
+  readonly module: string;
+  /** Validated later by the strategy itself. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** Risk limits. Amounts are wei of the quote currency (ETH/WETH, 18 decimals), written as decimal strings. */
+export interface RiskConfig {
+  /** Highest price the daemon pays or offers for one item. */
+  readonly maxPricePerItem: Wei;
+  /** Worst case of all open offers filling at once (offers share the same WETH). */
+  readonly maxOpenOffersTotal: Wei;
+  /** Spend (fills, mints, swaps) per rolling 24 h. */
+  readonly maxSpendPerDay: Wei;
+  /** Highest `maxFeePerGas`, in wei (written in gwei in the file). */
+  readonly maxFeePerGas: Wei;
+  /** Refuse to sign when the local clock differs from chain/server time by more than this. */
+  readonly maxClockSkewMs: number;
+}
+
+export interface StoreConfig {
+  /** Absolute path of the SQLite database. */
+  readonly path: string;
+}
+
+export interface SandboxConfig {
+  /** Run against the local sandbox marketplace instead of the real API. */
+  readonly enabled: boolean;
+  readonly host: string;
+  /** 0 = pick a free port. */
+  readonly ports: { readonly api: number; readonly chain: number };
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  /** Things worth fixing that do not stop the daemon (e.g. a world-readable keystore). */
+  readonly warnings: readonly string[];
+  /** Absolute path of the file that was read, if any. */
+  readonly file?: string;
+}
