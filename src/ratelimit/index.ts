@@ -1,0 +1,6 @@
+export * from './clock.ts';
+export * from './headers.ts';
+export * from './rates.ts';
+export type { RedisStoreConfig } from './redis-store.ts';
+export { createScheduler, type SchedulerOptions, type StoreConfig, stoppedError } from './scheduler.ts';
+export * from './types.ts';
