@@ -1,0 +1,94 @@
+import { runConfigCheck } from './commands/config-check.ts';
+import { runConfigExample } from './commands/config-example.ts';
+import { runDemo } from './commands/demo.ts';
+import { ExitCode, UsageError } from './exit.ts';
+import { renderCommandHelp, renderMainHelp } from './help.ts';
+import { packageVersion } from './package-info.ts';
+import type { Command } from './spec.ts';
+
+/** Every command of `harpoon`, in the order `--help` lists them. */
+export const COMMANDS: readonly Command[] = Object.freeze([
+  {
+    name: 'demo',
+    summary: 'quick start: what harpoon is and what is built so far (npm start runs this)',
+    description:
+      'Prints what harpoon does, which capabilities are built and which are not yet,\nand what to try next.',
+    flags: [],
+    examples: ['harpoon demo', 'npm start'],
+    run: runDemo,
+  },
+  {
+    name: 'config check',
+    summary: 'load and validate a config, print it with every secret [REDACTED]',
+    description: [
+      'Reads the config file (YAML or JSON, by extension) and the HARPOON_* environment, validates',
+      'them and prints the effective configuration. Secrets come only from the environment (or the',
+      'keystore) and are printed as [REDACTED]. On a problem it names the file, the key, the bad value',
+      'and the fix, and exits 2. Warnings (e.g. a keystore readable by others) go to stderr.',
+    ].join('\n'),
+    flags: [
+      {
+        name: 'config',
+        short: 'c',
+        type: 'string',
+        valueName: 'FILE',
+        defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
+        help: 'config file (.yaml, .yml or .json)',
+      },
+      { name: 'json', type: 'boolean', defaultText: 'off', help: 'print JSON instead of YAML' },
+    ],
+    examples: [
+      'harpoon config check --config harpoon.yaml',
+      'HARPOON_LOG_LEVEL=debug harpoon config check -c harpoon.yaml --json',
+    ],
+    run: runConfigCheck,
+  },
+  {
+    name: 'config example',
+    summary: 'print a commented example config (every key with its default)',
+    description: 'Prints config/example.yaml: every section and key with its default and what it does.',
+    flags: [],
+    examples: ['harpoon config example > harpoon.yaml'],
+    run: runConfigExample,
+  },
+  {
+    name: 'help',
+    summary: 'show help for harpoon or for one command',
+    description: 'Without an argument: everything (commands, flags, environment, config, exit codes).',
+    flags: [],
+    argsUsage: '[command]',
+    examples: ['harpoon help', 'harpoon help config check'],
+    async run(ctx) {
+      const topic = ctx.args.join(' ');
+      if (topic === '') {
+        ctx.io.stdout(renderMainHelp(COMMANDS, packageVersion()));
+        return ExitCode.ok;
+      }
+      const text = renderCommandHelp(COMMANDS, topic);
+      if (text === undefined) {
+        throw new UsageError(
+          `no help for unknown command "${topic}"`,
+          `commands: ${commandWords().join(', ')}`,
+        );
+      }
+      ctx.io.stdout(text);
+      return ExitCode.ok;
+    },
+  },
+  {
+    name: 'version',
+    summary: 'print the version (same as --version)',
+    description: 'Prints "harpoon <version>".',
+    flags: [],
+    examples: ['harpoon version', 'harpoon --version'],
+    async run(ctx) {
+      ctx.io.stdout(`harpoon ${packageVersion()}\n`);
+      return ExitCode.ok;
+    },
+  },
+]);
+
+/** The first words of every command (`demo`, `config`, `help`, `version`). */
+export function commandWords(): string[] {
+  return [...new Set(COMMANDS.map((c) => c.name.split(' ')[0] as string))];
+}

@@ -1,0 +1,63 @@
+import { BaseError, ConfigError, FatalError } from '../errors/index.ts';
+
+/** Exit codes of the `harpoon` command (documented in `--help` and the README). */
+export const ExitCode = Object.freeze({
+  ok: 0,
+  /** An unexpected error (a bug or an unhandled failure). */
+  error: 1,
+  /** Bad usage (unknown command or flag) or an invalid configuration: fix the command line or config. */
+  usage: 2,
+  /** A fatal error stopped trading (revoked key, wallet/chain mismatch, corrupt store). */
+  fatal: 3,
+});
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export const EXIT_CODE_HELP: readonly (readonly [number, string])[] = Object.freeze([
+  [ExitCode.ok, 'success'],
+  [ExitCode.error, 'unexpected error (run again with --verbose for the stack trace)'],
+  [ExitCode.usage, 'bad usage (unknown command or flag) or invalid configuration'],
+  [ExitCode.fatal, 'fatal error: trading stopped (e.g. revoked key, wallet/chain mismatch, corrupt store)'],
+  [130, 'interrupted twice (Ctrl-C) before a clean stop'],
+]);
+
+/** A mistake on the command line. `hint` says what to type instead. */
+export class UsageError extends Error {
+  readonly hint: string;
+  constructor(message: string, hint: string) {
+    super(message);
+    this.name = 'UsageError';
+    this.hint = hint;
+  }
+}
+
+/** Renders an error for a person and chooses the exit code. Stacks only when `verbose`. */
+export function describeFailure(err: unknown, verbose: boolean): { code: ExitCode; text: string } {
+  if (err instanceof UsageError) {
+    return { code: ExitCode.usage, text: `harpoon: ${err.message}\n${err.hint}\n` };
+  }
+  const stack = (e: unknown): string => {
+    if (!verbose || !(e instanceof Error) || !e.stack) return '';
+    let out = `\n${e.stack}`;
+    let cause = e.cause;
+    for (let depth = 0; cause !== undefined && depth < 5; depth++) {
+      out += `\ncaused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`;
+      cause = cause instanceof Error ? cause.cause : undefined;
+    }
+    return out;
+  };
+  if (err instanceof ConfigError) {
+    return { code: ExitCode.usage, text: `harpoon: configuration error: ${err.shortMessage}${stack(err)}\n` };
+  }
+  if (err instanceof FatalError) {
+    return { code: ExitCode.fatal, text: `harpoon: fatal [${err.code}]: ${err.shortMessage}${stack(err)}\n` };
+  }
+  const more = verbose ? '' : '\n(run again with --verbose for the stack trace)';
+  if (err instanceof BaseError) {
+    return {
+      code: ExitCode.error,
+      text: `harpoon: error [${err.code}]: ${err.shortMessage}${stack(err)}${more}\n`,
+    };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: ExitCode.error, text: `harpoon: unexpected error: ${message}${stack(err)}${more}\n` };
+}
