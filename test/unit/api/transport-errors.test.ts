@@ -141,7 +141,10 @@ describe('401 → refresh once, then FatalError unauthorized', () => {
     const t = make({
       credentials: {
         apiKey: new Secret('key-v1-000000'),
-        refreshApiKey: async () => (calls++, new Secret('key-v2-00')),
+        refreshApiKey: async () => {
+          calls++;
+          return new Secret('key-v2-00');
+        },
       },
     });
     const e = await failure(t.request({ method: 'POST', path: ORDER_POST, body: {} }));
@@ -172,8 +175,14 @@ describe('401 → refresh once, then FatalError unauthorized', () => {
       credentials: {
         apiKey: new Secret('key-v1-000000'),
         walletJwt: new Secret('jwt-v1-000000'),
-        refreshApiKey: async () => (keyCalls++, new Secret('key-v2-000000')),
-        refreshWalletJwt: async () => (jwtCalls++, new Secret('jwt-v2-000000')),
+        refreshApiKey: async () => {
+          keyCalls++;
+          return new Secret('key-v2-000000');
+        },
+        refreshWalletJwt: async () => {
+          jwtCalls++;
+          return new Secret('jwt-v2-000000');
+        },
       },
     });
     await t.request({
@@ -238,8 +247,14 @@ describe('403 missing scope → RejectedError forbidden, never retried with the 
       credentials: {
         apiKey: new Secret('key-v1-000000'),
         walletJwt: new Secret('jwt-v1-000000'),
-        refreshApiKey: async () => (refreshes++, new Secret('k2-0000000')),
-        refreshWalletJwt: async () => (refreshes++, new Secret('j2-0000000')),
+        refreshApiKey: async () => {
+          refreshes++;
+          return new Secret('k2-0000000');
+        },
+        refreshWalletJwt: async () => {
+          refreshes++;
+          return new Secret('j2-0000000');
+        },
       },
     });
     const e = await failure(
