@@ -75,6 +75,8 @@ interface GroupState {
   readonly byKey: Map<string, Entry>;
   /** Tickets of started, unsettled jobs. */
   readonly inFlight: Set<number>;
+  /** Tickets of started jobs whose response has not been observed (the server may not have counted them). */
+  readonly unanswered: Set<number>;
   /** Tickets granted by the store but not yet used (a job left the queue meanwhile). */
   credits: number[];
   timer: TimerHandle | undefined;
@@ -156,6 +158,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       queue: new PriorityQueue<Entry>(),
       byKey: new Map(),
       inFlight: new Set(),
+      unanswered: new Set(),
       credits: [],
       timer: undefined,
       timerDue: 0,
@@ -208,6 +211,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     detachAbort(e);
     e.node = undefined;
     gs.inFlight.add(ticket);
+    gs.unanswered.add(ticket);
     gs.served++;
     let p: Promise<unknown>;
     try {
@@ -217,6 +221,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     }
     const done = (): void => {
       gs.inFlight.delete(ticket);
+      gs.unanswered.delete(ticket);
       // A response without rate-limit headers still ends the probe: there is nothing better to learn.
       gs.confirmed = true;
       if (gs.queue.size > 0 || gs.credits.length > 0) pump(gs);
@@ -399,11 +404,14 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
       if (!gs) return;
       const ctx = als.getStore();
       const ticket = ctx && ctx.group === obs.group ? ctx.ticket : undefined;
+      // Requests sent before this one whose answers have not come back yet may reach the server
+      // after it: its `remaining` need not count them.
       let uncountedBefore = 0;
       if (ticket !== undefined) {
-        for (const t of gs.inFlight) if (t < ticket) uncountedBefore++;
+        gs.unanswered.delete(ticket);
+        for (const t of gs.unanswered) if (t < ticket) uncountedBefore++;
       } else {
-        uncountedBefore = gs.inFlight.size;
+        uncountedBefore = gs.unanswered.size;
       }
       const is429 = obs.status === 429;
       // A 429 means the server's bucket is empty, whether or not it says so.
