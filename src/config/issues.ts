@@ -132,7 +132,7 @@ export function fromZodIssues(
 export function configErrorOf(issues: readonly ConfigIssue[], file: string | undefined): ConfigError {
   const where = file ?? 'configuration (defaults + environment)';
   const line = (i: ConfigIssue): string => {
-    const from = i.source && i.source !== file ? ` (from ${i.source})` : '';
+    const from = i.source !== undefined && i.source !== file ? ` (from ${i.source})` : '';
     const val = i.shown !== undefined ? ` ${i.shown}` : '';
     return `${formatPath(i.path)}${from}:${val} ${i.message}. Fix: ${i.fix}`;
   };

@@ -69,7 +69,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
 
   // 1. Secrets written in the file are errors; they are dropped from what the schema sees.
   const { cleaned, issues: secretIssues } = extractFileSecrets(raw);
-  issues.push(...secretIssues.map((i) => ({ ...i, source: fileSource })));
+  issues.push(...secretIssues);
 
   // 2. Environment overrides (env wins over the file).
   const merged = structuredClone(cleaned) as Record<string, unknown>;
@@ -105,7 +105,8 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
   if (!parsed.success) {
     const sensitive = (path: readonly PropertyKey[]) => SENSITIVE_PATHS.has(formatPath(path));
     for (const issue of fromZodIssues(parsed.error.issues, merged, sensitive)) {
-      issues.push({ ...issue, source: sourceOf(issue.path, fromEnv) ?? fileSource });
+      const source = sourceOf(issue.path, fromEnv);
+      issues.push(source === undefined ? issue : { ...issue, source });
     }
   }
   if (issues.length > 0 || !parsed.success) throw configErrorOf(issues, file);
@@ -124,7 +125,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
   const apiKey = harpoonKey ?? openseaKey;
   const walletJwt = secret('HARPOON_WALLET_JWT', 'walletJwt');
   const pat = secret('HARPOON_PAT', 'pat');
-  const wallet = resolveWallet(fc, env, cwd, issues, warnings, (p) => sourceOf(p, fromEnv) ?? fileSource);
+  const wallet = resolveWallet(fc, env, cwd, issues, warnings, (p) => envSource(p, fromEnv));
 
   if (fc.mode === 'live') {
     if (apiKey === undefined) {
@@ -132,7 +133,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
         path: ['mode'],
         message: 'is "live" but no API key is set',
         fix: 'set OPENSEA_API_KEY (or HARPOON_API_KEY), or use mode: paper',
-        source: sourceOf(['mode'], fromEnv) ?? fileSource,
+        ...envSource(['mode'], fromEnv),
       });
     }
     if (wallet?.source === 'none') {
@@ -140,7 +141,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
         path: ['mode'],
         message: 'is "live" but no wallet is configured',
         fix: 'set wallet.keystore (+ HARPOON_KEYSTORE_PASSWORD) or HARPOON_PRIVATE_KEY, or use mode: paper',
-        source: sourceOf(['mode'], fromEnv) ?? fileSource,
+        ...envSource(['mode'], fromEnv),
       });
     }
   }
@@ -208,6 +209,11 @@ function sourceOf(path: readonly PathSeg[], fromEnv: ReadonlyMap<string, string>
   return undefined;
 }
 
+function envSource(path: readonly PathSeg[], fromEnv: ReadonlyMap<string, string>): { source?: string } {
+  const source = sourceOf(path, fromEnv);
+  return source === undefined ? {} : { source };
+}
+
 /** Sets `value` at `path`, creating mappings on the way; false when a non-mapping is in the way. */
 function setAt(root: Record<string, unknown>, path: readonly string[], value: unknown): boolean {
   let node = root;
@@ -229,7 +235,7 @@ function resolveWallet(
   cwd: string,
   issues: ConfigIssue[],
   warnings: string[],
-  source: (path: readonly PathSeg[]) => string,
+  source: (path: readonly PathSeg[]) => { source?: string },
 ): WalletConfig | undefined {
   const { keystore, passwordEnv, privateKeyEnv } = fc.wallet;
   const expected = fc.wallet.address as Address | undefined;
@@ -243,14 +249,14 @@ function resolveWallet(
         shown: describe(expected),
         message: `does not match the address of ${from} (${actual.toLowerCase()})`,
         fix: 'correct wallet.address, or use the intended key',
-        source: source(['wallet', 'address']),
+        ...source(['wallet', 'address']),
       });
     }
   };
 
   if (keystore !== undefined) {
     const keystorePath = resolve(cwd, keystore);
-    const at = { path: ['wallet', 'keystore'], source: source(['wallet', 'keystore']) };
+    const at = { path: ['wallet', 'keystore'], ...source(['wallet', 'keystore']) };
     if (privateKey !== undefined) {
       issues.push({
         ...at,
@@ -281,7 +287,7 @@ function resolveWallet(
         path: ['wallet', 'passwordEnv'],
         message: `names ${passwordEnv}, which is not set`,
         fix: `set the keystore password in the environment variable ${passwordEnv}`,
-        source: source(['wallet', 'passwordEnv']),
+        ...source(['wallet', 'passwordEnv']),
       });
     }
     if (issues.length > before || password === undefined) return undefined;

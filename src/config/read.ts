@@ -53,7 +53,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
       );
     }
   } else {
-    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
     const first = doc.errors[0];
     if (first) {
       const where = first.linePos?.[0];
