@@ -107,6 +107,8 @@ interface Prepared {
   readonly auth: AuthMode;
   readonly idempotent: boolean;
   readonly body: string | undefined;
+  /** Raw values of Secrets revealed into the body (e.g. a PAT), scrubbed from server text like credentials. */
+  readonly bodySecrets: readonly string[];
   readonly accept: string;
   readonly timeoutMs: number;
   readonly spec: RequestSpec;
@@ -250,13 +252,23 @@ class UndiciTransport implements HttpTransport {
         const maybeProcessed = !p.idempotent && !notSent;
         const err = out.timedOut
           ? timeoutError(p.fail, p.timeoutMs, maybeProcessed)
-          : networkError(p.fail, out.error, maybeProcessed, this.credentials.secretValues());
+          : networkError(p.fail, out.error, maybeProcessed, this.#secrets(p));
         if (await this.#retryTransient(p, st, err, undefined)) continue;
         throw err;
       }
 
       // A response.
       const { status } = out;
+      this.#logger.debug(
+        {
+          method: p.method,
+          path: p.safePath,
+          group: p.group,
+          status,
+          ms: out.receivedAtMs - (out.obs.sentAtMs ?? out.receivedAtMs),
+        },
+        'api response',
+      );
       const accepted = (status >= 200 && status < 300) || (spec.acceptStatus?.includes(status) ?? false);
       if (accepted) {
         const isSuccess = status >= 200 && status < 300;
@@ -271,7 +283,7 @@ class UndiciTransport implements HttpTransport {
         }
       }
 
-      const reasons = scrubReasons(this.#errorReasons(out), this.credentials.secretValues());
+      const reasons = scrubReasons(this.#errorReasons(out), this.#secrets(p));
       const ctx = { method: p.method, path: p.safePath, status, reasons, group: p.group };
       const reaction = reactionFor(status, p.method, p.safePath);
 
@@ -345,6 +357,8 @@ class UndiciTransport implements HttpTransport {
     const group: RateGroup = spec.group ?? (method === 'GET' ? 'read' : 'write');
     const timeoutMs = positive(spec.timeoutMs, this.#timeoutMs, 'timeoutMs');
     const fail: FailureContext = { method, path, group };
+    const bodySecrets: string[] = [];
+    const body = spec.body === undefined ? undefined : serializeBody(spec.body, fail, bodySecrets);
     return {
       method,
       path,
@@ -353,12 +367,18 @@ class UndiciTransport implements HttpTransport {
       group,
       auth: spec.auth ?? 'apiKey',
       idempotent: spec.idempotent ?? method === 'GET',
-      body: spec.body === undefined ? undefined : serializeBody(spec.body, fail),
+      body,
+      bodySecrets,
       accept: spec.format === 'toon' ? TOON_ACCEPT : 'application/json',
       timeoutMs,
       spec,
       fail,
     };
+  }
+
+  /** Every secret value that server text about this request could echo. */
+  #secrets(p: Prepared): string[] {
+    return [...this.credentials.secretValues(), ...p.bodySecrets];
   }
 
   #warnDeprecated(p: Prepared, replacement: string): void {
@@ -749,11 +769,15 @@ function queryScalar(key: string, v: unknown): string {
  * JSON body; `bigint` becomes a decimal string and a `Secret` is revealed here (e.g. the PAT in the
  * token-exchange body) — the last moment before it goes on the wire.
  */
-export function serializeBody(body: unknown, ctx?: FailureContext): string {
+export function serializeBody(body: unknown, ctx?: FailureContext, revealed?: string[]): string {
   try {
     return JSON.stringify(body, function (this: Record<string, unknown>, key: string, value: unknown) {
       const raw = key === '' ? value : this[key];
-      if (isSecret(raw)) return raw.reveal();
+      if (isSecret(raw)) {
+        const v = raw.reveal();
+        revealed?.push(v);
+        return v;
+      }
       if (typeof value === 'bigint') return value.toString();
       return value;
     });

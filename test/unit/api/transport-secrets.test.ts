@@ -77,11 +77,15 @@ async function capture(label: string, p: Promise<unknown>): Promise<void> {
 
 /** Every server error body echoes the credentials it saw, like a careless API might. */
 function echo(status: number, headers: Record<string, string> = {}) {
-  return (req: { headers: Record<string, unknown> }) =>
+  return (req: { headers: Record<string, unknown>; body: string }) =>
     json(
       status,
       {
-        errors: [`bad key ${String(req.headers['x-api-key'])}`, `auth ${String(req.headers.authorization)}`],
+        errors: [
+          `bad key ${String(req.headers['x-api-key'])}`,
+          `auth ${String(req.headers.authorization)}`,
+          `body ${req.body}`,
+        ],
         detail: `cookie ${String(req.headers.cookie)}`,
       },
       headers,

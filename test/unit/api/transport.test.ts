@@ -253,7 +253,51 @@ describe('headers per auth mode', () => {
   });
 });
 
+describe('redirects', () => {
+  it('are never followed (a key must not travel to another host): unexpected_status', async () => {
+    server.route('GET', '/moved', { status: 302, headers: { location: `${server.url}/elsewhere` } });
+    server.route('GET', '/elsewhere', json(200, {}));
+    const t = make();
+    await expect(t.request({ method: 'GET', path: '/moved' })).rejects.toMatchObject({
+      code: 'unexpected_status',
+    });
+    expect(server.requests.map((r) => r.path)).toEqual(['/moved']);
+  });
+});
+
 describe('session cookies', () => {
+  it('a 401 on a session request runs refreshSession once, which may itself use the transport', async () => {
+    server
+      .route('GET', '/api/v2/auth/tokens', (req) =>
+        req.headers.cookie?.includes('access_token=A2') ? json(200, { tokens: [] }) : json(401, {}),
+      )
+      .route(
+        'POST',
+        '/api/v2/auth/session/refresh',
+        json(200, {}, { 'set-cookie': ['access_token=A2', 'refresh_token=R2'] }),
+      );
+    let refreshes = 0;
+    const creds = new Credentials({
+      refreshSession: async () => {
+        refreshes++;
+        await t.request({ method: 'POST', path: '/api/v2/auth/session/refresh', auth: 'session', body: {} });
+      },
+    });
+    const t = make({ credentials: creds });
+    creds.cookies.store(['access_token=A1', 'refresh_token=R1']);
+    await expect(t.request({ method: 'GET', path: '/api/v2/auth/tokens', auth: 'session' })).resolves.toEqual(
+      {
+        tokens: [],
+      },
+    );
+    expect(refreshes).toBe(1);
+    expect(server.requests.map((r) => `${r.method} ${r.path} ${r.headers.cookie}`)).toEqual([
+      'GET /api/v2/auth/tokens access_token=A1; refresh_token=R1',
+      'POST /api/v2/auth/session/refresh access_token=A1; refresh_token=R1',
+      'GET /api/v2/auth/tokens access_token=A2; refresh_token=R2',
+    ]);
+  });
+
   it('stores Set-Cookie from auth endpoints, sends them on session requests, rotates and expires', async () => {
     server
       .route(
