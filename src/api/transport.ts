@@ -133,6 +133,8 @@ type Outcome =
       readonly error: unknown;
       readonly timedOut: boolean;
       readonly aborted: boolean;
+      /** False when the failure happened before the request was handed to the dispatcher. */
+      readonly dispatched: boolean;
       /** Status, when the failure happened while reading the body. */
       readonly status?: number;
     };
@@ -246,7 +248,7 @@ class UndiciTransport implements HttpTransport {
       }
       if (out.kind === 'failed') {
         if (out.aborted) {
-          throw abortedError(p.fail, !p.idempotent && !failedBeforeSend(out.error));
+          throw abortedError(p.fail, !p.idempotent && out.dispatched && !failedBeforeSend(out.error));
         }
         const notSent = !out.timedOut && out.status === undefined && failedBeforeSend(out.error);
         const maybeProcessed = !p.idempotent && !notSent;
@@ -455,9 +457,11 @@ class UndiciTransport implements HttpTransport {
     else signal?.addEventListener('abort', onAbort, { once: true });
 
     let status: number | undefined;
+    let dispatched = false;
     try {
       if (callerAborted) throw new Error('aborted before dispatch');
       const sentAtMs = this.#clock.now();
+      dispatched = true;
       const res = await this.#dispatcher.request({
         origin: this.#origin,
         path: p.pathAndQuery,
@@ -493,6 +497,7 @@ class UndiciTransport implements HttpTransport {
         error: e,
         timedOut: timedOut && !callerAborted,
         aborted: callerAborted,
+        dispatched,
         ...(status !== undefined ? { status } : {}),
       };
     } finally {
