@@ -24,6 +24,7 @@ export type {
   AllListingsQuery,
   BestListingsQuery,
   LegacyListingsQuery,
+  ListingFulfillmentRequest,
   ListingsApi,
 } from './endpoints/listings.ts';
 export type {
@@ -36,6 +37,7 @@ export type {
 export type {
   AllOffersQuery,
   LegacyOffersQuery,
+  OfferFulfillmentRequest,
   OffersApi,
   OffersPageQuery,
   TraitOffersQuery,

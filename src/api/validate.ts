@@ -204,11 +204,12 @@ export function requireQuantity(param: string, value: unknown): string {
 export function requireUnixSeconds(param: string, value: unknown): number {
   if (value instanceof Date) {
     const ms = value.getTime();
-    if (Number.isNaN(ms) || ms < 0) throw invalidInput(param, value, 'a valid date after 1970');
+    if (Number.isNaN(ms) || ms < 0) throw invalidInput(param, String(value), 'a valid date after 1970');
     return Math.floor(ms / 1000);
   }
-  if (typeof value === 'bigint' && value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER))
+  if (typeof value === 'bigint' && value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER)) {
     return Number(value);
+  }
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw invalidInput(param, value, 'a non-negative integer of Unix seconds or a Date');
   }
@@ -218,8 +219,9 @@ export function requireUnixSeconds(param: string, value: unknown): number {
 /** ISO 8601 date-time (`listed_before`/`listed_after`). Accepts a Date, sent as ISO 8601 UTC. */
 export function requireIsoDate(param: string, value: unknown): string {
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime()))
-      throw invalidInput(param, value, 'a valid Date or ISO 8601 date-time string');
+    if (Number.isNaN(value.getTime())) {
+      throw invalidInput(param, 'Invalid Date', 'a valid Date or ISO 8601 date-time string');
+    }
     return value.toISOString();
   }
   if (typeof value !== 'string' || !ISO_DATE_RE.test(value) || Number.isNaN(Date.parse(value))) {

@@ -57,6 +57,11 @@ export interface LegacyListingsQuery extends LegacyOrdersQuery {
   readonly include_private_listings?: boolean;
 }
 
+/** `FullfillListingRequest` with its server-defaulted flag optional. */
+export type ListingFulfillmentRequest = Omit<FullfillListingRequest, 'include_optional_creator_fees'> & {
+  readonly include_optional_creator_fees?: boolean;
+};
+
 export const CREATE_LISTING_PATH = '/api/v2/orders/{chain}/{protocol}/listings';
 export const LEGACY_LISTINGS_REPLACEMENT = '/api/v2/listings/collection/{slug}/all';
 
@@ -175,7 +180,7 @@ export function listingsApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/listings/fulfillment_data`: ready-to-sign data to buy a listing (group fulfillment). */
-    fulfillmentData(body: FullfillListingRequest, call?: CallOptions): Promise<FulfillListingResponse> {
+    fulfillmentData(body: ListingFulfillmentRequest, call?: CallOptions): Promise<FulfillListingResponse> {
       const checked = checkFulfillmentRequest(body, 'listing');
       return send(
         ctx,

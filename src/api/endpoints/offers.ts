@@ -76,6 +76,11 @@ export interface LegacyOffersQuery extends LegacyOrdersQuery {
   readonly payment_token_address?: string;
 }
 
+/** `FullfillmentDataRequest` with its server-defaulted flag optional. */
+export type OfferFulfillmentRequest = Omit<FullfillmentDataRequest, 'include_optional_creator_fees'> & {
+  readonly include_optional_creator_fees?: boolean;
+};
+
 export const CREATE_OFFER_PATH = '/api/v2/orders/{chain}/{protocol}/offers';
 export const CREATE_CRITERIA_OFFER_PATH = '/api/v2/offers';
 export const LEGACY_OFFERS_REPLACEMENT = '/api/v2/offers/collection/{slug}/all';
@@ -313,7 +318,7 @@ export function offersApi(ctx: EndpointContext) {
      * `POST /api/v2/offers/fulfillment_data`: ready-to-sign data to accept an offer (group
      * fulfillment). Criteria offers need `consideration` (the token being sold).
      */
-    fulfillmentData(body: FullfillmentDataRequest, call?: CallOptions): Promise<FulfillListingResponse> {
+    fulfillmentData(body: OfferFulfillmentRequest, call?: CallOptions): Promise<FulfillListingResponse> {
       const checked = checkFulfillmentRequest(body, 'offer');
       return send(
         ctx,
