@@ -34,7 +34,7 @@ export interface Route {
   readonly path: string;
   readonly group: RateGroup;
   /** Default priority when the caller gives none. */
-  readonly priority: (typeof Priority)[keyof typeof Priority];
+  readonly priority: Priority;
   readonly auth?: AuthMode;
   readonly query?: Readonly<Record<string, QueryValue>>;
   readonly body?: unknown;
