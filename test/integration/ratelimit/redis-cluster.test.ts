@@ -1,0 +1,212 @@
+/**
+ * Cluster mode: two real processes of one account share one bucket per group through a real
+ * redis-server (started here on a free port), against the sandbox's token-bucket server with
+ * real short windows. Together they must stay within the bucket (no 429 after the first window)
+ * and together be served about what the bucket allows.
+ *
+ * Needs Debian's `redis-server` (`apt-get install redis-server`). Set HARPOON_SKIP_REDIS=1 to
+ * skip on purpose; otherwise a missing redis-server fails this suite.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GroupRates, RateGroup } from '../../../src/ratelimit/types.ts';
+import { createRateLimitServer, type RateLimitServer } from '../../../src/sandbox/ratelimit/server.ts';
+
+const SKIP = process.env['HARPOON_SKIP_REDIS'] === '1';
+const WORKER = fileURLToPath(new URL('./fixtures/cluster-worker.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+function redisServerPath(): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(bin: string): Promise<{ url: string; proc: ChildProcess }> {
+  const port = await freePort();
+  const proc = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    c.on('error', () => {});
+    try {
+      await c.connect();
+      if ((await c.ping()) === 'PONG') {
+        c.disconnect();
+        return { url, proc };
+      }
+    } catch {
+      c.disconnect();
+    }
+    if (Date.now() > deadline) {
+      proc.kill();
+      throw new Error(`redis-server did not answer on port ${port}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface WorkerReport {
+  readonly pid: number;
+  readonly seen: Record<RateGroup, { ok: number; http429: number; failed: number }>;
+}
+
+function runWorker(env: Record<string, string>): Promise<WorkerReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const last = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0) {
+        reject(new Error(`worker exited with ${code}: ${err || out}`));
+        return;
+      }
+      try {
+        resolve(JSON.parse(last) as WorkerReport);
+      } catch {
+        reject(new Error(`worker printed no JSON: ${out} ${err}`));
+      }
+    });
+  });
+}
+
+const WINDOW_MS = 2000;
+const RATES: GroupRates = {
+  read: { count: 20, windowMs: WINDOW_MS },
+  write: { count: 6, windowMs: WINDOW_MS },
+  fulfillment: { count: 3, windowMs: WINDOW_MS },
+};
+const GROUPS: readonly RateGroup[] = ['read', 'write', 'fulfillment'];
+
+const bin = redisServerPath();
+
+if (!bin && !SKIP) {
+  describe('ratelimit cluster mode (Redis)', () => {
+    it('needs redis-server', () => {
+      throw new Error(
+        'redis-server is not installed: run `apt-get install redis-server` (Debian), ' +
+          'or set HARPOON_SKIP_REDIS=1 to skip the cluster-mode tests on purpose',
+      );
+    });
+  });
+} else if (SKIP) {
+  process.stdout.write('SKIPPED ratelimit cluster mode (Redis): HARPOON_SKIP_REDIS=1 is set\n');
+  describe.skip('ratelimit cluster mode (Redis) — skipped: HARPOON_SKIP_REDIS=1', () => {
+    it('shares one bucket between processes', () => {});
+  });
+} else {
+  describe('ratelimit cluster mode (Redis)', () => {
+    let redis: { url: string; proc: ChildProcess } | undefined;
+    let server: RateLimitServer | undefined;
+
+    beforeAll(async () => {
+      redis = await startRedis(bin as string);
+      server = createRateLimitServer({
+        limits: {
+          read: { capacity: RATES.read.count, windowMs: WINDOW_MS },
+          write: { capacity: RATES.write.count, windowMs: WINDOW_MS },
+          fulfillment: { capacity: RATES.fulfillment.count, windowMs: WINDOW_MS },
+        },
+        advertised: { read: '20/m', write: '6/m', fulfillment: '3/m' },
+        keys: { 'key-a': 'acct-1', 'key-b': 'acct-1' },
+      });
+      await server.listen();
+    });
+
+    afterAll(async () => {
+      await server?.close();
+      redis?.proc.kill('SIGTERM');
+    });
+
+    it('two processes with two keys of one account share one bucket per group', async () => {
+      const srv = server as RateLimitServer;
+      const common = {
+        HARPOON_URL: srv.url,
+        REDIS_URL: redis?.url ?? '',
+        ACCOUNT: 'acct-1',
+        RATES: JSON.stringify(RATES),
+        DURATION_MS: String(WINDOW_MS * 5),
+        DEMAND_FACTOR: '3',
+      };
+      const admin = new Redis(redis?.url ?? '');
+      // Half-way, drop every cached script: the workers must reload them (EVALSHA → NOSCRIPT → EVAL).
+      const flush = setTimeout(() => void admin.script('FLUSH'), WINDOW_MS * 2.5);
+      const [a, b] = await Promise.all([
+        runWorker({ ...common, API_KEY: 'key-a' }),
+        runWorker({ ...common, API_KEY: 'key-b' }),
+      ]);
+      clearTimeout(flush);
+      const keys = await admin.keys('harpoon:test:*');
+      admin.disconnect();
+      expect(keys.sort()).toEqual([
+        'harpoon:test:{acct-1}:fulfillment',
+        'harpoon:test:{acct-1}:read',
+        'harpoon:test:{acct-1}:write',
+      ]);
+
+      const recs = srv.records();
+      for (const g of GROUPS) {
+        const mine = recs.filter((r) => r.group === g);
+        const t0 = mine[0]?.t ?? 0;
+        const tEnd = mine.at(-1)?.t ?? 0;
+        const served = mine.filter((r) => r.outcome === 'served').length;
+        const lateThrottled = mine.filter((r) => r.outcome === 'throttled' && r.t > t0 + WINDOW_MS).length;
+        const allowance = srv.allowance(g, t0, tEnd);
+        const utilization = served / allowance;
+        process.stdout.write(
+          `${g}: served ${served} of ${allowance.toFixed(1)} allowed (${utilization.toFixed(3)}), ` +
+            `429 after first window ${lateThrottled}; a ok ${a.seen[g].ok}, b ok ${b.seen[g].ok}\n`,
+        );
+        expect(lateThrottled).toBe(0);
+        expect(utilization).toBeLessThanOrEqual(1);
+        expect(utilization).toBeGreaterThanOrEqual(0.85);
+        // both processes were served: one bucket, two consumers
+        expect(a.seen[g].ok).toBeGreaterThan(0);
+        expect(b.seen[g].ok).toBeGreaterThan(0);
+        expect(a.seen[g].failed + b.seen[g].failed).toBe(0);
+      }
+      // served after the script flush: the scripts were reloaded
+      const lastT = recs.at(-1)?.t ?? 0;
+      const firstT = recs[0]?.t ?? 0;
+      const lateServed = recs.filter((r) => r.outcome === 'served' && r.t > firstT + WINDOW_MS * 3.5).length;
+      expect(lastT - firstT).toBeGreaterThan(WINDOW_MS * 4);
+      expect(lateServed).toBeGreaterThan(0);
+    });
+  });
+}
