@@ -18,7 +18,7 @@ describe('the sandbox project contracts on anvil', () => {
     anvil = await startAnvil({ chainId: 1 });
     provider = new JsonRpcProvider(anvil.rpcUrl, 1, { staticNetwork: true });
     deployer = new NonceManager(Wallet.fromPhrase(DEFAULT_MNEMONIC, provider));
-    other = Wallet.createRandom(provider);
+    other = new Wallet(Wallet.createRandom().privateKey, provider);
     artifacts = await loadProjectArtifacts();
   }, 120_000);
 
