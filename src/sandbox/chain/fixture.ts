@@ -1,0 +1,115 @@
+import {
+  type Contract,
+  getAddress,
+  HDNodeWallet,
+  JsonRpcProvider,
+  Mnemonic,
+  NonceManager,
+  Wallet,
+} from 'ethers';
+import { type AnvilHandle, type AnvilOptions, DEFAULT_MNEMONIC, startAnvil } from './anvil.ts';
+import type { CompileOptions } from './compile.ts';
+import { deployContract, loadProjectArtifacts, type ProjectArtifacts } from './contracts.ts';
+import { deploySeaport, type SeaportDeployment } from './seaport.ts';
+
+export interface CollectionDeployment {
+  readonly slug: string;
+  readonly name: string;
+  readonly symbol: string;
+  readonly standard: 'erc721' | 'erc1155';
+  readonly address: string;
+  readonly contract: Contract;
+}
+
+export interface ChainFixture {
+  readonly anvil: AnvilHandle;
+  readonly provider: JsonRpcProvider;
+  readonly chainId: number;
+  readonly seaport: SeaportDeployment;
+  readonly weth: Contract;
+  readonly zone: Contract;
+  /** Signs zone authorizations; the sandbox's off-chain key. Never handed to clients. */
+  readonly zoneSigner: Wallet;
+  readonly collections: readonly CollectionDeployment[];
+  /** The deployer: owner of the collections, the zone and the conduit. */
+  readonly admin: NonceManager;
+  /** Funded dev accounts (index 1..n of the mnemonic) for clients and simulated traders. */
+  readonly wallets: readonly Wallet[];
+  readonly artifacts: ProjectArtifacts;
+  stop(): Promise<void>;
+}
+
+export interface ChainFixtureOptions extends CompileOptions {
+  readonly chainId?: number;
+  readonly anvil?: Omit<AnvilOptions, 'chainId'>;
+  /** Base URL under which the sandbox serves token metadata: `<base>/<slug>/<tokenId>`. */
+  readonly metadataBaseUrl?: string;
+  /** Funded wallets to hand out (besides the admin). Default 10. */
+  readonly wallets?: number;
+  readonly mnemonic?: string;
+}
+
+export const DEFAULT_COLLECTIONS = Object.freeze([
+  { slug: 'harpoon-apes', name: 'Harpoon Apes', symbol: 'HAPE', standard: 'erc721' as const },
+  { slug: 'harpoon-punks', name: 'Harpoon Punks', symbol: 'HPNK', standard: 'erc721' as const },
+  { slug: 'harpoon-items', name: 'Harpoon Items', symbol: 'HITM', standard: 'erc1155' as const },
+]);
+
+/**
+ * Starts anvil and deploys everything the sandbox settles on: Seaport 1.6 with a conduit, WETH,
+ * the signed zone, and the test collections (metadata served by the sandbox).
+ */
+export async function startChainFixture(options: ChainFixtureOptions = {}): Promise<ChainFixture> {
+  const chainId = options.chainId ?? 1;
+  const mnemonic = options.mnemonic ?? DEFAULT_MNEMONIC;
+  const walletCount = options.wallets ?? 10;
+  const anvil = await startAnvil({ ...options.anvil, chainId, mnemonic, accounts: walletCount + 2 });
+  const provider = new JsonRpcProvider(anvil.rpcUrl, chainId, { staticNetwork: true, cacheTimeout: -1 });
+  try {
+    const phrase = Mnemonic.fromPhrase(mnemonic);
+    const derive = (i: number) =>
+      new Wallet(HDNodeWallet.fromMnemonic(phrase, `m/44'/60'/0'/0/${i}`).privateKey, provider);
+    const admin = new NonceManager(derive(0));
+    const wallets = Array.from({ length: walletCount }, (_, i) => derive(i + 1));
+    const zoneSigner = derive(walletCount + 1);
+
+    const compileOpts: CompileOptions = {
+      ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    };
+    const artifacts = await loadProjectArtifacts(compileOpts);
+    const seaport = await deploySeaport(admin, compileOpts);
+    const weth = await deployContract(artifacts, 'WETH9', admin);
+    const zone = await deployContract(artifacts, 'SandboxSignedZone', admin, [zoneSigner.address]);
+    const base = (options.metadataBaseUrl ?? 'http://127.0.0.1/metadata').replace(/\/$/, '');
+    const collections: CollectionDeployment[] = [];
+    for (const c of DEFAULT_COLLECTIONS) {
+      const contract =
+        c.standard === 'erc721'
+          ? await deployContract(artifacts, 'TraitERC721', admin, [c.name, c.symbol, `${base}/${c.slug}/`])
+          : await deployContract(artifacts, 'TestERC1155', admin, [c.name, `${base}/${c.slug}/`]);
+      collections.push({ ...c, address: getAddress(await contract.getAddress()), contract });
+    }
+    return {
+      anvil,
+      provider,
+      chainId,
+      seaport,
+      weth,
+      zone,
+      zoneSigner,
+      collections,
+      admin,
+      wallets,
+      artifacts,
+      async stop() {
+        provider.destroy();
+        await anvil.stop();
+      },
+    };
+  } catch (e) {
+    provider.destroy();
+    await anvil.stop();
+    throw e;
+  }
+}

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChainFixture, startChainFixture } from '../../../src/sandbox/chain/fixture.ts';
+
+describe('chain fixture: everything the sandbox settles on', () => {
+  let fx: ChainFixture;
+  beforeAll(async () => {
+    fx = await startChainFixture({ chainId: 1, metadataBaseUrl: 'http://127.0.0.1:9/metadata', wallets: 4 });
+  }, 240_000);
+  afterAll(async () => {
+    await fx?.stop();
+  });
+
+  it('deploys Seaport, WETH, the zone and three collections at distinct addresses with code', async () => {
+    const addrs = [
+      fx.seaport.seaport,
+      fx.seaport.conduit,
+      await fx.weth.getAddress(),
+      await fx.zone.getAddress(),
+      ...fx.collections.map((c) => c.address),
+    ];
+    expect(new Set(addrs).size).toBe(addrs.length);
+    for (const a of addrs) expect((await fx.provider.getCode(a)).length).toBeGreaterThan(2);
+    expect(fx.collections.map((c) => c.standard)).toEqual(['erc721', 'erc721', 'erc1155']);
+  });
+
+  it('points collection metadata at the sandbox and trusts the zone signer', async () => {
+    const apes = fx.collections[0]!;
+    await (await apes.contract.getFunction('mint')(fx.wallets[0]!.address, 1n)).wait();
+    expect(await apes.contract.getFunction('tokenURI')(1n)).toBe(
+      'http://127.0.0.1:9/metadata/harpoon-apes/1',
+    );
+    expect(await fx.zone.getFunction('isSigner')(fx.zoneSigner.address)).toBe(true);
+    expect(await fx.zone.getFunction('isSigner')(fx.wallets[0]!.address)).toBe(false);
+  });
+
+  it('funds the wallets it hands out', async () => {
+    for (const w of fx.wallets) expect(await fx.provider.getBalance(w.address)).toBeGreaterThan(10n ** 21n);
+  });
+});
