@@ -477,7 +477,10 @@ class UndiciTransport implements HttpTransport {
       const receivedAtMs = this.#clock.now();
       // Rate-limit headers first, whatever the status.
       const obs = this.#observation(p, res.statusCode, res.headers, receivedAtMs, sentAtMs, st);
-      this.#observe(obs);
+      // Unauthenticated calls (instant keys: 3 per source IP per hour) are not metered by the
+      // account's bucket: their 429 must not pause the account's write group. The retry loop
+      // below still waits out their Retry-After before re-sending.
+      if (p.auth !== 'none') this.#observe(obs);
       if (p.path.startsWith(AUTH_PATH_PREFIX)) this.#storeCookies(res.headers);
 
       const body = await readBody(res.body, this.#maxBytes);
