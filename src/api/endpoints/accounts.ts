@@ -8,13 +8,13 @@ import { type EndpointContext, read, send } from './context.ts';
 export function accountsApi(ctx: EndpointContext) {
   return {
     /** `GET /api/v2/accounts/{address_or_username}` (an address is lower-cased). */
-    get(addressOrUsername: string, call?: CallOptions): Promise<AccountResponse> {
+    async get(addressOrUsername: string, call?: CallOptions): Promise<AccountResponse> {
       const id = requireAccountIdentifier('address_or_username', addressOrUsername);
       return send(ctx, read(path`/api/v2/accounts/${id}`), call);
     },
 
     /** `GET /api/v2/accounts/resolve/{identifier}`: address, username or ENS name → account. */
-    resolve(identifier: string, call?: CallOptions): Promise<AccountResolveResponse> {
+    async resolve(identifier: string, call?: CallOptions): Promise<AccountResolveResponse> {
       const id = requireAccountIdentifier('identifier', identifier);
       return send(ctx, read(path`/api/v2/accounts/resolve/${id}`), call);
     },

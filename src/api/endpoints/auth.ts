@@ -78,7 +78,7 @@ function patList(response: unknown): PatInfo[] {
 export function authApi(ctx: EndpointContext) {
   return {
     /** `POST /api/v2/auth/keys`: a free-tier API key, no authentication (201). Read `rate_limits` and `expires_at`. */
-    createInstantKey(call?: CallOptions): Promise<InstantApiKeyResponse> {
+    async createInstantKey(call?: CallOptions): Promise<InstantApiKeyResponse> {
       return send(
         ctx,
         post('/api/v2/auth/keys', { auth: 'none', idempotent: false, acceptStatus: [201] }),
@@ -87,7 +87,7 @@ export function authApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/auth/siwe/nonce`: a single-use nonce for the SIWE message. */
-    siweNonce(call?: CallOptions): Promise<SiweNonceResponse> {
+    async siweNonce(call?: CallOptions): Promise<SiweNonceResponse> {
       return send(ctx, post('/api/v2/auth/siwe/nonce', { auth: 'none', idempotent: true }), call);
     },
 
@@ -96,13 +96,13 @@ export function authApi(ctx: EndpointContext) {
      * `accountType` (checked here: the server answers a misleading 400 "invalid signature" without it).
      * The transport keeps the session cookies it sets.
      */
-    siweVerify(request: SiweVerifyRequest, call?: CallOptions): Promise<SessionResponse> {
+    async siweVerify(request: SiweVerifyRequest, call?: CallOptions): Promise<SessionResponse> {
       const body = checkSiweVerify(request);
       return send(ctx, post('/api/v2/auth/siwe/verify', { auth: 'none', body, idempotent: false }), call);
     },
 
     /** `POST /api/v2/auth/session/refresh`: new session cookies; the refresh cookie is rotated (store the newest). */
-    refreshSession(call?: CallOptions): Promise<SessionResponse> {
+    async refreshSession(call?: CallOptions): Promise<SessionResponse> {
       return send(ctx, post('/api/v2/auth/session/refresh', { auth: 'session', idempotent: false }), call);
     },
 
@@ -113,7 +113,7 @@ export function authApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/auth/tokens`: a PAT with a label, the smallest useful scopes and a lifetime. Returned once. */
-    createToken(request: PatCreateRequest, call?: CallOptions): Promise<PatCreated> {
+    async createToken(request: PatCreateRequest, call?: CallOptions): Promise<PatCreated> {
       const o = requireObject('body', request);
       const scopes = o['scopes'];
       if (!Array.isArray(scopes) || scopes.length === 0) {
@@ -130,7 +130,7 @@ export function authApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/auth/tokens/{id}/rotate`: the old token stops exchanging; JWTs already issued stay valid. */
-    rotateToken(id: string, call?: CallOptions): Promise<PatCreated> {
+    async rotateToken(id: string, call?: CallOptions): Promise<PatCreated> {
       const p = path`/api/v2/auth/tokens/${requireIdentifier('id', id)}/rotate`;
       return send(ctx, post(p, { auth: 'session', idempotent: false }), call);
     },
@@ -154,7 +154,7 @@ export function authApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/auth/tokens/exchange`: PAT → short-lived wallet JWT (no API key needed). */
-    exchange(pat: string | Secret, call?: CallOptions): Promise<TokenExchangeResponse> {
+    async exchange(pat: string | Secret, call?: CallOptions): Promise<TokenExchangeResponse> {
       const token = isSecret(pat) ? pat.reveal() : pat;
       if (
         typeof token !== 'string' ||
@@ -173,7 +173,7 @@ export function authApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/auth/scopes`: current scopes with their REST endpoints and agent tools (no auth). */
-    scopes(call?: CallOptions): Promise<ScopesResponse> {
+    async scopes(call?: CallOptions): Promise<ScopesResponse> {
       return send(ctx, { ...read('/api/v2/auth/scopes'), auth: 'none' }, call);
     },
   };

@@ -6,7 +6,7 @@ import { type EndpointContext, read, send } from './context.ts';
 export function chainsApi(ctx: EndpointContext) {
   return {
     /** `GET /api/v2/chains` */
-    list(call?: CallOptions): Promise<ChainListResponse> {
+    async list(call?: CallOptions): Promise<ChainListResponse> {
       return send(ctx, read('/api/v2/chains'), call);
     },
   };

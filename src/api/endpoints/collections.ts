@@ -33,31 +33,31 @@ function nonEmptyBody(param: string, body: unknown): Record<string, unknown> {
 export function collectionsApi(ctx: EndpointContext) {
   return {
     /** `GET /api/v2/collections/{slug}` */
-    get(slug: string, call?: CallOptions): Promise<CollectionDetailedResponse> {
+    async get(slug: string, call?: CallOptions): Promise<CollectionDetailedResponse> {
       const s = requireSlug('slug', slug);
       return send(ctx, read(path`/api/v2/collections/${s}`), call);
     },
 
     /** `GET /api/v2/collections/{slug}/stats` (includes `floor_price`, volume, sales). */
-    stats(slug: string, call?: CallOptions): Promise<CollectionStatsResponse> {
+    async stats(slug: string, call?: CallOptions): Promise<CollectionStatsResponse> {
       const s = requireSlug('slug', slug);
       return send(ctx, read(path`/api/v2/collections/${s}/stats`), call);
     },
 
     /** `GET /api/v2/traits/{slug}`: trait categories and counts. */
-    traits(slug: string, call?: CallOptions): Promise<CollectionTraits> {
+    async traits(slug: string, call?: CallOptions): Promise<CollectionTraits> {
       const s = requireSlug('slug', slug);
       return send(ctx, read(path`/api/v2/traits/${s}`), call);
     },
 
     /** `GET /api/v2/traits/{slug}/floors`: cheapest listing per text trait value, per currency. */
-    traitFloors(slug: string, call?: CallOptions): Promise<TraitFloorsResponse> {
+    async traitFloors(slug: string, call?: CallOptions): Promise<TraitFloorsResponse> {
       const s = requireSlug('slug', slug);
       return send(ctx, read(path`/api/v2/traits/${s}/floors`), call);
     },
 
     /** `POST /api/v2/collections/batch`: several collections by slug in one (read) call. */
-    batch(slugs: readonly string[], call?: CallOptions): Promise<CollectionBatchResponse> {
+    async batch(slugs: readonly string[], call?: CallOptions): Promise<CollectionBatchResponse> {
       if (!Array.isArray(slugs) || slugs.length === 0 || slugs.length > MAX_BATCH) {
         throw invalidInput('slugs', slugs, `an array of 1 to ${MAX_BATCH} collection slugs`);
       }
@@ -77,7 +77,7 @@ export function collectionsApi(ctx: EndpointContext) {
     },
 
     /** `PATCH /api/v2/collections/{slug}`: name, description, images, fees… (wallet JWT with write:collections). */
-    update(
+    async update(
       slug: string,
       body: ModifyCollectionRequest,
       call?: CallOptions,
@@ -99,7 +99,7 @@ export function collectionsApi(ctx: EndpointContext) {
     },
 
     /** `PATCH /api/v2/collections/{slug}/metadata`: page content (overview, about, hero, preview media). */
-    updateMetadata(
+    async updateMetadata(
       slug: string,
       body: UpdateCollectionMetadataRequest,
       call?: CallOptions,
@@ -124,7 +124,7 @@ export function collectionsApi(ctx: EndpointContext) {
      * Collection metadata refresh (owner or authorized editor; queued in the background). The path is
      * not in the spec: `ApiClientOptions.collectionRefreshPath`, default `/api/v2/collections/{slug}/refresh`.
      */
-    refreshMetadata(slug: string, call?: CallOptions): Promise<string> {
+    async refreshMetadata(slug: string, call?: CallOptions): Promise<string> {
       const s = requireSlug('slug', slug);
       return send(
         ctx,

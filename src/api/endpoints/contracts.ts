@@ -8,14 +8,14 @@ import { type EndpointContext, read, send } from './context.ts';
 export function contractsApi(ctx: EndpointContext) {
   return {
     /** `GET /api/v2/chain/{chain}/contract/{address}` */
-    get(chain: string, address: string, call?: CallOptions): Promise<ContractResponse> {
+    async get(chain: string, address: string, call?: CallOptions): Promise<ContractResponse> {
       const c = requireChain('chain', chain);
       const a = requireAddress('address', address);
       return send(ctx, read(path`/api/v2/chain/${c}/contract/${a}`), call);
     },
 
     /** `GET /api/v2/chain/{chain}/payment_token/{address}` */
-    paymentToken(chain: string, address: string, call?: CallOptions): Promise<PaymentToken> {
+    async paymentToken(chain: string, address: string, call?: CallOptions): Promise<PaymentToken> {
       const c = requireChain('chain', chain);
       const a = requireAddress('address', address);
       return send(ctx, read(path`/api/v2/chain/${c}/payment_token/${a}`), call);

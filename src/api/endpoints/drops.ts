@@ -55,7 +55,7 @@ export function dropsApi(ctx: EndpointContext) {
 
   return {
     /** `GET /api/v2/drops` (one page; cursor parameter `cursor`). */
-    list(query?: DropsQuery, call?: CallOptions): Promise<DropPaginatedResponse> {
+    async list(query?: DropsQuery, call?: CallOptions): Promise<DropPaginatedResponse> {
       return send(ctx, listRoute(query), call);
     },
     /** Every drop; pages may be empty while `next` is still set, which is followed. */
@@ -64,12 +64,12 @@ export function dropsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/drops/{slug}` */
-    get(slug: string, call?: CallOptions): Promise<DropDetailedResponse> {
+    async get(slug: string, call?: CallOptions): Promise<DropDetailedResponse> {
       return send(ctx, read(path`/api/v2/drops/${requireSlug('slug', slug)}`), call);
     },
 
     /** `GET /api/v2/drops/{slug}/eligibility`: needs a wallet JWT with `read:eligibility`. */
-    eligibility(slug: string, call?: CallOptions): Promise<DropEligibilityResponse> {
+    async eligibility(slug: string, call?: CallOptions): Promise<DropEligibilityResponse> {
       const s = requireSlug('slug', slug);
       return send(ctx, { ...read(path`/api/v2/drops/${s}/eligibility`), auth: 'wallet' }, call);
     },
@@ -78,7 +78,7 @@ export function dropsApi(ctx: EndpointContext) {
      * `POST /api/v2/drops/{slug}/mint`: ready-to-sign transaction (to, data, value) minting `quantity`
      * tokens to `minter`. API key only. Not idempotent.
      */
-    mint(slug: string, request: DropMintRequest, call?: CallOptions): Promise<DropMintResponse> {
+    async mint(slug: string, request: DropMintRequest, call?: CallOptions): Promise<DropMintResponse> {
       const s = requireSlug('slug', slug);
       const o = requireObject('body', request);
       const body: DropMintRequest = {

@@ -146,7 +146,7 @@ export function eventsApi(ctx: EndpointContext) {
 
   return {
     /** `GET /api/v2/events`: sales, transfers, mints, listings and offers (one page). */
-    list(query?: EventsQuery, call?: CallOptions): Promise<AssetEventsResponse> {
+    async list(query?: EventsQuery, call?: CallOptions): Promise<AssetEventsResponse> {
       return send(ctx, listRoute(query), call);
     },
     iterate(query?: Omit<EventsQuery, 'next'>, options?: IterateOptions) {
@@ -154,7 +154,7 @@ export function eventsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/events/collection/{slug}` (one page). */
-    byCollection(
+    async byCollection(
       slug: string,
       query?: CollectionEventsQuery,
       call?: CallOptions,
@@ -173,7 +173,7 @@ export function eventsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/events/chain/{chain}/contract/{address}/nfts/{identifier}` (one page). */
-    byNft(
+    async byNft(
       chain: string,
       address: string,
       identifier: string,
@@ -201,7 +201,11 @@ export function eventsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/events/accounts/{address}` (one page). */
-    byAccount(address: string, query?: AccountEventsQuery, call?: CallOptions): Promise<AssetEventsResponse> {
+    async byAccount(
+      address: string,
+      query?: AccountEventsQuery,
+      call?: CallOptions,
+    ): Promise<AssetEventsResponse> {
       return send(ctx, accountRoute(address, query), call);
     },
     iterateByAccount(address: string, query?: Omit<AccountEventsQuery, 'next'>, options?: IterateOptions) {
@@ -219,7 +223,7 @@ export function eventsApi(ctx: EndpointContext) {
      * Legacy `GET /api/v1/events/` (records typed in `LegacyAssetEvent`). Marked deprecated: the
      * transport warns once, naming `/api/v2/events`.
      */
-    legacyList(query?: LegacyEventsQuery, call?: CallOptions): Promise<LegacyEventsResponse> {
+    async legacyList(query?: LegacyEventsQuery, call?: CallOptions): Promise<LegacyEventsResponse> {
       return send(ctx, legacyRoute(query), call);
     },
     iterateLegacy(query?: Omit<LegacyEventsQuery, 'cursor'>, options?: IterateOptions) {

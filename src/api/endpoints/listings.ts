@@ -128,7 +128,7 @@ export function listingsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/listings/collection/{slug}/best`: cheapest listings first (one page). */
-    best(slug: string, query?: BestListingsQuery, call?: CallOptions): Promise<ListingsResponse> {
+    async best(slug: string, query?: BestListingsQuery, call?: CallOptions): Promise<ListingsResponse> {
       return send(ctx, bestRoute(slug, query), call);
     },
     iterateBest(slug: string, query?: Omit<BestListingsQuery, 'next'>, options?: IterateOptions) {
@@ -143,7 +143,7 @@ export function listingsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/listings/collection/{slug}/all` (one page). */
-    all(slug: string, query?: AllListingsQuery, call?: CallOptions): Promise<ListingsResponse> {
+    async all(slug: string, query?: AllListingsQuery, call?: CallOptions): Promise<ListingsResponse> {
       return send(ctx, allRoute(slug, query), call);
     },
     iterateAll(slug: string, query?: Omit<AllListingsQuery, 'next'>, options?: IterateOptions) {
@@ -180,7 +180,10 @@ export function listingsApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/listings/fulfillment_data`: ready-to-sign data to buy a listing (group fulfillment). */
-    fulfillmentData(body: ListingFulfillmentRequest, call?: CallOptions): Promise<FulfillListingResponse> {
+    async fulfillmentData(
+      body: ListingFulfillmentRequest,
+      call?: CallOptions,
+    ): Promise<FulfillListingResponse> {
       const checked = checkFulfillmentRequest(body, 'listing');
       return send(
         ctx,
@@ -200,7 +203,7 @@ export function listingsApi(ctx: EndpointContext) {
      * Deprecated: `GET /api/v2/orders/{chain}/{protocol}/listings` (legacy order format). Use
      * `all`/`best` (collection-based) instead.
      */
-    legacyList(
+    async legacyList(
       chain: string,
       query?: LegacyListingsQuery,
       call: ProtocolCallOptions = {},

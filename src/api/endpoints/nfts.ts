@@ -96,12 +96,16 @@ export function nftsApi(ctx: EndpointContext) {
 
   return {
     /** `GET /api/v2/chain/{chain}/contract/{address}/nfts/{identifier}` */
-    get(chain: string, address: string, identifier: string, call?: CallOptions): Promise<NftResponse> {
+    async get(chain: string, address: string, identifier: string, call?: CallOptions): Promise<NftResponse> {
       return send(ctx, read(nftPath(chain, address, identifier)), call);
     },
 
     /** `GET /api/v2/collection/{slug}/nfts` (one page). */
-    byCollection(slug: string, query?: NftsByCollectionQuery, call?: CallOptions): Promise<NftListResponse> {
+    async byCollection(
+      slug: string,
+      query?: NftsByCollectionQuery,
+      call?: CallOptions,
+    ): Promise<NftListResponse> {
       return send(ctx, byCollectionRoute(slug, query), call);
     },
     iterateByCollection(slug: string, query?: Omit<NftsByCollectionQuery, 'next'>, options?: IterateOptions) {
@@ -116,7 +120,7 @@ export function nftsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/chain/{chain}/contract/{address}/nfts` (one page). */
-    byContract(
+    async byContract(
       chain: string,
       address: string,
       query?: NftsByContractQuery,
@@ -135,7 +139,7 @@ export function nftsApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/chain/{chain}/account/{address}/nfts` (one page). */
-    byAccount(
+    async byAccount(
       chain: string,
       address: string,
       query?: NftsByAccountQuery,
@@ -157,7 +161,7 @@ export function nftsApi(ctx: EndpointContext) {
      * `POST …/nfts/{identifier}/validate-metadata`: fetches metadata from the chain and shows how it
      * would be ingested; persists nothing (safe to repeat).
      */
-    validateMetadata(
+    async validateMetadata(
       chain: string,
       address: string,
       identifier: string,
@@ -180,7 +184,7 @@ export function nftsApi(ctx: EndpointContext) {
     },
 
     /** `POST …/nfts/{identifier}/refresh`: queues a metadata refresh; the answer is plain text. */
-    refreshMetadata(
+    async refreshMetadata(
       chain: string,
       address: string,
       identifier: string,
@@ -204,7 +208,7 @@ export function nftsApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/nfts/batch`: several NFTs by (chain, contract, token id) in one (read) call. */
-    batch(identifiers: BatchNftsRequest['identifiers'], call?: CallOptions): Promise<NftBatchResponse> {
+    async batch(identifiers: BatchNftsRequest['identifiers'], call?: CallOptions): Promise<NftBatchResponse> {
       if (!Array.isArray(identifiers) || identifiers.length === 0 || identifiers.length > MAX_BATCH) {
         throw invalidInput(
           'identifiers',

@@ -176,7 +176,7 @@ export function offersApi(ctx: EndpointContext) {
      * `POST /api/v2/offers/build`: consideration, zone and zone hash for a criteria (collection or
      * trait) offer. For trait offers on supported collections `identifierOrCriteria` is '0'; use it as is.
      */
-    build(body: BuildOfferRequest, call?: CallOptions): Promise<BuildOfferResponse> {
+    async build(body: BuildOfferRequest, call?: CallOptions): Promise<BuildOfferResponse> {
       const checked = checkBuildOffer(body);
       return send(
         ctx,
@@ -235,7 +235,7 @@ export function offersApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/offers/collection/{slug}`: collection offers, best first (one page). */
-    collection(slug: string, query?: OffersPageQuery, call?: CallOptions): Promise<OffersResponse> {
+    async collection(slug: string, query?: OffersPageQuery, call?: CallOptions): Promise<OffersResponse> {
       return send(ctx, collectionRoute(slug, query), call);
     },
     iterateCollection(slug: string, query?: Omit<OffersPageQuery, 'next'>, options?: IterateOptions) {
@@ -250,7 +250,7 @@ export function offersApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/offers/collection/{slug}/traits`: trait offers (one page). */
-    traits(slug: string, query?: TraitOffersQuery, call?: CallOptions): Promise<OffersResponse> {
+    async traits(slug: string, query?: TraitOffersQuery, call?: CallOptions): Promise<OffersResponse> {
       return send(ctx, traitsRoute(slug, query), call);
     },
     iterateTraits(slug: string, query?: Omit<TraitOffersQuery, 'next'>, options?: IterateOptions) {
@@ -265,7 +265,7 @@ export function offersApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/offers/collection/{slug}/nfts/{identifier}`: offers on one NFT (one page). */
-    item(
+    async item(
       slug: string,
       identifier: string,
       query?: OffersPageQuery,
@@ -291,7 +291,7 @@ export function offersApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/offers/collection/{slug}/all`: every offer in a collection (one page). */
-    all(slug: string, query?: AllOffersQuery, call?: CallOptions): Promise<OffersResponse> {
+    async all(slug: string, query?: AllOffersQuery, call?: CallOptions): Promise<OffersResponse> {
       return send(ctx, allRoute(slug, query), call);
     },
     iterateAll(slug: string, query?: Omit<AllOffersQuery, 'next'>, options?: IterateOptions) {
@@ -318,7 +318,10 @@ export function offersApi(ctx: EndpointContext) {
      * `POST /api/v2/offers/fulfillment_data`: ready-to-sign data to accept an offer (group
      * fulfillment). Criteria offers need `consideration` (the token being sold).
      */
-    fulfillmentData(body: OfferFulfillmentRequest, call?: CallOptions): Promise<FulfillListingResponse> {
+    async fulfillmentData(
+      body: OfferFulfillmentRequest,
+      call?: CallOptions,
+    ): Promise<FulfillListingResponse> {
       const checked = checkFulfillmentRequest(body, 'offer');
       return send(
         ctx,
@@ -338,7 +341,7 @@ export function offersApi(ctx: EndpointContext) {
      * Deprecated: `GET /api/v2/orders/{chain}/{protocol}/offers` (legacy order format). Use the
      * collection-based queries (`all`, `collection`, `traits`, `item`) instead.
      */
-    legacyList(
+    async legacyList(
       chain: string,
       query?: LegacyOffersQuery,
       call: ProtocolCallOptions = {},

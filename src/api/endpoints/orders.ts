@@ -55,7 +55,7 @@ export function ordersApi(ctx: EndpointContext) {
 
   return {
     /** `GET /api/v2/orders/chain/{chain}/protocol/{protocol_address}/{order_hash}` */
-    get(
+    async get(
       chain: string,
       protocolAddress: string,
       orderHash: string,
@@ -68,7 +68,7 @@ export function ordersApi(ctx: EndpointContext) {
      * `POST …/{order_hash}/cancel` with the API key: off-chain cancel of a SignedZone-protected order.
      * `offererSignature` (EIP-712 over `OrderHash{orderHash}`) proves the maker. Not idempotent.
      */
-    cancel(
+    async cancel(
       chain: string,
       protocolAddress: string,
       orderHash: string,
@@ -79,7 +79,7 @@ export function ordersApi(ctx: EndpointContext) {
     },
 
     /** Same cancel, authenticated with the API key plus a wallet JWT carrying `write:orders`. */
-    cancelWithWallet(
+    async cancelWithWallet(
       chain: string,
       protocolAddress: string,
       orderHash: string,

@@ -25,7 +25,7 @@ export interface SearchQuery {
 export function searchApi(ctx: EndpointContext) {
   return {
     /** `GET /api/v2/search` */
-    query(query: SearchQuery, call?: CallOptions): Promise<SearchResponse> {
+    async query(query: SearchQuery, call?: CallOptions): Promise<SearchResponse> {
       const q = query ?? ({} as Partial<SearchQuery>);
       return send(
         ctx,

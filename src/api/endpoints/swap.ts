@@ -23,7 +23,7 @@ export interface SwapQuoteQuery {
 export function swapApi(ctx: EndpointContext) {
   return {
     /** `GET /api/v2/swap/quote` */
-    quote(query: SwapQuoteQuery, call?: CallOptions): Promise<SwapQuoteResponse> {
+    async quote(query: SwapQuoteQuery, call?: CallOptions): Promise<SwapQuoteResponse> {
       const q = query ?? ({} as Partial<SwapQuoteQuery>);
       return send(
         ctx,

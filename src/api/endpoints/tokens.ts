@@ -104,7 +104,7 @@ export function tokensApi(ctx: EndpointContext) {
 
   return {
     /** `GET /api/v2/tokens/trending` (one page; cursor parameter `cursor`). */
-    trending(query?: TokenListQuery, call?: CallOptions): Promise<TokenPaginatedResponse> {
+    async trending(query?: TokenListQuery, call?: CallOptions): Promise<TokenPaginatedResponse> {
       return send(ctx, read('/api/v2/tokens/trending', listQuery(query)), call);
     },
     iterateTrending(query?: Omit<TokenListQuery, 'cursor'>, options?: IterateOptions) {
@@ -113,7 +113,7 @@ export function tokensApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/tokens/top` (one page; ranked by 24 h volume). */
-    top(query?: TokenListQuery, call?: CallOptions): Promise<TokenPaginatedResponse> {
+    async top(query?: TokenListQuery, call?: CallOptions): Promise<TokenPaginatedResponse> {
       return send(ctx, read('/api/v2/tokens/top', listQuery(query)), call);
     },
     iterateTop(query?: Omit<TokenListQuery, 'cursor'>, options?: IterateOptions) {
@@ -122,14 +122,14 @@ export function tokensApi(ctx: EndpointContext) {
     },
 
     /** `GET /api/v2/chain/{chain}/token/{address}` */
-    get(chain: string, address: string, call?: CallOptions): Promise<TokenDetailedResponse> {
+    async get(chain: string, address: string, call?: CallOptions): Promise<TokenDetailedResponse> {
       const c = requireChain('chain', chain);
       const a = requireAddress('address', address);
       return send(ctx, read(path`/api/v2/chain/${c}/token/${a}`), call);
     },
 
     /** `GET /api/v2/account/{address}/tokens`: token balances of a wallet (one page). */
-    balances(
+    async balances(
       address: string,
       query?: TokenBalancesQuery,
       call?: CallOptions,
@@ -148,7 +148,7 @@ export function tokensApi(ctx: EndpointContext) {
     },
 
     /** `POST /api/v2/tokens/batch`: several tokens by (chain, address) in one (read) call. */
-    batch(contracts: BatchTokensRequest['contracts'], call?: CallOptions): Promise<TokenBatchResponse> {
+    async batch(contracts: BatchTokensRequest['contracts'], call?: CallOptions): Promise<TokenBatchResponse> {
       if (!Array.isArray(contracts) || contracts.length === 0 || contracts.length > MAX_BATCH) {
         throw invalidInput('contracts', contracts, `an array of 1 to ${MAX_BATCH} {chain, address}`);
       }

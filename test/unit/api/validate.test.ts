@@ -377,22 +377,27 @@ describe('invalid input is rejected before any request', () => {
     expect(transport.calls).toHaveLength(0);
   });
 
-  it('the message names the parameter, the value and what is allowed', () => {
+  it('the message names the parameter, the value and what is allowed', async () => {
     const api = createApiClient(new RecordingTransport());
-    expect(() => api.tokens.trending({ limit: 500 })).toThrow(
+    await expect(api.tokens.trending({ limit: 500 })).rejects.toThrow(
       'invalid limit: got 500; expected an integer from 1 to 100',
     );
   });
 
-  it('a PAT that is too short is rejected without echoing it', () => {
+  it('promise-returning methods reject instead of throwing synchronously', () => {
+    const api = createApiClient(new RecordingTransport());
+    let pending: Promise<unknown> | undefined;
+    expect(() => {
+      pending = api.collections.get('bad/slug');
+    }).not.toThrow();
+    return expect(pending).rejects.toMatchObject({ code: INVALID_INPUT });
+  });
+
+  it('a PAT that is too short is rejected without echoing it', async () => {
     const t = new RecordingTransport();
     const api = createApiClient(t);
-    let message = '';
-    try {
-      api.auth.exchange('secret');
-    } catch (e) {
-      message = (e as Error).message;
-    }
+    const error = await api.auth.exchange('secret').catch((e: unknown) => e);
+    const message = (error as Error).message;
     expect(message).toContain('subjectToken');
     expect(message).not.toContain('secret"');
     expect(message).toContain('<6 chars>');
