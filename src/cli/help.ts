@@ -1,4 +1,4 @@
-import { CONFIG_FILE_ENV, ENV_OVERRIDES, SECRET_ENV } from '../config/env.ts';
+import { CONFIG_FILE_ENV, ENV_OVERRIDES, OTHER_ENV, SECRET_ENV } from '../config/env.ts';
 import { EXIT_CODE_HELP } from './exit.ts';
 import { type Command, type FlagSpec, GLOBAL_FLAGS } from './spec.ts';
 
@@ -44,6 +44,7 @@ function usageOf(c: Command): string {
 export function envLines(): string[] {
   const lines = [`  ${pad(CONFIG_FILE_ENV, 38)}config file to read when --config is not given`];
   for (const e of ENV_OVERRIDES) lines.push(`  ${pad(e.name, 38)}${pad(e.path, 30)}${e.help}`);
+  for (const e of OTHER_ENV) lines.push(`  ${pad(e.name, 38)}${pad('(not in the file)', 30)}${e.help}`);
   return lines;
 }
 

@@ -166,9 +166,16 @@ export const SECRET_ENV: readonly SecretEnv[] = Object.freeze([
 /** The config file to read when no `--config` is given. */
 export const CONFIG_FILE_ENV = 'HARPOON_CONFIG';
 
+/** Variables read outside the config (tooling and tests), listed so they are documented and not flagged. */
+export const OTHER_ENV: readonly { readonly name: string; readonly help: string }[] = Object.freeze([
+  { name: 'HARPOON_CACHE_DIR', help: 'cache folder for compiled sandbox contracts (default <repo>/.cache)' },
+  { name: 'HARPOON_SKIP_REDIS', help: 'set to 1 to skip the Redis cluster-mode tests on purpose' },
+]);
+
 /** Every HARPOON_* name harpoon knows (for typo warnings). */
 export const KNOWN_ENV_NAMES: readonly string[] = Object.freeze([
   CONFIG_FILE_ENV,
+  ...OTHER_ENV.map((e) => e.name),
   ...ENV_OVERRIDES.map((e) => e.name),
   ...SECRET_ENV.map((e) => e.name),
 ]);

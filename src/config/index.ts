@@ -1,4 +1,11 @@
-export { CONFIG_FILE_ENV, ENV_OVERRIDES, type EnvOverride, SECRET_ENV, type SecretEnv } from './env.ts';
+export {
+  CONFIG_FILE_ENV,
+  ENV_OVERRIDES,
+  type EnvOverride,
+  OTHER_ENV,
+  SECRET_ENV,
+  type SecretEnv,
+} from './env.ts';
 export { deepFreeze } from './freeze.ts';
 export { type ConfigIssue, formatPath } from './issues.ts';
 export {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { COMMANDS } from '../../../src/cli/commands.ts';
-import { ENV_OVERRIDES, SECRET_ENV } from '../../../src/config/env.ts';
+import { ENV_OVERRIDES, OTHER_ENV, SECRET_ENV } from '../../../src/config/env.ts';
 
 /** Runs the real bin/harpoon.mjs as a child process. */
 
@@ -55,7 +55,7 @@ describe('harpoon --help', () => {
     for (const f of COMMANDS.flatMap((c) => c.flags))
       expect(r.stdout).toMatch(new RegExp(`--${f.name}.*\\(default: `));
     for (const flag of ['--help', '--version', '--verbose']) expect(r.stdout).toContain(flag);
-    for (const e of [...ENV_OVERRIDES, ...SECRET_ENV]) expect(r.stdout).toContain(e.name);
+    for (const e of [...ENV_OVERRIDES, ...SECRET_ENV, ...OTHER_ENV]) expect(r.stdout).toContain(e.name);
     expect(r.stdout).toContain('HARPOON_CONFIG');
     expect(r.stdout).toMatch(
       /Config file[\s\S]*rateLimits:[\s\S]*Exit codes:\n {2}0 +success\n {2}1 [^\n]+\n {2}2 [^\n]+\n {2}3 /,
