@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import type { GroupRates, RateGroup } from '../../../src/ratelimit/types.ts';
 import { createRateLimitServer, type RateLimitServer } from '../../../src/sandbox/ratelimit/server.ts';
 
@@ -152,6 +153,34 @@ if (!bin && !SKIP) {
     afterAll(async () => {
       await server?.close();
       redis?.proc.kill('SIGTERM');
+    });
+
+    it('a 429 seen by one scheduler pauses the group for every scheduler of the account', async () => {
+      const make = () =>
+        createScheduler({
+          rates: RATES,
+          store: { kind: 'redis', url: redis?.url ?? '', account: 'acct-pause', keyPrefix: 'harpoon:test2:' },
+          probeFirst: false,
+        });
+      const s1 = make();
+      const s2 = make();
+      try {
+        await s1.schedule({ group: 'write' }, async () => {
+          s1.observe({ group: 'write', status: 429, remaining: 0, retryAfterMs: 1500 });
+        });
+        // let the pause script land
+        await new Promise((r) => setTimeout(r, 50));
+        const t0 = performance.now();
+        await s2.schedule({ group: 'write' }, async () => {});
+        expect(performance.now() - t0).toBeGreaterThanOrEqual(1400);
+        // and the other groups were not paused
+        const t1 = performance.now();
+        await s2.schedule({ group: 'read' }, async () => {});
+        expect(performance.now() - t1).toBeLessThan(500);
+      } finally {
+        await s1.stop();
+        await s2.stop();
+      }
     });
 
     it('two processes with two keys of one account share one bucket per group', async () => {
