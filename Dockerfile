@@ -1,0 +1,38 @@
+# harpoon - unattended NFT trading daemon for the OpenSea API v2.
+#
+#   docker build -t harpoon .
+#   docker run --rm --init harpoon                       # the demo (CMD)
+#   docker run --rm --init harpoon --help
+#   docker run --rm --init -v "$PWD/harpoon.yaml:/app/harpoon.yaml:ro" -e HARPOON_CONFIG=/app/harpoon.yaml \
+#     -e OPENSEA_API_KEY -v harpoon-data:/app/data harpoon config check
+#
+# Secrets are passed as environment variables (or a keystore mounted read-only); none is baked in.
+# --init gives the process a real PID 1 that forwards signals (first SIGTERM = clean stop).
+FROM node:20-bookworm-slim
+
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+
+WORKDIR /app
+
+# Dependencies first, cached while package*.json do not change.
+# --ignore-scripts: no install script runs. tsx's esbuild and anvil take their native binaries from
+# the platform packages in optionalDependencies (@esbuild/linux-*, @foundry-rs/anvil-linux-*), so
+# both still work (checked: `npm ci --ignore-scripts`, then tsx, esbuild and `anvil --version`).
+# Dev dependencies are kept on purpose: harpoon runs its TypeScript through tsx (no build step) and
+# the demo's sandbox reads the OpenAPI document shipped in @opensea/api-types (a devDependency).
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts && npm cache clean --force
+
+# Sources (filtered by .dockerignore), owned by root and read-only for the runtime user.
+COPY . .
+
+# Writable state for the unprivileged user: SQLite store and the compiled-contract cache.
+RUN mkdir -p /app/data /app/.cache && chown node:node /app/data /app/.cache
+
+USER node
+
+ENTRYPOINT ["node", "bin/harpoon.mjs"]
+CMD ["demo"]
