@@ -2,7 +2,10 @@
  * Tagged template that percent-encodes every interpolated path segment:
  * path`/api/v2/collections/${slug}` never lets a slug add `/`, `?` or `..` to the URL.
  */
-export function path(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number | bigint>): string {
+export function path(
+  strings: TemplateStringsArray,
+  ...values: ReadonlyArray<string | number | bigint>
+): string {
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i++) {
     const raw = String(values[i]);

@@ -27,7 +27,8 @@ export function isAddress(v: unknown): v is string {
 
 /** Returns the lower-cased address, or throws a TypeError naming what was wrong. */
 export function toAddress(v: unknown, what = 'address'): Address {
-  if (!isAddress(v)) throw new TypeError(`${what} must be a 0x-prefixed 20-byte hex string, got ${describe(v)}`);
+  if (!isAddress(v))
+    throw new TypeError(`${what} must be a 0x-prefixed 20-byte hex string, got ${describe(v)}`);
   return v.toLowerCase() as Address;
 }
 
@@ -36,7 +37,8 @@ export function isHash32(v: unknown): v is string {
 }
 
 export function toHash32(v: unknown, what = 'hash'): Hash32 {
-  if (!isHash32(v)) throw new TypeError(`${what} must be a 0x-prefixed 32-byte hex string, got ${describe(v)}`);
+  if (!isHash32(v))
+    throw new TypeError(`${what} must be a 0x-prefixed 32-byte hex string, got ${describe(v)}`);
   return v.toLowerCase() as Hash32;
 }
 
@@ -45,7 +47,8 @@ export function isTokenId(v: unknown): v is string {
 }
 
 export function toTokenId(v: unknown, what = 'token id'): TokenId {
-  const s = typeof v === 'bigint' ? v.toString() : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
+  const s =
+    typeof v === 'bigint' ? v.toString() : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
   if (!isTokenId(s)) throw new TypeError(`${what} must be a decimal uint256, got ${describe(v)}`);
   return s as TokenId;
 }
@@ -55,7 +58,8 @@ export function isSlug(v: unknown): v is string {
 }
 
 export function toSlug(v: unknown, what = 'collection slug'): CollectionSlug {
-  if (!isSlug(v)) throw new TypeError(`${what} must be letters, digits, '-' or '_' (1-128 chars), got ${describe(v)}`);
+  if (!isSlug(v))
+    throw new TypeError(`${what} must be letters, digits, '-' or '_' (1-128 chars), got ${describe(v)}`);
   return v as CollectionSlug;
 }
 

@@ -65,7 +65,9 @@ export function parseWireInteger(v: unknown, what = 'amount'): bigint {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
   if (typeof v === 'string' && /^(0|[1-9]\d*)$/.test(v)) return BigInt(v);
   if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return BigInt(v);
-  throw new RangeError(`${what} must be an integer in smallest units (decimal or 0x hex string), got ${String(v)}`);
+  throw new RangeError(
+    `${what} must be an integer in smallest units (decimal or 0x hex string), got ${String(v)}`,
+  );
 }
 
 /** Basis points of an amount, rounded down (fees). */

@@ -107,7 +107,10 @@ export class SupersededError extends RejectedError {
 export class StrategyError extends BaseError {
   readonly strategyId: string;
   constructor(strategyId: string, shortMessage: string, options: BaseErrorOptions = {}) {
-    super('strategy_failed', shortMessage, { ...options, details: { strategyId, ...(options.details ?? {}) } });
+    super('strategy_failed', shortMessage, {
+      ...options,
+      details: { strategyId, ...(options.details ?? {}) },
+    });
     this.strategyId = strategyId;
   }
 }

@@ -1,3 +1,3 @@
+export { isSecret, REDACTED_TEXT, Secret } from '../domain/secret.ts';
 export * from './logger.ts';
 export * from './scrub.ts';
-export { Secret, REDACTED_TEXT, isSecret } from '../domain/secret.ts';
