@@ -10,11 +10,24 @@ import type { Command } from './spec.ts';
 export const COMMANDS: readonly Command[] = Object.freeze([
   {
     name: 'demo',
-    summary: 'quick start: what harpoon is and what is built so far (npm start runs this)',
-    description:
-      'Prints what harpoon does, which capabilities are built and which are not yet,\nand what to try next.',
-    flags: [],
-    examples: ['harpoon demo', 'npm start'],
+    summary: 'quick start: a live run of the API client and rate-limit scheduler (npm start runs this)',
+    description: [
+      'Starts a local server that meters requests like the marketplace (token bucket per account and',
+      'group, X-RateLimit-* headers, 429 with Retry-After), creates an instant API key on it, and drives',
+      'the typed API client at three times the allowed rate through the scheduler, printing each',
+      "second's progress and the server's own count at the end. Then lists what is built and what is not",
+      'yet. Once the engine exists this becomes the full demo: sandbox, chain and strategies trading.',
+    ].join('\n'),
+    flags: [
+      {
+        name: 'seconds',
+        type: 'string',
+        valueName: 'N',
+        defaultText: '10',
+        help: 'how long the live run lasts (1-600)',
+      },
+    ],
+    examples: ['harpoon demo', 'harpoon demo --seconds 30', 'npm start'],
     run: runDemo,
   },
   {

@@ -123,13 +123,26 @@ describe('bad usage exits 2 with a message and a hint', () => {
 });
 
 describe('harpoon demo', () => {
-  it('explains harpoon and lists what is built and not built yet', async () => {
-    const r = await harpoon(['demo']);
+  it('runs the client and scheduler live, learns the enforced limit, and lists what is built', async () => {
+    const r = await harpoon(['demo', '--seconds', '3']);
     expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/instant key created \(agent_free_[0-9a-f]+\)/);
+    // The key advertises read 10/s; the server enforces 8/s and says so in its headers.
+    expect(r.stdout).toMatch(/t\+\ds\s+read \d+ served, \d+ queued, limit 8, 429s 0/);
+    const result = /read\s+served\s+(\d+) of (\d+) allowed \(\d+ %\), 429s: (\d+)/.exec(r.stdout);
+    expect(result).not.toBeNull();
+    expect(Number(result?.[1])).toBeGreaterThan(0);
+    expect(Number(result?.[1])).toBeLessThanOrEqual(Number(result?.[2]));
     expect(r.stdout).toMatch(/Built:[\s\S]*typed API client[\s\S]*rate-limit scheduler[\s\S]*configuration/);
     expect(r.stdout).toMatch(
       /Not built yet:[\s\S]*sandbox marketplace[\s\S]*stream client[\s\S]*signer[\s\S]*engine and strategies/,
     );
+  });
+
+  it('refuses a bad --seconds with exit 2 and says what is allowed', async () => {
+    const r = await harpoon(['demo', '--seconds', 'soon']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--seconds: "soon" is not a whole number of seconds from 1 to 600/);
   });
 });
 
