@@ -7,16 +7,13 @@ import {
   NonceManager,
   Wallet,
 } from 'ethers';
+import { COLLECTION_SPECS, type CollectionSpec } from '../catalog/catalog.ts';
 import { type AnvilHandle, type AnvilOptions, DEFAULT_MNEMONIC, startAnvil } from './anvil.ts';
 import type { CompileOptions } from './compile.ts';
 import { deployContract, loadProjectArtifacts, type ProjectArtifacts } from './contracts.ts';
 import { deploySeaport, type SeaportDeployment } from './seaport.ts';
 
-export interface CollectionDeployment {
-  readonly slug: string;
-  readonly name: string;
-  readonly symbol: string;
-  readonly standard: 'erc721' | 'erc1155';
+export interface CollectionDeployment extends CollectionSpec {
   readonly address: string;
   readonly contract: Contract;
 }
@@ -47,13 +44,15 @@ export interface ChainFixtureOptions extends CompileOptions {
   /** Funded wallets to hand out (besides the admin). Default 10. */
   readonly wallets?: number;
   readonly mnemonic?: string;
+  /** Collections to deploy; default the catalog's. */
+  readonly collections?: readonly CollectionSpec[];
+  /**
+   * Mint each collection's supply to the wallets, round-robin (ERC1155: `erc1155Units` of every id
+   * to every wallet). Default true.
+   */
+  readonly mint?: boolean;
+  readonly erc1155Units?: number;
 }
-
-export const DEFAULT_COLLECTIONS = Object.freeze([
-  { slug: 'harpoon-apes', name: 'Harpoon Apes', symbol: 'HAPE', standard: 'erc721' as const },
-  { slug: 'harpoon-punks', name: 'Harpoon Punks', symbol: 'HPNK', standard: 'erc721' as const },
-  { slug: 'harpoon-items', name: 'Harpoon Items', symbol: 'HITM', standard: 'erc1155' as const },
-]);
 
 /**
  * Starts anvil and deploys everything the sandbox settles on: Seaport 1.6 with a conduit, WETH,
@@ -83,12 +82,15 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
     const zone = await deployContract(artifacts, 'SandboxSignedZone', admin, [zoneSigner.address]);
     const base = (options.metadataBaseUrl ?? 'http://127.0.0.1/metadata').replace(/\/$/, '');
     const collections: CollectionDeployment[] = [];
-    for (const c of DEFAULT_COLLECTIONS) {
+    for (const c of options.collections ?? COLLECTION_SPECS) {
       const contract =
         c.standard === 'erc721'
           ? await deployContract(artifacts, 'TraitERC721', admin, [c.name, c.symbol, `${base}/${c.slug}/`])
           : await deployContract(artifacts, 'TestERC1155', admin, [c.name, `${base}/${c.slug}/`]);
       collections.push({ ...c, address: getAddress(await contract.getAddress()), contract });
+    }
+    if ((options.mint ?? true) && wallets.length > 0) {
+      await mintInventory(collections, wallets, options.erc1155Units ?? 10);
     }
     return {
       anvil,
@@ -112,4 +114,26 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
     await anvil.stop();
     throw e;
   }
+}
+
+/** Mints every collection's supply: ERC721 ids 1..supply round-robin, ERC1155 units of each id to all. */
+async function mintInventory(
+  collections: readonly CollectionDeployment[],
+  wallets: readonly Wallet[],
+  erc1155Units: number,
+): Promise<void> {
+  const pending: Promise<unknown>[] = [];
+  for (const c of collections) {
+    const mint = c.contract.getFunction('mint');
+    for (let id = 1; id <= c.supply; id++) {
+      if (c.standard === 'erc721') {
+        const to = (wallets[(id - 1) % wallets.length] as Wallet).address;
+        pending.push(mint(to, BigInt(id)).then((tx) => tx.wait()));
+      } else {
+        for (const w of wallets)
+          pending.push(mint(w.address, BigInt(id), BigInt(erc1155Units)).then((tx) => tx.wait()));
+      }
+    }
+  }
+  await Promise.all(pending);
 }

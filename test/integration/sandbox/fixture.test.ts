@@ -21,11 +21,17 @@ describe('chain fixture: everything the sandbox settles on', () => {
     expect(new Set(addrs).size).toBe(addrs.length);
     for (const a of addrs) expect((await fx.provider.getCode(a)).length).toBeGreaterThan(2);
     expect(fx.collections.map((c) => c.standard)).toEqual(['erc721', 'erc721', 'erc1155']);
+    // inventory: ERC721 ids round-robin over the wallets, ERC1155 units to every wallet
+    const apes = fx.collections[0]!;
+    expect(await apes.contract.getFunction('ownerOf')(1n)).toBe(fx.wallets[0]!.address);
+    expect(await apes.contract.getFunction('ownerOf')(2n)).toBe(fx.wallets[1]!.address);
+    expect(await apes.contract.getFunction('totalSupply')()).toBe(BigInt(apes.supply));
+    const items = fx.collections[2]!;
+    expect(await items.contract.getFunction('balanceOf')(fx.wallets[3]!.address, 1n)).toBe(10n);
   });
 
   it('points collection metadata at the sandbox and trusts the zone signer', async () => {
     const apes = fx.collections[0]!;
-    await (await apes.contract.getFunction('mint')(fx.wallets[0]!.address, 1n)).wait();
     expect(await apes.contract.getFunction('tokenURI')(1n)).toBe(
       'http://127.0.0.1:9/metadata/harpoon-apes/1',
     );

@@ -1,0 +1,182 @@
+import { type TokenTrait, type TraitSchema, traitsFor } from './traits.ts';
+
+export type TokenStandard = 'erc721' | 'erc1155';
+
+export interface FeeSpec {
+  /** Percent, as the API spells it (`fee: 1` = 1 % = 100 bps). */
+  readonly fee: number;
+  readonly recipient: string;
+  readonly required: boolean;
+}
+
+export interface CollectionSpec {
+  readonly slug: string;
+  readonly name: string;
+  readonly symbol: string;
+  readonly standard: TokenStandard;
+  readonly description: string;
+  /** Trait offers with criteria '0' (traits checked at fulfillment) are supported. */
+  readonly traitOffersSupported: boolean;
+  readonly traits: TraitSchema;
+  /** Token ids minted at start: 1..supply. */
+  readonly supply: number;
+  /** Creator royalty in percent (marketplace fee is added by the catalog). */
+  readonly royaltyPercent: number;
+}
+
+export interface CatalogCollection extends CollectionSpec {
+  /** Checksummed contract address once deployed. */
+  readonly contract: string;
+  readonly owner: string;
+  readonly fees: readonly FeeSpec[];
+}
+
+export const MARKETPLACE_FEE_PERCENT = 1;
+
+/** The sandbox's collections, as specs; the chain fixture deploys them in this order. */
+export const COLLECTION_SPECS: readonly CollectionSpec[] = Object.freeze([
+  {
+    slug: 'harpoon-apes',
+    name: 'Harpoon Apes',
+    symbol: 'HAPE',
+    standard: 'erc721',
+    description: 'Apes of the harpoon sandbox. Trait offers with criteria 0 are supported.',
+    traitOffersSupported: true,
+    supply: 60,
+    royaltyPercent: 2.5,
+    traits: {
+      text: {
+        Background: [
+          ['Blue', 40],
+          ['Orange', 30],
+          ['Purple', 20],
+          ['Gold', 10],
+        ],
+        Fur: [
+          ['Brown', 45],
+          ['Black', 30],
+          ['Zombie', 15],
+          ['Golden', 10],
+        ],
+        Eyes: [
+          ['Bored', 50],
+          ['Sleepy', 30],
+          ['Laser', 20],
+        ],
+        Hat: [
+          ['None', 50],
+          ['Cap', 25],
+          ['Crown', 10],
+          ['Halo', 15],
+        ],
+      },
+      numeric: { Level: [1, 10] },
+    },
+  },
+  {
+    slug: 'harpoon-punks',
+    name: 'Harpoon Punks',
+    symbol: 'HPNK',
+    standard: 'erc721',
+    description: 'Punks of the harpoon sandbox. Trait offers use merkle roots of matching token ids.',
+    traitOffersSupported: false,
+    supply: 40,
+    royaltyPercent: 5,
+    traits: {
+      text: {
+        Type: [
+          ['Human', 60],
+          ['Zombie', 25],
+          ['Alien', 15],
+        ],
+        Accessory: [
+          ['None', 40],
+          ['Earring', 30],
+          ['Pipe', 20],
+          ['Hoodie', 10],
+        ],
+      },
+      numeric: { Generation: [1, 3] },
+    },
+  },
+  {
+    slug: 'harpoon-items',
+    name: 'Harpoon Items',
+    symbol: 'HITM',
+    standard: 'erc1155',
+    description: 'Semi-fungible items of the harpoon sandbox.',
+    traitOffersSupported: false,
+    supply: 5,
+    royaltyPercent: 0,
+    traits: {
+      text: {
+        Rarity: [
+          ['Common', 60],
+          ['Rare', 30],
+          ['Epic', 10],
+        ],
+      },
+      numeric: {},
+    },
+  },
+]);
+
+/**
+ * Collections and token traits of the sandbox. Traits are deterministic in (seed, slug, token id);
+ * metadata updates override them per token (the sandbox's metadata endpoint serves the result).
+ */
+export class Catalog {
+  readonly seed: number;
+  readonly #collections = new Map<string, CatalogCollection>();
+  readonly #byContract = new Map<string, CatalogCollection>();
+  readonly #overrides = new Map<string, TokenTrait[]>();
+
+  constructor(seed: number, collections: readonly CatalogCollection[]) {
+    this.seed = seed;
+    for (const c of collections) {
+      this.#collections.set(c.slug, c);
+      this.#byContract.set(c.contract.toLowerCase(), c);
+    }
+  }
+
+  collections(): readonly CatalogCollection[] {
+    return [...this.#collections.values()];
+  }
+
+  bySlug(slug: string): CatalogCollection | undefined {
+    return this.#collections.get(slug);
+  }
+
+  byContract(address: string): CatalogCollection | undefined {
+    return this.#byContract.get(address.toLowerCase());
+  }
+
+  /** Traits of a token (after any metadata update). */
+  traits(slug: string, tokenId: bigint): readonly TokenTrait[] {
+    const c = this.#collections.get(slug);
+    if (!c) return [];
+    return this.#overrides.get(`${slug}:${tokenId}`) ?? traitsFor(c.traits, this.seed, slug, tokenId);
+  }
+
+  /** Replaces one text trait's value of a token (a metadata update). */
+  setTrait(slug: string, tokenId: bigint, traitType: string, value: string | number): readonly TokenTrait[] {
+    const next = this.traits(slug, tokenId).map((t) => (t.trait_type === traitType ? { ...t, value } : t));
+    this.#overrides.set(`${slug}:${tokenId}`, next);
+    return next;
+  }
+
+  /** True when the token has every given text trait (type/value pairs, AND). */
+  matches(slug: string, tokenId: bigint, wanted: readonly { type: string; value: string }[]): boolean {
+    const have = this.traits(slug, tokenId);
+    return wanted.every((w) => have.some((t) => t.trait_type === w.type && String(t.value) === w.value));
+  }
+
+  /** Token ids 1..supply with all the given traits (for merkle-root criteria). */
+  tokensMatching(slug: string, wanted: readonly { type: string; value: string }[]): bigint[] {
+    const c = this.#collections.get(slug);
+    if (!c) return [];
+    const out: bigint[] = [];
+    for (let i = 1n; i <= BigInt(c.supply); i++) if (this.matches(slug, i, wanted)) out.push(i);
+    return out;
+  }
+}
