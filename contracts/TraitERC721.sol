@@ -16,8 +16,8 @@ contract TraitERC721 {
     address public owner;
     uint256 public totalSupply;
 
-    mapping(uint256 => address) private owners;
-    mapping(address => uint256) private balances;
+    mapping(uint256 => address) internal owners;
+    mapping(address => uint256) internal balances;
     mapping(uint256 => address) private tokenApprovals;
     mapping(address => mapping(address => bool)) private operatorApprovals;
 
@@ -34,7 +34,7 @@ contract TraitERC721 {
         owner = msg.sender;
     }
 
-    function supportsInterface(bytes4 id) external pure returns (bool) {
+    function supportsInterface(bytes4 id) external pure virtual returns (bool) {
         return id == 0x01ffc9a7 || id == 0x80ac58cd || id == 0x5b5e139f || id == 0x49064906;
     }
 
@@ -105,8 +105,12 @@ contract TraitERC721 {
         }
     }
 
-    function mint(address to, uint256 tokenId) external {
+    function mint(address to, uint256 tokenId) external virtual {
         require(msg.sender == owner, "ERC721: not owner");
+        _mint(to, tokenId);
+    }
+
+    function _mint(address to, uint256 tokenId) internal {
         require(to != address(0), "ERC721: zero address");
         require(owners[tokenId] == address(0), "ERC721: already minted");
         owners[tokenId] = to;

@@ -23,7 +23,13 @@ export function compileProjectContracts(options: CompileOptions = {}) {
   return compile({ label: 'harpoon sandbox contracts', sources, viaIR: false, optimizerRuns: 200 }, options);
 }
 
-export type ProjectContractName = 'WETH9' | 'TestERC20' | 'TraitERC721' | 'TestERC1155' | 'SandboxSignedZone';
+export type ProjectContractName =
+  | 'WETH9'
+  | 'TestERC20'
+  | 'TraitERC721'
+  | 'TestERC1155'
+  | 'SandboxSignedZone'
+  | 'SandboxDrop';
 
 export interface ProjectArtifacts {
   get(name: ProjectContractName): CompiledContract;
