@@ -12,6 +12,7 @@ import { type AnvilHandle, type AnvilOptions, DEFAULT_MNEMONIC, startAnvil } fro
 import type { CompileOptions } from './compile.ts';
 import { deployContract, loadProjectArtifacts, type ProjectArtifacts } from './contracts.ts';
 import { deploySeaport, type SeaportDeployment } from './seaport.ts';
+import { deployUniswap, type UniswapDeployment } from './uniswap.ts';
 
 export interface CollectionDeployment extends CollectionSpec {
   readonly address: string;
@@ -33,6 +34,8 @@ export interface ChainFixture {
   /** Funded dev accounts (index 1..n of the mnemonic) for clients and simulated traders. */
   readonly wallets: readonly Wallet[];
   readonly artifacts: ProjectArtifacts;
+  /** The swap venue (Uniswap v2 with seeded token/WETH pairs), unless disabled. */
+  readonly uniswap: UniswapDeployment | undefined;
   stop(): Promise<void>;
 }
 
@@ -52,6 +55,8 @@ export interface ChainFixtureOptions extends CompileOptions {
    */
   readonly mint?: boolean;
   readonly erc1155Units?: number;
+  /** Deploy the swap venue; default true. */
+  readonly swap?: boolean;
 }
 
 /**
@@ -89,6 +94,8 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
           : await deployContract(artifacts, 'TestERC1155', admin, [c.name, `${base}/${c.slug}/`]);
       collections.push({ ...c, address: getAddress(await contract.getAddress()), contract });
     }
+    const uniswap =
+      (options.swap ?? true) ? await deployUniswap(admin, artifacts, await weth.getAddress()) : undefined;
     if ((options.mint ?? true) && wallets.length > 0) {
       await mintInventory(collections, wallets, options.erc1155Units ?? 10);
     }
@@ -104,6 +111,7 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
       admin,
       wallets,
       artifacts,
+      uniswap,
       async stop() {
         provider.destroy();
         await anvil.stop();

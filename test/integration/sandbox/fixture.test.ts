@@ -39,6 +39,11 @@ describe('chain fixture: everything the sandbox settles on', () => {
     expect(await fx.zone.getFunction('isSigner')(fx.wallets[0]!.address)).toBe(false);
   });
 
+  it('deploys the swap venue with seeded pairs', () => {
+    expect(fx.uniswap?.tokens.map((t) => t.symbol)).toEqual(['USDC', 'HRP']);
+    expect(Object.keys(fx.uniswap?.pairs ?? {})).toEqual(['USDC', 'HRP']);
+  });
+
   it('funds the wallets it hands out', async () => {
     for (const w of fx.wallets) expect(await fx.provider.getBalance(w.address)).toBeGreaterThan(10n ** 21n);
   });
