@@ -180,3 +180,122 @@ export class Catalog {
     return out;
   }
 }
+
+export interface DropStageSpec {
+  readonly name: string;
+  readonly kind: 'public' | 'allowlist';
+  /** Seconds relative to the chain time at deployment (negative = already started). */
+  readonly startOffsetSec: number;
+  readonly endOffsetSec: number;
+  /** Price per token in ETH, as a decimal string. */
+  readonly price: string;
+  readonly perWalletLimit: number;
+  readonly supply: number;
+}
+
+export interface DropSpec {
+  readonly slug: string;
+  readonly name: string;
+  readonly symbol: string;
+  readonly description: string;
+  readonly maxSupply: number;
+  readonly stages: readonly DropStageSpec[];
+  readonly paused: boolean;
+  /** How many of the fixture's wallets (from the first) are on the allowlist stages. */
+  readonly allowlistWallets: number;
+}
+
+const DAY = 86_400;
+
+/** The sandbox's drops: one active (allowlist then public), one not started, one ended, one paused. */
+export const DROP_SPECS: readonly DropSpec[] = Object.freeze([
+  {
+    slug: 'harpoon-genesis',
+    name: 'Harpoon Genesis',
+    symbol: 'HGEN',
+    description: 'An active drop: an allowlist stage and a public stage, both open now.',
+    maxSupply: 500,
+    paused: false,
+    allowlistWallets: 3,
+    stages: [
+      {
+        name: 'Allowlist',
+        kind: 'allowlist',
+        startOffsetSec: -3600,
+        endOffsetSec: 30 * DAY,
+        price: '0.005',
+        perWalletLimit: 2,
+        supply: 100,
+      },
+      {
+        name: 'Public',
+        kind: 'public',
+        startOffsetSec: -3600,
+        endOffsetSec: 30 * DAY,
+        price: '0.01',
+        perWalletLimit: 5,
+        supply: 400,
+      },
+    ],
+  },
+  {
+    slug: 'harpoon-future',
+    name: 'Harpoon Future',
+    symbol: 'HFUT',
+    description: 'A drop that has not started yet.',
+    maxSupply: 100,
+    paused: false,
+    allowlistWallets: 0,
+    stages: [
+      {
+        name: 'Public',
+        kind: 'public',
+        startOffsetSec: DAY,
+        endOffsetSec: 8 * DAY,
+        price: '0.02',
+        perWalletLimit: 3,
+        supply: 100,
+      },
+    ],
+  },
+  {
+    slug: 'harpoon-ended',
+    name: 'Harpoon Ended',
+    symbol: 'HEND',
+    description: 'A drop whose only stage has ended.',
+    maxSupply: 100,
+    paused: false,
+    allowlistWallets: 0,
+    stages: [
+      {
+        name: 'Public',
+        kind: 'public',
+        startOffsetSec: -8 * DAY,
+        endOffsetSec: -DAY,
+        price: '0.01',
+        perWalletLimit: 3,
+        supply: 100,
+      },
+    ],
+  },
+  {
+    slug: 'harpoon-paused',
+    name: 'Harpoon Paused',
+    symbol: 'HPAU',
+    description: 'A drop paused by its owner.',
+    maxSupply: 100,
+    paused: true,
+    allowlistWallets: 0,
+    stages: [
+      {
+        name: 'Public',
+        kind: 'public',
+        startOffsetSec: -3600,
+        endOffsetSec: 30 * DAY,
+        price: '0.01',
+        perWalletLimit: 3,
+        supply: 100,
+      },
+    ],
+  },
+]);

@@ -7,10 +7,11 @@ import {
   NonceManager,
   Wallet,
 } from 'ethers';
-import { COLLECTION_SPECS, type CollectionSpec } from '../catalog/catalog.ts';
+import { COLLECTION_SPECS, type CollectionSpec, DROP_SPECS, type DropSpec } from '../catalog/catalog.ts';
 import { type AnvilHandle, type AnvilOptions, DEFAULT_MNEMONIC, startAnvil } from './anvil.ts';
 import type { CompileOptions } from './compile.ts';
 import { deployContract, loadProjectArtifacts, type ProjectArtifacts } from './contracts.ts';
+import { type DropDeployment, deployDrop } from './drops.ts';
 import { deploySeaport, type SeaportDeployment } from './seaport.ts';
 import { deployUniswap, type UniswapDeployment } from './uniswap.ts';
 
@@ -36,6 +37,7 @@ export interface ChainFixture {
   readonly artifacts: ProjectArtifacts;
   /** The swap venue (Uniswap v2 with seeded token/WETH pairs), unless disabled. */
   readonly uniswap: UniswapDeployment | undefined;
+  readonly drops: readonly DropDeployment[];
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,8 @@ export interface ChainFixtureOptions extends CompileOptions {
   readonly erc1155Units?: number;
   /** Deploy the swap venue; default true. */
   readonly swap?: boolean;
+  /** Drops to deploy; default the catalog's (one active, not started, ended, paused). */
+  readonly drops?: readonly DropSpec[];
 }
 
 /**
@@ -96,6 +100,12 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
     }
     const uniswap =
       (options.swap ?? true) ? await deployUniswap(admin, artifacts, await weth.getAddress()) : undefined;
+    const chainNow = (await provider.getBlock('latest'))?.timestamp ?? Math.floor(Date.now() / 1000);
+    const drops: DropDeployment[] = [];
+    for (const d of options.drops ?? DROP_SPECS) {
+      const allowlist = wallets.slice(0, d.allowlistWallets).map((w) => w.address);
+      drops.push(await deployDrop(admin, artifacts, d, chainNow, allowlist, base));
+    }
     if ((options.mint ?? true) && wallets.length > 0) {
       await mintInventory(collections, wallets, options.erc1155Units ?? 10);
     }
@@ -112,6 +122,7 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
       wallets,
       artifacts,
       uniswap,
+      drops,
       async stop() {
         provider.destroy();
         await anvil.stop();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChainFixture, startChainFixture } from '../../../src/sandbox/chain/fixture.ts';
+import { addressLeaf } from '../../../src/sandbox/merkle.ts';
 
 describe('chain fixture: everything the sandbox settles on', () => {
   let fx: ChainFixture;
@@ -42,6 +43,27 @@ describe('chain fixture: everything the sandbox settles on', () => {
   it('deploys the swap venue with seeded pairs', () => {
     expect(fx.uniswap?.tokens.map((t) => t.symbol)).toEqual(['USDC', 'HRP']);
     expect(Object.keys(fx.uniswap?.pairs ?? {})).toEqual(['USDC', 'HRP']);
+  });
+
+  it('deploys the drops in their activity states', async () => {
+    expect(fx.drops.map((d) => d.slug)).toEqual([
+      'harpoon-genesis',
+      'harpoon-future',
+      'harpoon-ended',
+      'harpoon-paused',
+    ]);
+    const genesis = fx.drops[0]!;
+    expect(genesis.stages[0]!.allowlist).toEqual(fx.wallets.slice(0, 3).map((w) => w.address));
+    expect(await genesis.contract.getFunction('stageCount')()).toBe(2n);
+    expect(await fx.drops[3]!.contract.getFunction('paused')()).toBe(true);
+    // an allowlisted wallet can mint in the allowlist stage with its proof
+    const w = fx.wallets[1]!;
+    const proof = genesis.allowlistTree!.proof(addressLeaf(w.address))!;
+    const asW = genesis.contract.connect(w) as typeof genesis.contract;
+    await (
+      await asW.getFunction('mint')(0n, w.address, 1n, proof, { value: genesis.stages[0]!.priceWei })
+    ).wait();
+    expect(await genesis.contract.getFunction('ownerOf')(1n)).toBe(w.address);
   });
 
   it('funds the wallets it hands out', async () => {
