@@ -78,7 +78,12 @@ export type FulfillmentTamper = 'none' | 'recipient' | 'value' | 'target' | 'ext
 
 export interface Market {
   /** `POST /api/v2/orders/{chain}/{protocol}/listings|offers`: verify and store; returns the wire order. */
-  createOrder(side: OrderSide, chain: string, protocol: string, body: CreateOrderBody): Promise<Listing | Offer>;
+  createOrder(
+    side: OrderSide,
+    chain: string,
+    protocol: string,
+    body: CreateOrderBody,
+  ): Promise<Listing | Offer>;
   /** `POST /api/v2/offers/build`. */
   buildOffer(body: unknown): Promise<BuildOfferResponse>;
   /** `POST /api/v2/offers`: a collection or trait offer. */
@@ -89,10 +94,16 @@ export interface Market {
   /** `GET /api/v2/listings/collection/{slug}/best` (price ascending; `traits` AND filter). */
   bestListings(
     slug: string,
-    q: PageQuery & { traits?: readonly { traitType: string; value: string }[]; include_private_listings?: boolean },
+    q: PageQuery & {
+      traits?: readonly { traitType: string; value: string }[];
+      include_private_listings?: boolean;
+    },
   ): Page<Listing>;
   /** `GET /api/v2/listings/collection/{slug}/all`. */
-  allListings(slug: string, q: PageQuery & { maker?: string; include_private_listings?: boolean }): Page<Listing>;
+  allListings(
+    slug: string,
+    q: PageQuery & { maker?: string; include_private_listings?: boolean },
+  ): Page<Listing>;
   /** `GET /api/v2/listings/collection/{slug}/nfts/{identifier}/best`; 404 HttpError when none. */
   bestListingForNft(slug: string, identifier: string): Listing;
   /** `GET /api/v2/offers/collection/{slug}` (collection offers, best price first). */
@@ -111,12 +122,23 @@ export interface Market {
   /** `POST /api/v2/listings/fulfillment_data` and `/offers/fulfillment_data`; 400 HttpError keeps the shape. */
   fulfillmentData(side: OrderSide, body: unknown): Promise<FulfillListingResponse>;
   /** `POST /api/v2/orders/chain/{chain}/protocol/{protocol_address}/{order_hash}/cancel`. */
-  cancel(chain: string, protocol: string, orderHash: string, body: unknown, caller?: string): Promise<CancelResponse>;
+  cancel(
+    chain: string,
+    protocol: string,
+    orderHash: string,
+    body: unknown,
+    caller?: string,
+  ): Promise<CancelResponse>;
 
   /** Fault injection: how the next fulfillment responses are tampered with. */
   setTamper(mode: FulfillmentTamper): void;
   /** Counters for `/_sandbox/`. */
-  stats(): { readonly orders: number; readonly active: number; readonly fills: number; readonly cancels: number };
+  stats(): {
+    readonly orders: number;
+    readonly active: number;
+    readonly fills: number;
+    readonly cancels: number;
+  };
   /** Stops chain watchers. */
   close(): Promise<void>;
 }
