@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import formatsModule, { type FormatsPlugin } from 'ajv-formats';
+
+// ajv-formats is CommonJS with `exports.default`: depending on the loader's interop the default
+// import is the plugin itself or the module object holding it.
+const addFormats: FormatsPlugin =
+  (formatsModule as unknown as { default?: FormatsPlugin }).default ??
+  (formatsModule as unknown as FormatsPlugin);
 
 /**
  * The one schema oracle of the sandbox tests: the official OpenAPI 3.1 document of the API
@@ -138,7 +144,12 @@ function describe(errors: readonly ErrorObject[], body: unknown): string {
  * Asserts that `body` is a valid response of the operation for `status`. Throws an Error listing
  * each violation (where in the body, what rule, the offending value) otherwise.
  */
-export function expectValidResponse(method: string, pathTemplate: string, status: number, body: unknown): void {
+export function expectValidResponse(
+  method: string,
+  pathTemplate: string,
+  status: number,
+  body: unknown,
+): void {
   const validate = validatorFor(method, pathTemplate, status);
   if (validate(body)) return;
   throw new Error(
