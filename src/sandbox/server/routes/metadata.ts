@@ -1,0 +1,75 @@
+import type { CatalogCollection } from '../../catalog/catalog.ts';
+import { hashString } from '../../catalog/traits.ts';
+import { HttpError } from '../../errors.ts';
+import type { Route, ServerState } from '../types.ts';
+
+/**
+ * Token metadata, what the collections' `tokenURI`/`uri` point at (no API key, like any metadata
+ * host): `GET /metadata/{slug}/{tokenId}` → ERC721 metadata JSON from the catalog, and the token's
+ * picture at `/metadata/{slug}/{tokenId}/image.svg`. ERC1155 clients may substitute `{id}` as 64
+ * hex digits; both spellings are accepted.
+ */
+
+function tokenIdOf(raw: string): bigint {
+  const id = raw.replace(/\.json$/, '');
+  if (/^\d{1,78}$/.test(id)) return BigInt(id);
+  if (/^[0-9a-fA-F]{64}$/.test(id)) return BigInt(`0x${id}`);
+  throw new HttpError(400, `token id "${raw}" is neither decimal nor 64 hex digits`);
+}
+
+function lookup(state: ServerState, slug: string, rawId: string): { c: CatalogCollection; id: bigint } {
+  const c = state.catalog?.bySlug(slug);
+  if (!c) throw new HttpError(404, `Collection ${slug} not found`);
+  const id = tokenIdOf(rawId);
+  if (id < 1n || id > BigInt(c.supply)) throw new HttpError(404, `Token ${slug} #${id} does not exist`);
+  return { c, id };
+}
+
+/** A small deterministic SVG per token (colour from slug and id). */
+export function tokenSvg(name: string, slug: string, id: bigint): string {
+  const hue = hashString(`${slug}:${id}`) % 360;
+  const safe = name.replace(/[<>&"]/g, '');
+  return [
+    '<svg xmlns="http://www.w3.org/2000/svg" width="350" height="350" viewBox="0 0 350 350">',
+    `<rect width="350" height="350" fill="hsl(${hue},60%,55%)"/>`,
+    `<text x="175" y="185" font-family="monospace" font-size="24" text-anchor="middle" fill="#fff">${safe}</text>`,
+    '</svg>',
+  ].join('');
+}
+
+export function metadataRoutes(state: ServerState): Route[] {
+  return [
+    {
+      method: 'GET',
+      pattern: '/metadata/{slug}/{tokenId}',
+      access: 'public',
+      handler: ({ params }) => {
+        const slug = params['slug'] as string;
+        const { c, id } = lookup(state, slug, params['tokenId'] as string);
+        const traits = state.catalog?.traits(slug, id) ?? [];
+        return {
+          json: {
+            name: `${c.name} #${id}`,
+            description: c.description,
+            image: `${state.publicUrl}/metadata/${slug}/${id}/image.svg`,
+            attributes: traits.map((t) => ({
+              trait_type: t.trait_type,
+              value: t.value,
+              ...(t.display_type !== undefined ? { display_type: t.display_type } : {}),
+            })),
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/metadata/{slug}/{tokenId}/image.svg',
+      access: 'public',
+      handler: ({ params }) => {
+        const slug = params['slug'] as string;
+        const { c, id } = lookup(state, slug, params['tokenId'] as string);
+        return { text: tokenSvg(`${c.symbol} #${id}`, slug, id), contentType: 'image/svg+xml' };
+      },
+    },
+  ];
+}

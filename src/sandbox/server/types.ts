@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Listing, Offer } from '@opensea/api-types';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { EventLog } from '../events/log.ts';
+import type { Market } from '../market/types.ts';
+import type { Faults } from './faults.ts';
+import type { KeyStore, Principal } from './keys.ts';
+import type { TxInfo } from './render-events.ts';
+import type { Params } from './router.ts';
+
+/** What a route handler sees of one request. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly path: string;
+  readonly params: Params;
+  readonly query: URLSearchParams;
+  /** Set on authenticated `/api` routes. */
+  readonly principal: Principal | undefined;
+  /** The JSON body (size-capped; malformed → 400); `undefined` when empty. */
+  body(): Promise<unknown>;
+}
+
+/** A handler's answer: JSON (default) or text. Errors are thrown as `HttpError`. */
+export type Reply =
+  | { readonly status?: number; readonly json: unknown; readonly headers?: Readonly<Record<string, string>> }
+  | { readonly status?: number; readonly text: string; readonly contentType: string };
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+
+/** Who may call a route. */
+export type Access = 'key' | 'public' | 'admin';
+
+export interface Route {
+  readonly method: string;
+  readonly pattern: string;
+  readonly access: Access;
+  readonly handler: Handler;
+}
+
+/** Renders an order in the deprecated legacy format (the `order` field of create responses). */
+export type LegacyOrderRenderer = (order: Listing | Offer) => unknown;
+
+/** The part of the stream server's fault control the admin surface forwards to. */
+export interface StreamFaultTarget {
+  configure(settings: {
+    readonly duplicateRate?: number;
+    readonly reorderWindow?: number;
+    readonly malformedRate?: number;
+  }): void;
+  reset(): void;
+  dropAll(): number;
+  stall(ms: number): number;
+}
+
+export interface StreamControl {
+  readonly faults: StreamFaultTarget;
+}
+
+/** The server's collaborators; some arrive after `listen` (the chain needs the server's URL first). */
+export interface ServerState {
+  readonly chain: string;
+  readonly events: EventLog;
+  readonly keys: KeyStore;
+  readonly faults: Faults;
+  readonly createdAtMs: number;
+  readonly bodyLimit: number;
+  catalog: Catalog | undefined;
+  market: Market | undefined;
+  legacyOrderOf: LegacyOrderRenderer | undefined;
+  stream: StreamControl | undefined;
+  txInfo: ((hash: string) => Promise<TxInfo | undefined>) | undefined;
+  /** Base URL clients reach the server at (metadata links); set by `listen` unless configured. */
+  publicUrl: string;
+}
