@@ -77,17 +77,22 @@ export interface PaymentTokenQuote {
   readonly usd_price: string;
 }
 
+export type ItemUrl<T> = (contract: string, identifier: string, collection: string) => T;
+
 export interface StreamRenderContext {
   /** Epoch ms stamped as `sent_at`. */
   readonly sentAtMs: number;
   /** Chain name used when an event carries none (events normally do). Default `ethereum`. */
   readonly chain?: string;
-  /** `item.permalink`. Default `https://opensea.io/assets/<chain>/<contract>/<id>`. */
-  readonly itemUrl?: (contract: string, identifier: string) => string;
-  /** `item.metadata.metadata_url`. Default null. */
-  readonly metadataUrl?: (contract: string, identifier: string) => string | null;
+  /**
+   * `item.permalink`. Default `https://opensea.io/assets/<chain>/<contract>/<id>`. URL callbacks get
+   * the lowercase contract, the token id and the event's collection slug.
+   */
+  readonly itemUrl?: ItemUrl<string>;
+  /** `item.metadata.metadata_url` (e.g. the sandbox's `/metadata/<slug>/<id>`). Default null. */
+  readonly metadataUrl?: ItemUrl<string | null>;
   /** `item.metadata.image_url`. Default null. */
-  readonly imageUrl?: (contract: string, identifier: string) => string | null;
+  readonly imageUrl?: ItemUrl<string | null>;
   /** Names items (`<collection name> #<id>`), resolves contracts and traits for metadata updates. */
   readonly catalog?: Catalog;
   /** Name and prices of a payment token. Default: ETH/WETH at 1 ETH, `DEFAULT_ETH_USD`. */
@@ -100,7 +105,8 @@ const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** Epoch ms → `2022-12-01T16:54:23.974000+00:00` (the service's Python-style ISO format). */
 export function isoMicros(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
+  // toISOString is `YYYY-MM-DDTHH:mm:ss.sssZ` for years 0000–9999
+  return `${new Date(ms).toISOString().slice(0, 23)}000+00:00`;
 }
 
 function isoSeconds(secs: number | undefined): string | null {
@@ -184,13 +190,13 @@ function item(
   return {
     nft_id: `${chain}/${contract}/${id}`,
     permalink: ctx.itemUrl
-      ? ctx.itemUrl(contract, id)
+      ? ctx.itemUrl(contract, id, e.collection)
       : `https://opensea.io/assets/${chain}/${contract}/${id}`,
     metadata: {
       name: itemName(e, ctx),
-      image_url: ctx.imageUrl ? ctx.imageUrl(contract, id) : null,
+      image_url: ctx.imageUrl ? ctx.imageUrl(contract, id, e.collection) : null,
       animation_url: null,
-      metadata_url: ctx.metadataUrl ? ctx.metadataUrl(contract, id) : null,
+      metadata_url: ctx.metadataUrl ? ctx.metadataUrl(contract, id, e.collection) : null,
       ...extra,
     },
     chain: { name: chain },

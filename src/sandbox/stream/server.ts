@@ -25,6 +25,7 @@ import {
 } from './protocol.ts';
 import {
   breakMessage,
+  type ItemUrl,
   type PaymentTokenQuote,
   renderStreamEvent,
   STREAM_EVENT_TYPES,
@@ -64,12 +65,15 @@ export interface StreamServerOptions {
   readonly authenticate: (token: string) => boolean | Promise<boolean>;
   /** Chain name used when an event carries none. Default `ethereum`. */
   readonly chain?: string;
-  /** `item.permalink` of an NFT. Default `https://opensea.io/assets/<chain>/<contract>/<id>`. */
-  readonly itemUrl?: (contract: string, identifier: string) => string;
-  /** `item.metadata.metadata_url`. Default null. */
-  readonly metadataUrl?: (contract: string, identifier: string) => string | null;
-  /** `item.metadata.image_url`. Default null. */
-  readonly imageUrl?: (contract: string, identifier: string) => string | null;
+  /**
+   * `item.permalink` of an NFT. Default `https://opensea.io/assets/<chain>/<contract>/<id>`.
+   * URL callbacks get (lowercase contract, token id, collection slug).
+   */
+  readonly itemUrl?: ItemUrl<string>;
+  /** `item.metadata.metadata_url` (e.g. the sandbox's `<base>/metadata/<slug>/<id>`). Default null. */
+  readonly metadataUrl?: ItemUrl<string | null>;
+  /** `item.metadata.image_url` (e.g. `<base>/metadata/<slug>/<id>/image.svg`). Default null. */
+  readonly imageUrl?: ItemUrl<string | null>;
   /** Payment token names and prices. Default ETH/WETH = 1 ETH = 3000 USD. */
   readonly quote?: (token: PriceInfo['token']) => PaymentTokenQuote;
   readonly catalog?: Catalog;

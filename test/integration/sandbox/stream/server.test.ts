@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StreamControl } from '../../../../src/sandbox/server/types.ts';
 import { STREAM_EVENT_TYPES, streamEventTypeOf } from '../../../../src/sandbox/stream/render.ts';
 import { ALL_KINDS, APES_CONTRACT, sampleInput } from '../../../unit/sandbox/stream/samples.ts';
 import {
@@ -324,5 +325,14 @@ describe('stream server, refusals and lifecycle', () => {
     a.close();
     await until(() => h.stream.stats().connections === 1, 2000, 'connection count');
     expect(h.stream.stats().connectionsTotal).toBe(2);
+  });
+
+  it('is the StreamControl the REST admin surface forwards faults to', () => {
+    const control: StreamControl = h.stream;
+    control.faults.configure({ duplicateRate: 0.5, reorderWindow: 3 });
+    expect(h.stream.faults.settings()).toEqual({ duplicateRate: 0.5, reorderWindow: 3, malformedRate: 0 });
+    control.faults.reset();
+    expect(h.stream.faults.settings()).toEqual({ duplicateRate: 0, reorderWindow: 0, malformedRate: 0 });
+    expect(control.faults.dropAll()).toBe(0);
   });
 });

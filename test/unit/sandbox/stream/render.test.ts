@@ -335,16 +335,14 @@ describe('renderStreamEvent payloads', () => {
     const c: StreamRenderContext = {
       ...ctx,
       itemUrl: (contract, id) => `http://sandbox/assets/${contract}/${id}`,
-      metadataUrl: (contract, id) => `http://sandbox/metadata/${contract}/${id}`,
+      metadataUrl: (_contract, id, slug) => `http://sandbox/metadata/${slug}/${id}`,
       imageUrl: (_contract, id) => `http://sandbox/img/${id}.png`,
       quote: () => ({ name: 'Test Ether', eth_price: '1', usd_price: '42' }),
     };
     const p = render('listing', c).payload;
     const item = obj(p['item']);
     expect(item['permalink']).toBe(`http://sandbox/assets/${APES_CONTRACT.toLowerCase()}/7`);
-    expect(obj(item['metadata'])['metadata_url']).toBe(
-      `http://sandbox/metadata/${APES_CONTRACT.toLowerCase()}/7`,
-    );
+    expect(obj(item['metadata'])['metadata_url']).toBe('http://sandbox/metadata/harpoon-apes/7');
     expect(obj(item['metadata'])['image_url']).toBe('http://sandbox/img/7.png');
     expect(obj(p['payment_token'])['usd_price']).toBe('42');
   });
