@@ -470,12 +470,16 @@ class PhoenixStreamServer implements StreamServer {
       this.#join(conn, f);
       return;
     }
+    const ch = conn.channels.get(f.topic);
+    // Like Phoenix, a frame for an earlier instance of a joined channel (its join_ref differs) is
+    // ignored without a reply: the client raced a rejoin.
+    if (ch && ch.joinRef !== null && f.joinRef !== null && f.joinRef !== ch.joinRef) return;
     if (f.event === PHX_LEAVE) {
-      this.#leave(conn, f);
+      this.#leave(conn, f, ch);
       return;
     }
     // The stream is receive-only: a joined channel handles nothing but join and leave.
-    if (conn.channels.has(f.topic)) this.#reply(conn, f, 'error', { reason: 'unsupported event' });
+    if (ch) this.#reply(conn, f, 'error', { reason: 'unsupported event' });
     else this.#reply(conn, f, 'error', { reason: 'unmatched topic' });
   }
 
@@ -502,8 +506,8 @@ class PhoenixStreamServer implements StreamServer {
     this.#reply(conn, f, 'ok');
   }
 
-  #leave(conn: Connection, f: PhxFrame): void {
-    const ch = conn.channels.get(f.topic);
+  /** Leave is answered ok even for a topic not joined (as Phoenix does); a joined one then closes. */
+  #leave(conn: Connection, f: PhxFrame, ch: Channel | undefined): void {
     this.#reply(conn, f, 'ok');
     if (!ch) return;
     this.#leaves++;

@@ -132,6 +132,20 @@ describe('stream server, vsn 2 array frames', () => {
     expect(h.stream.stats().leaves).toBe(1);
   });
 
+  it('ignores a leave that carries the join_ref of an earlier join of the topic', async () => {
+    const c = await joined(APES, {}, '1');
+    c.send(['2', '2', APES, 'phx_join', {}]);
+    await c.take(isArrayFrame(APES, 'phx_reply'));
+    c.send(['1', '3', APES, 'phx_leave', {}]); // stale: the channel now has join_ref "2"
+    c.send([null, '4', 'phoenix', 'heartbeat', {}]);
+    await c.take(isArrayFrame('phoenix', 'phx_reply'));
+    expect(c.all(isArrayFrame(APES, 'phx_reply'))).toHaveLength(2); // the two joins only
+    h.log.append(sampleInput('listing'));
+    await c.take(isArrayFrame(APES, 'item_listed'));
+    c.send(['2', '5', APES, 'phx_leave', {}]);
+    expect(await c.take(isArrayFrame(APES, 'phx_reply'))).toEqual(['2', '5', APES, 'phx_reply', OK]);
+  });
+
   it('event_types filter: only those types; a rejoin replaces the filter', async () => {
     const c = await joined(APES, { event_types: ['item_sold', 'item_transferred'] });
     h.log.append(sampleInput('listing'));
