@@ -44,10 +44,11 @@ import {
  * - Topics `collection:<slug>` (any slug; unknown ones deliver nothing) and `collection:*`.
  *   A join reply is `{"status":"ok","response":{}}`; an invalid topic gets
  *   `{"status":"error","response":{"reason":"unmatched topic"}}`. A join payload
- *   `{"event_types":[...]}` restricts that channel to those types; a rejoin replaces the channel
- *   and its filter. `phx_leave` is answered ok, followed by `phx_close` for the channel, and
- *   delivery stops. Heartbeats on topic `phoenix` are answered ok. Other events on a joined topic
- *   get an error reply; malformed client frames are counted and ignored.
+ *   `{"event_types":[...]}` restricts that channel to those types (an empty list = no filter); a
+ *   rejoin replaces the channel and its filter. `phx_leave` is answered ok, followed by
+ *   `phx_close` for the channel, and delivery stops. Heartbeats on topic `phoenix` are answered
+ *   ok. Other events on a joined topic get an error reply; frames carrying the join_ref of an
+ *   earlier join of the topic are ignored; malformed client frames are counted and ignored.
  * - Events: every record appended to the event log becomes `[null, null, <topic>, <event_type>,
  *   {event_type, payload, sent_at, version}]` on each matching channel of each socket. Events of
  *   collection `x` go to channels `collection:x` (topic `collection:x`) and `collection:*` (topic
