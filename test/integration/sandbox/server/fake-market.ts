@@ -214,7 +214,11 @@ export class FakeMarket implements Market {
           chain: 1,
           to: SEAPORT,
           value: '0',
-          input_data: {},
+          // FulfillOrder in the document's (generator-shaped) schema
+          input_data: {
+            order: { chain: 'ethereum', remaining_quantity: 1 },
+            fulfillerConduitKey: `0x${'00'.repeat(32)}`,
+          },
         },
         orders: [],
       },
