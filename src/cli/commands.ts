@@ -32,55 +32,6 @@ export const COMMANDS: readonly Command[] = Object.freeze([
     run: runDemo,
   },
   {
-    name: 'sandbox',
-    summary: 'run the local marketplace (REST API, stream, anvil with Seaport); prints one JSON line',
-    description: [
-      'Starts the sandbox: the marketplace REST API (instant keys, rate limits, orders, events,',
-      'metadata) and its real-time stream on one port of 127.0.0.1, anvil with Seaport 1.6, WETH, the',
-      'signed zone and three test collections (the first run compiles Seaport, about 30 s, cached).',
-      'Once ready it prints exactly one JSON line on stdout: apiUrl, streamUrl, rpcUrl, chain, chainId,',
-      'seaport, conduitKey, zone, weth, collections (slug, contract), apiKey and funded dev wallets',
-      '(address, privateKey). Progress goes to stderr. Admin counters and fault injection live under',
-      '<apiUrl>/_sandbox/ (stats, faults, reset-faults). Ctrl-C stops anvil and everything else.',
-    ].join('\n'),
-    flags: [
-      {
-        name: 'port',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '0 (a free port)',
-        help: 'HTTP and stream port',
-      },
-      {
-        name: 'seed',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '1',
-        help: 'seed of traits and fault randomness (0 to 4294967295)',
-      },
-      {
-        name: 'activity',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '0',
-        help: 'simulated market events per second (accepted; the simulator is not built yet)',
-      },
-      {
-        name: 'chain-id',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '1',
-        help: 'chain id of the local chain',
-      },
-    ],
-    examples: [
-      'harpoon sandbox',
-      'harpoon sandbox --port 8080 --seed 42',
-      'harpoon sandbox --chain-id 8453 > sandbox.json',
-    ],
-    run: runSandbox,
-  },
-  {
     name: 'config check',
     summary: 'load and validate a config, print it with every secret [REDACTED]',
     description: [
@@ -148,6 +99,55 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       ctx.io.stdout(`harpoon ${packageVersion()}\n`);
       return ExitCode.ok;
     },
+  },
+  {
+    name: 'sandbox',
+    summary: 'run the local marketplace (REST API, stream, anvil with Seaport); prints one JSON line',
+    description: [
+      'Starts the sandbox: the marketplace REST API (instant keys, rate limits, orders, events,',
+      'metadata) and its real-time stream on one port of 127.0.0.1, anvil with Seaport 1.6, WETH, the',
+      'signed zone and three test collections (the first run compiles Seaport, about 30 s, cached).',
+      'Once ready it prints exactly one JSON line on stdout: apiUrl, streamUrl, rpcUrl, chain, chainId,',
+      'seaport, conduitKey, zone, weth, collections (slug, contract), apiKey and funded dev wallets',
+      '(address, privateKey). Progress goes to stderr. Admin counters and fault injection live under',
+      '<apiUrl>/_sandbox/ (stats, faults, reset-faults). Ctrl-C stops anvil and everything else.',
+    ].join('\n'),
+    flags: [
+      {
+        name: 'port',
+        type: 'string',
+        valueName: 'N',
+        defaultText: '0 (a free port)',
+        help: 'HTTP and stream port',
+      },
+      {
+        name: 'seed',
+        type: 'string',
+        valueName: 'N',
+        defaultText: '1',
+        help: 'seed of traits and fault randomness (0 to 4294967295)',
+      },
+      {
+        name: 'activity',
+        type: 'string',
+        valueName: 'N',
+        defaultText: '0',
+        help: 'simulated market events per second (accepted; the simulator is not built yet)',
+      },
+      {
+        name: 'chain-id',
+        type: 'string',
+        valueName: 'N',
+        defaultText: '1',
+        help: 'chain id of the local chain',
+      },
+    ],
+    examples: [
+      'harpoon sandbox',
+      'harpoon sandbox --port 8080 --seed 42',
+      'harpoon sandbox --chain-id 8453 > sandbox.json',
+    ],
+    run: runSandbox,
   },
 ]);
 
