@@ -55,6 +55,8 @@ export interface StreamFaultTarget {
 
 export interface StreamControl {
   readonly faults: StreamFaultTarget;
+  /** The stream server's own counters (connections, deliveries per type), shown in `/_sandbox/stats`. */
+  stats?(): unknown;
 }
 
 /** The server's collaborators; some arrive after `listen` (the chain needs the server's URL first). */

@@ -42,6 +42,8 @@ export interface SandboxStats {
   } | null;
   readonly faults: FaultSettings;
   readonly streamAttached: boolean;
+  /** The stream server's counters, when it reports them. */
+  readonly stream: unknown;
 }
 
 export function collectStats(state: ServerState, counters: RequestCounters, startedAt: number): SandboxStats {
@@ -62,6 +64,7 @@ export function collectStats(state: ServerState, counters: RequestCounters, star
     market: m ? { orders: m.orders, active: m.active, fills: m.fills, cancels: m.cancels } : null,
     faults: state.faults.settings,
     streamAttached: state.stream !== undefined,
+    stream: state.stream?.stats?.() ?? null,
   };
 }
 

@@ -111,6 +111,7 @@ describe('/_sandbox admin surface', () => {
       market: { orders: 0, active: 0, fills: 3, cancels: 1 },
       faults: { errorRate: 0 },
       streamAttached: false,
+      stream: null,
     });
     // the admin surface is neither metered nor keyed
     expect(r.headers.get('x-ratelimit-limit')).toBeNull();

@@ -181,7 +181,11 @@ describe('createSandbox', () => {
     expect(recs[0]?.['total_price']).toBe(String(10n ** 17n));
 
     const stats = (await call('GET', '/_sandbox/stats')).body;
-    expect(stats).toMatchObject({ market: { orders: 1, fills: 1 }, streamAttached: true });
+    expect(stats).toMatchObject({
+      market: { orders: 1, fills: 1 },
+      streamAttached: true,
+      stream: { connections: 0, refused: 0 },
+    });
     expect((stats['events'] as { byType: Record<string, number> }).byType).toMatchObject({
       listing: 1,
       sale: 1,
