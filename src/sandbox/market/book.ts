@@ -36,6 +36,8 @@ export interface StoredOrder {
   readonly zoned: boolean;
   /** Sandbox clock, epoch ms. */
   readonly createdAtMs: number;
+  /** The block the creation checks read; status re-checks at older blocks are deferred. */
+  readonly verifiedAtBlock: number;
   status: OrderStatus;
   remaining: bigint;
   /** Chain time (s) at which the last zone signature issued for this order expires. */

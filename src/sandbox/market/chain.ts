@@ -1,6 +1,8 @@
 /**
  * The market's reads of the chain: Seaport order status and counters, NFT ownership and
- * approvals, WETH balances and allowances, and chain time. Always at the latest block.
+ * approvals, WETH balances and allowances, and chain time. At the latest block unless a block
+ * number is given (consistent snapshots: creation checks at one block, status re-checks at the
+ * block whose logs were processed).
  */
 import type { Interface, JsonRpcProvider } from 'ethers';
 import { erc20Interface, nftInterface, seaportInterface } from './seaport.ts';
@@ -25,14 +27,14 @@ export class ChainReader {
     this.weth = weth;
   }
 
-  async #call(to: string, iface: Interface, fn: string, args: readonly unknown[]) {
+  async #call(to: string, iface: Interface, fn: string, args: readonly unknown[], blockTag?: number) {
     const data = iface.encodeFunctionData(fn, args);
-    const ret = await this.provider.call({ to, data });
+    const ret = await this.provider.call({ to, data, ...(blockTag !== undefined ? { blockTag } : {}) });
     return iface.decodeFunctionResult(fn, ret);
   }
 
-  async orderStatus(hash: string): Promise<OnChainOrderStatus> {
-    const r = await this.#call(this.seaport, seaportInterface, 'getOrderStatus', [hash]);
+  async orderStatus(hash: string, blockTag?: number): Promise<OnChainOrderStatus> {
+    const r = await this.#call(this.seaport, seaportInterface, 'getOrderStatus', [hash], blockTag);
     return {
       isValidated: r[0] as boolean,
       isCancelled: r[1] as boolean,
@@ -41,8 +43,8 @@ export class ChainReader {
     };
   }
 
-  async counter(offerer: string): Promise<bigint> {
-    return (await this.#call(this.seaport, seaportInterface, 'getCounter', [offerer]))[0] as bigint;
+  async counter(offerer: string, blockTag?: number): Promise<bigint> {
+    return (await this.#call(this.seaport, seaportInterface, 'getCounter', [offerer], blockTag))[0] as bigint;
   }
 
   async onChainOrderHash(components: unknown): Promise<string> {
@@ -50,32 +52,39 @@ export class ChainReader {
   }
 
   /** Owner of an ERC721 token; undefined when the token does not exist. */
-  async ownerOf(contract: string, id: bigint): Promise<string | undefined> {
+  async ownerOf(contract: string, id: bigint, blockTag?: number): Promise<string | undefined> {
     try {
-      return (await this.#call(contract, nftInterface, 'ownerOf', [id]))[0] as string;
+      return (await this.#call(contract, nftInterface, 'ownerOf', [id], blockTag))[0] as string;
     } catch {
       return undefined;
     }
   }
 
-  async balanceOf1155(contract: string, owner: string, id: bigint): Promise<bigint> {
-    return (await this.#call(contract, nftInterface, 'balanceOf', [owner, id]))[0] as bigint;
+  async balanceOf1155(contract: string, owner: string, id: bigint, blockTag?: number): Promise<bigint> {
+    return (await this.#call(contract, nftInterface, 'balanceOf', [owner, id], blockTag))[0] as bigint;
   }
 
-  async isApprovedForAll(contract: string, owner: string, operator: string): Promise<boolean> {
-    return (await this.#call(contract, nftInterface, 'isApprovedForAll', [owner, operator]))[0] as boolean;
+  async isApprovedForAll(
+    contract: string,
+    owner: string,
+    operator: string,
+    blockTag?: number,
+  ): Promise<boolean> {
+    return (
+      await this.#call(contract, nftInterface, 'isApprovedForAll', [owner, operator], blockTag)
+    )[0] as boolean;
   }
 
-  async erc20Balance(token: string, owner: string): Promise<bigint> {
-    return (await this.#call(token, erc20Interface, 'balanceOf', [owner]))[0] as bigint;
+  async erc20Balance(token: string, owner: string, blockTag?: number): Promise<bigint> {
+    return (await this.#call(token, erc20Interface, 'balanceOf', [owner], blockTag))[0] as bigint;
   }
 
-  async erc20Allowance(token: string, owner: string, spender: string): Promise<bigint> {
-    return (await this.#call(token, erc20Interface, 'allowance', [owner, spender]))[0] as bigint;
+  async erc20Allowance(token: string, owner: string, spender: string, blockTag?: number): Promise<bigint> {
+    return (await this.#call(token, erc20Interface, 'allowance', [owner, spender], blockTag))[0] as bigint;
   }
 
-  async hasCode(address: string): Promise<boolean> {
-    return (await this.provider.getCode(address)) !== '0x';
+  async hasCode(address: string, blockTag?: number): Promise<boolean> {
+    return (await this.provider.getCode(address, blockTag)) !== '0x';
   }
 
   /** Reads the latest block; updates the chain-time estimate. */

@@ -460,10 +460,9 @@ export function createMarket(options: MarketOptions): SandboxMarket {
         );
       }
       assertNotFinal(o);
-      await watcher.ready;
-      await reader.latestBlock();
-      // Fresh status: the poller may not have seen the latest block yet.
-      await recheckOrder(ctx, counters, o);
+      // Fresh status: process the chain up to its latest block, then re-check the order there.
+      await watcher.poll();
+      await recheckOrder(ctx, counters, o, watcher.lastProcessedBlock);
       const plan = await planFulfillment(ctx, o, req);
       const fulfillerConduitKey = await chooseFulfillerConduitKey(o, req.fulfiller, plan.consideration);
       return buildFulfillment(ctx, plan, req, fulfillerConduitKey, tamper);

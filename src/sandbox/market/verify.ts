@@ -151,6 +151,8 @@ export interface VerifiedOrder {
   readonly zoned: boolean;
   readonly criteria?: OfferCriteria;
   readonly resolution?: CriteriaResolution;
+  /** The block all checks read (one snapshot). */
+  readonly verifiedAtBlock: number;
 }
 
 interface Shape {
@@ -299,7 +301,7 @@ export async function verifyOrder(
   criteria?: { criteria: OfferCriteria; resolution: CriteriaResolution },
 ): Promise<VerifiedOrder> {
   const o = parseComponents(rawParameters);
-  await ctx.reader.latestBlock();
+  const block = (await ctx.reader.latestBlock()).number;
   const nowSec = ctx.reader.now();
   const zoned = checkEnvelope(ctx, o, side, nowSec);
   const shape = side === 'listing' ? listingShape(ctx, o) : offerShape(ctx, o, criteria);
@@ -317,11 +319,11 @@ export async function verifyOrder(
   // Signature: an EOA signature by the offerer, or none for an order validated on chain.
   const sigEmpty =
     rawSignature === undefined || rawSignature === null || rawSignature === '' || rawSignature === '0x';
-  const status = await ctx.reader.orderStatus(hash);
+  const status = await ctx.reader.orderStatus(hash, block);
   if (sigEmpty) {
     if (!status.isValidated) throw badRequest('signature is required (the order is not validated on chain)');
   } else {
-    if (await ctx.reader.hasCode(o.offerer)) {
+    if (await ctx.reader.hasCode(o.offerer, block)) {
       throw badRequest('contract offerers (EIP-1271 signatures) are not supported');
     }
     let signer: string;
@@ -335,7 +337,7 @@ export async function verifyOrder(
       throw badRequest(`invalid signature: recovered signer ${signer} is not the offerer ${o.offerer}`);
     }
   }
-  const counter = await ctx.reader.counter(o.offerer);
+  const counter = await ctx.reader.counter(o.offerer, block);
   if (counter !== o.counter) {
     throw badRequest(`counter ${o.counter} does not match the offerer's current Seaport counter ${counter}`);
   }
@@ -345,9 +347,9 @@ export async function verifyOrder(
 
   const operator = operatorOf(ctx, o.conduitKey);
   if (side === 'listing') {
-    await checkListingAssets(ctx, o, shape, operator);
+    await checkListingAssets(ctx, o, shape, operator, block);
   } else {
-    await checkOfferFunds(ctx, o, operator);
+    await checkOfferFunds(ctx, o, operator, block);
   }
   return {
     components: o,
@@ -355,40 +357,47 @@ export async function verifyOrder(
     signature: sigEmpty ? '0x' : (rawSignature as string).toLowerCase(),
     side,
     zoned,
+    verifiedAtBlock: block,
     ...shape,
     ...(criteria ? { criteria: criteria.criteria, resolution: criteria.resolution } : {}),
   };
 }
 
-async function checkListingAssets(ctx: MarketContext, o: OrderComponents, s: Shape, operator: string) {
+async function checkListingAssets(
+  ctx: MarketContext,
+  o: OrderComponents,
+  s: Shape,
+  operator: string,
+  block: number,
+) {
   const id = s.tokenId as bigint;
   const contract = s.collection.contract;
   if (s.collection.standard === 'erc721') {
-    const owner = await ctx.reader.ownerOf(contract, id);
+    const owner = await ctx.reader.ownerOf(contract, id, block);
     if (owner === undefined) throw badRequest(`token ${id} of '${s.collection.slug}' does not exist`);
     if (!sameAddress(owner, o.offerer))
       throw badRequest(`the offerer does not own token ${id} of '${s.collection.slug}'`);
   } else {
-    const bal = await ctx.reader.balanceOf1155(contract, o.offerer, id);
+    const bal = await ctx.reader.balanceOf1155(contract, o.offerer, id, block);
     if (bal < s.quantity) {
       throw badRequest(
         `the offerer holds ${bal} of token ${id} of '${s.collection.slug}', the listing offers ${s.quantity}`,
       );
     }
   }
-  if (!(await ctx.reader.isApprovedForAll(contract, o.offerer, operator))) {
+  if (!(await ctx.reader.isApprovedForAll(contract, o.offerer, operator, block))) {
     throw badRequest(
       `the offerer has not approved ${operatorName(ctx, o.conduitKey)} for '${s.collection.slug}' (setApprovalForAll)`,
     );
   }
 }
 
-async function checkOfferFunds(ctx: MarketContext, o: OrderComponents, operator: string) {
+async function checkOfferFunds(ctx: MarketContext, o: OrderComponents, operator: string, block: number) {
   const amount = (o.offer[0] as OfferItem).startAmount;
-  const bal = await ctx.reader.erc20Balance(ctx.weth, o.offerer);
+  const bal = await ctx.reader.erc20Balance(ctx.weth, o.offerer, block);
   if (bal < amount)
     throw badRequest(`insufficient WETH balance: the offerer has ${bal}, the offer needs ${amount}`);
-  const allowance = await ctx.reader.erc20Allowance(ctx.weth, o.offerer, operator);
+  const allowance = await ctx.reader.erc20Allowance(ctx.weth, o.offerer, operator, block);
   if (allowance < amount) {
     throw badRequest(
       `insufficient WETH allowance to ${operatorName(ctx, o.conduitKey)}: ${allowance}, the offer needs ${amount}`,
@@ -413,6 +422,7 @@ export function toStored(v: VerifiedOrder, createdAtMs: number): StoredOrder {
     ...(v.criteria ? { criteria: v.criteria } : {}),
     ...(v.resolution ? { resolution: v.resolution } : {}),
     createdAtMs,
+    verifiedAtBlock: v.verifiedAtBlock,
     status: 'ACTIVE',
     remaining: v.quantity,
   };

@@ -53,8 +53,8 @@ export function transition(
   }
 }
 
-/** Whether the maker can currently honour the order (assets/funds and approvals). */
-async function makerCanHonour(ctx: MarketContext, o: StoredOrder): Promise<boolean> {
+/** Whether the maker can honour the order at block `b` (assets/funds and approvals). */
+async function makerCanHonour(ctx: MarketContext, o: StoredOrder, b: number): Promise<boolean> {
   const c = o.components;
   const operator = operatorOf(ctx, c.conduitKey);
   if (o.side === 'listing') {
@@ -62,16 +62,16 @@ async function makerCanHonour(ctx: MarketContext, o: StoredOrder): Promise<boole
     const id = o.tokenId as bigint;
     const units = (o.remaining * (c.offer[0]?.startAmount ?? o.quantity)) / o.quantity;
     if (o.collection.standard === 'erc721') {
-      if (!sameAddress(await ctx.reader.ownerOf(contract, id), c.offerer)) return false;
-    } else if ((await ctx.reader.balanceOf1155(contract, c.offerer, id)) < units) {
+      if (!sameAddress(await ctx.reader.ownerOf(contract, id, b), c.offerer)) return false;
+    } else if ((await ctx.reader.balanceOf1155(contract, c.offerer, id, b)) < units) {
       return false;
     }
-    return ctx.reader.isApprovedForAll(contract, c.offerer, operator);
+    return ctx.reader.isApprovedForAll(contract, c.offerer, operator, b);
   }
   const total = c.offer[0]?.startAmount ?? 0n;
   const need = (total * o.remaining) / o.quantity;
-  if ((await ctx.reader.erc20Balance(ctx.weth, c.offerer)) < need) return false;
-  return (await ctx.reader.erc20Allowance(ctx.weth, c.offerer, operator)) >= need;
+  if ((await ctx.reader.erc20Balance(ctx.weth, c.offerer, b)) < need) return false;
+  return (await ctx.reader.erc20Allowance(ctx.weth, c.offerer, operator, b)) >= need;
 }
 
 /** Expires orders whose endTime passed (chain time). */
@@ -82,27 +82,39 @@ export function sweepExpired(ctx: MarketContext, counters: StatusCounters): void
   }
 }
 
-/** Re-derives an order's status from the latest chain state. */
+/**
+ * Re-derives an order's status from the chain state at block `b` — the last block whose logs were
+ * processed, so what the logs record (sales, cancels with their transactions) and what the reads
+ * see never disagree. Returns false when the order was verified at a later block (re-check later).
+ */
 export async function recheckOrder(
   ctx: MarketContext,
   counters: StatusCounters,
   o: StoredOrder,
-): Promise<void> {
-  if (isFinal(o.status)) return;
-  if (o.components.endTime <= ctx.reader.now()) return transition(ctx, counters, o, 'EXPIRED');
-  const st = await ctx.reader.orderStatus(o.hash);
+  b: number,
+): Promise<boolean> {
+  if (o.verifiedAtBlock > b) return false;
+  if (isFinal(o.status)) return true;
+  if (o.components.endTime <= ctx.reader.now()) {
+    transition(ctx, counters, o, 'EXPIRED');
+    return true;
+  }
+  const st = await ctx.reader.orderStatus(o.hash, b);
   if (st.totalSize > 0n) {
     o.remaining = (o.quantity * (st.totalSize - st.totalFilled)) / st.totalSize;
-    if (st.totalFilled >= st.totalSize) return transition(ctx, counters, o, 'FULFILLED');
+    if (st.totalFilled >= st.totalSize) {
+      transition(ctx, counters, o, 'FULFILLED');
+      return true;
+    }
   }
-  if (st.isCancelled) return transition(ctx, counters, o, 'CANCELLED');
-  if ((await ctx.reader.counter(o.components.offerer)) !== o.components.counter) {
-    return transition(ctx, counters, o, 'CANCELLED');
+  if (st.isCancelled || (await ctx.reader.counter(o.components.offerer, b)) !== o.components.counter) {
+    transition(ctx, counters, o, 'CANCELLED');
+    return true;
   }
-  if (isFinal(o.status)) return; // cancelled off-chain while we were reading
-  const ok = await makerCanHonour(ctx, o);
-  if (isFinal(o.status)) return;
-  transition(ctx, counters, o, ok ? 'ACTIVE' : 'INACTIVE');
+  if (isFinal(o.status)) return true; // cancelled off-chain while we were reading
+  const ok = await makerCanHonour(ctx, o, b);
+  if (!isFinal(o.status)) transition(ctx, counters, o, ok ? 'ACTIVE' : 'INACTIVE');
+  return true;
 }
 
 interface TxRef {
@@ -214,7 +226,7 @@ export class ChainWatcher {
       const o = ctx.book.get(h);
       if (!o) continue;
       try {
-        await recheckOrder(ctx, this.#counters, o);
+        if (!(await recheckOrder(ctx, this.#counters, o, this.#last))) this.#dirty.add(h);
       } catch (e) {
         this.#dirty.add(h);
         throw e;

@@ -12,6 +12,7 @@ import {
   ETH,
   execute,
   expectHttpError,
+  expectSchema,
   FEE_RECIPIENT,
   increaseTime,
   listingParameters,
@@ -86,6 +87,10 @@ describe('creating listings', () => {
       remaining_quantity: 1,
       asset: { identifier: '10', contract: h.coll('harpoon-apes').contract },
       status: 'ACTIVE',
+    });
+    expectSchema('Listing', l);
+    expectSchema('GetOrderResponse', {
+      order: h.market.getOrder(CHAIN, h.fx.seaport.seaport, l.order_hash as string),
     });
     expect(l.protocol_data?.parameters.offerer).toBe(seller.address);
     expect(typeof l.protocol_data?.parameters.counter).toBe('number');
@@ -242,6 +247,7 @@ describe('fulfilling listings', () => {
     });
     const t = res.fulfillment_data.transaction;
     expect(res.protocol).toBe('seaport1.6');
+    expectSchema('FulfillListingResponse', res);
     expect(t.function).toMatch(/^fulfillBasicOrder_efficient_6GL6yc\(\(address,uint256/);
     expect(t.chain).toBe(h.fx.chainId);
     expect(t.to).toBe(h.fx.seaport.seaport);
@@ -510,6 +516,7 @@ describe('reads', () => {
       (4n * ETH).toString(),
     ]);
     expect(first.next).toBeDefined();
+    expectSchema('ListingsResponse', { listings: first.items, next: first.next });
     const second = h.market.bestListings('harpoon-punks', { limit: 2, next: first.next as string });
     expect(second.items.map((l) => l.order_hash)).toContain(hashes[0]);
     expect(second.next).toBeUndefined();

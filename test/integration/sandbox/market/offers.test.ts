@@ -9,6 +9,7 @@ import {
   erc20,
   execute,
   expectHttpError,
+  expectSchema,
   FEE_RECIPIENT,
   fundWeth,
   increaseTime,
@@ -118,6 +119,7 @@ describe('collection offers', () => {
       zoneHash: `0x${'00'.repeat(32)}`,
     });
     expect(b.encodedTokenIds).toBe('*');
+    expectSchema('BuildOfferResponse', b);
     const price = 2n * ETH;
     const offer = await postCriteriaOffer(b, price);
     expect(offer).toMatchObject({
@@ -127,6 +129,8 @@ describe('collection offers', () => {
       status: 'ACTIVE',
       remaining_quantity: 1,
     });
+    expectSchema('Offer', offer);
+    expectSchema('OffersResponse', { offers: h.market.collectionOffers('harpoon-apes', {}).items });
     expect(h.market.collectionOffers('harpoon-apes', {}).items.map((o) => o.order_hash)).toContain(
       offer.order_hash,
     );
@@ -137,6 +141,7 @@ describe('collection offers', () => {
     const t = res.fulfillment_data.transaction;
     expect(t.function.startsWith('fulfillAdvancedOrder(')).toBe(true);
     expect(t.value).toBe('0');
+    expectSchema('FulfillListingResponse', res);
     const input = t.input_data as unknown as {
       advancedOrder: { extraData: string; numerator: number; denominator: number };
       criteriaResolvers: { identifier: string; side: number; index: number; criteriaProof: string[] }[];
@@ -457,6 +462,7 @@ describe('cancelling offers', () => {
     const c = await h.market.cancel(CHAIN, h.fx.seaport.seaport, offer.order_hash as string, {
       offererSignature: await signCancel(h, buyer, offer.order_hash as string),
     });
+    expectSchema('CancelResponse', c);
     expect(c.last_signature_issued_valid_until).toBe(new Date(expiration * 1000).toISOString());
     expect(h.market.stats().cancels).toBe(before + 1);
     expect(h.market.getOrder(CHAIN, h.fx.seaport.seaport, offer.order_hash as string).status).toBe(
