@@ -219,7 +219,7 @@ export function createMarket(options: MarketOptions): SandboxMarket {
         checkProtocolAddress(ctx, body.protocol_address);
       }
       if (body.parameters === undefined) throw badRequest('parameters are required');
-      await watcher.ready;
+      await watcher.ready();
       const v = await verifyOrder(ctx, side, body.parameters, body.signature);
       return renderOrder(store(v), renderCtx());
     },
@@ -284,7 +284,7 @@ export function createMarket(options: MarketOptions): SandboxMarket {
       const criteria = parseOrThrow(() => parseCriteria(body.criteria, ctx.catalog));
       const coll = collection(criteria.slug);
       const resolution = parseOrThrow(() => resolveCriteria(ctx.catalog, coll, criteria));
-      await watcher.ready;
+      await watcher.ready();
       const v = await verifyOrder(ctx, 'offer', pd.parameters, pd.signature, { criteria, resolution });
       return renderOffer(store(v), renderCtx());
     },

@@ -149,18 +149,35 @@ export class ChainWatcher {
   #closed = false;
   #chain: Promise<void> = Promise.resolve();
   #lastError: unknown;
-  readonly ready: Promise<void>;
+  readonly #startBlock: number | undefined;
+  #init: Promise<void> | undefined;
 
   constructor(ctx: MarketContext, counters: StatusCounters, intervalMs: number, startBlock?: number) {
     this.#ctx = ctx;
     this.#counters = counters;
     this.#intervalMs = intervalMs;
     for (const c of ctx.catalog.collections()) this.#collections.set(c.contract.toLowerCase(), c);
-    this.ready = ctx.reader.latestBlock().then((b) => {
-      this.#last = startBlock !== undefined ? startBlock - 1 : b.number;
-    });
-    // Keep `ready` from surfacing as unhandled when nobody awaits it before it fails.
-    this.ready.catch(() => undefined);
+    this.#startBlock = startBlock;
+    this.ready().catch(() => undefined); // baseline now; a failure is retried by the next caller
+  }
+
+  /**
+   * Resolves once the baseline block is set (the latest block at creation, or `startBlock - 1`);
+   * orders must not be verified before, or logs between their check and the baseline would be
+   * skipped. A failed attempt is retried on the next call.
+   */
+  ready(): Promise<void> {
+    this.#init ??= this.#ctx.reader.latestBlock().then(
+      (b) => {
+        if (this.#last < 0) this.#last = this.#startBlock !== undefined ? this.#startBlock - 1 : b.number;
+      },
+      (e: unknown) => {
+        this.#init = undefined;
+        this.#lastError = e;
+        throw e;
+      },
+    );
+    return this.#init;
   }
 
   get lastProcessedBlock(): number {
@@ -207,7 +224,7 @@ export class ChainWatcher {
   }
 
   async #pollOnce(): Promise<void> {
-    await this.ready;
+    await this.ready();
     const ctx = this.#ctx;
     const latest = await ctx.reader.latestBlock();
     const addresses = [ctx.seaport, ctx.weth, ...ctx.catalog.collections().map((c) => c.contract)];

@@ -13,6 +13,7 @@ import {
   FEE_RECIPIENT,
   fundWeth,
   increaseTime,
+  listingParameters,
   type MarketHarness,
   mintedOwner,
   nft,
@@ -486,5 +487,112 @@ describe('cancelling offers', () => {
       buyer.address,
     );
     expect(again.last_signature_issued_valid_until).toBe(c.last_signature_issued_valid_until);
+  });
+});
+
+describe('other order shapes', () => {
+  it('settles a WETH-priced listing through fulfillAdvancedOrder with the buyer paying via the conduit', async () => {
+    const seller = mintedOwner(h, 33n);
+    const p = await listingParameters(h, seller, {
+      slug: 'harpoon-apes',
+      tokenId: 33n,
+      price: ETH,
+      currency: 'WETH',
+    });
+    const l = await h.market.createOrder('listing', CHAIN, 'seaport', {
+      parameters: p,
+      signature: await sign(h, seller, p),
+    });
+    expect(l).toMatchObject({ price: { current: { currency: 'WETH', value: ETH.toString() } } });
+    const res = await h.market.fulfillmentData('listing', {
+      listing: ref(l.order_hash as string),
+      fulfiller: { address: buyer.address },
+    });
+    const t = res.fulfillment_data.transaction;
+    expect(t.function.startsWith('fulfillAdvancedOrder(')).toBe(true);
+    expect(t.value).toBe('0');
+    expect((t.input_data as unknown as { fulfillerConduitKey: string }).fulfillerConduitKey).toBe(
+      h.fx.seaport.conduitKey,
+    );
+    const before = await wethBalance(buyer.address);
+    await execute(buyer, res);
+    expect(await nft(h, 'harpoon-apes').getFunction('ownerOf')(33n)).toBe(buyer.address);
+    expect(before - (await wethBalance(buyer.address))).toBe(ETH);
+  });
+
+  it('settles a zone-protected listing with a zone signature and cancels another off-chain', async () => {
+    const seller = mintedOwner(h, 34n);
+    const p = await listingParameters(h, seller, {
+      slug: 'harpoon-apes',
+      tokenId: 34n,
+      price: ETH,
+      orderType: 3,
+      zone: h.zone,
+    });
+    const l = await h.market.createOrder('listing', CHAIN, 'seaport', {
+      parameters: p,
+      signature: await sign(h, seller, p),
+    });
+    const res = await h.market.fulfillmentData('listing', {
+      listing: ref(l.order_hash as string),
+      fulfiller: { address: buyer.address },
+    });
+    const input = res.fulfillment_data.transaction.input_data as unknown as {
+      advancedOrder: { extraData: string };
+    };
+    expect(input.advancedOrder.extraData).toHaveLength(2 + 73 * 2);
+    await execute(buyer, res);
+    expect(await nft(h, 'harpoon-apes').getFunction('ownerOf')(34n)).toBe(buyer.address);
+
+    const q = await listingParameters(h, seller, {
+      slug: 'harpoon-apes',
+      tokenId: 42n,
+      price: ETH,
+      orderType: 3,
+      zone: h.zone,
+    });
+    const m = await h.market.createOrder('listing', CHAIN, 'seaport', {
+      parameters: q,
+      signature: await sign(h, seller, q),
+    });
+    const c = await h.market.cancel(CHAIN, h.fx.seaport.seaport, m.order_hash as string, {}, seller.address);
+    expect(Math.abs(Date.parse(c.last_signature_issued_valid_until) - Date.now())).toBeLessThan(5_000);
+    expect(h.market.getOrder(CHAIN, h.fx.seaport.seaport, m.order_hash as string).status).toBe('CANCELLED');
+  });
+
+  it('fills an ERC1155 item offer unit by unit', async () => {
+    const seller = h.fx.wallets[0] as Wallet;
+    const p = await offerParameters(h, buyer, {
+      slug: 'harpoon-items',
+      tokenId: 3n,
+      price: 3n * ETH,
+      quantity: 3n,
+    });
+    const o = (await h.market.createOrder('offer', CHAIN, 'seaport', {
+      parameters: p,
+      signature: await sign(h, buyer, p),
+    })) as Offer;
+    expect(o.remaining_quantity).toBe(3);
+    const res = await h.market.fulfillmentData('offer', {
+      offer: ref(o.order_hash as string),
+      fulfiller: { address: seller.address },
+      units_to_fill: '2',
+    });
+    const input = res.fulfillment_data.transaction.input_data as unknown as {
+      advancedOrder: { numerator: number; denominator: number };
+    };
+    expect([input.advancedOrder.numerator, input.advancedOrder.denominator]).toEqual([2, 3]);
+    const items = nft(h, 'harpoon-items');
+    const before = (await items.getFunction('balanceOf')(buyer.address, 3n)) as bigint;
+    await execute(seller, res);
+    expect(((await items.getFunction('balanceOf')(buyer.address, 3n)) as bigint) - before).toBe(2n);
+    await h.market.sync();
+    const after = h.market.getOrder(CHAIN, h.fx.seaport.seaport, o.order_hash as string) as Offer;
+    expect(after).toMatchObject({
+      status: 'ACTIVE',
+      remaining_quantity: 1,
+      price: { value: ETH.toString() },
+    });
+    expect(h.events.all().find((e) => e.kind === 'sale' && e.orderHash === o.order_hash)?.quantity).toBe(2);
   });
 });
