@@ -161,7 +161,7 @@ export async function planFulfillment(
     throw fulfillmentError(`order ${o.hash} has not started yet (startTime ${c.startTime})`);
   const partial = c.orderType === OrderType.PARTIAL_OPEN || c.orderType === OrderType.PARTIAL_RESTRICTED;
   const is721 = o.collection.standard === 'erc721';
-  let units = req.units ?? (partial ? 1n : o.remaining);
+  const units = req.units ?? (partial ? 1n : o.remaining);
   if (units > o.remaining) {
     throw fulfillmentError(`units_to_fill ${units} exceeds the remaining quantity ${o.remaining}`);
   }
@@ -173,7 +173,6 @@ export async function planFulfillment(
   if (o.side === 'offer' && is721 && o.quantity > 1n && units !== 1n) {
     throw fulfillmentError('an ERC721 offer is filled one token per fulfillment; units_to_fill must be 1');
   }
-  if (units === 0n) units = 1n;
   const g = gcd(units, o.quantity);
   const numerator = units / g;
   const denominator = o.quantity / g;

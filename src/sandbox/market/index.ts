@@ -209,6 +209,7 @@ export function createMarket(options: MarketOptions): SandboxMarket {
     seaportAddress: ctx.seaport,
 
     async createOrder(side: OrderSide, chain: string, protocol: string, body: CreateOrderBody) {
+      if (side !== 'listing' && side !== 'offer') throw badRequest(`unknown order side '${String(side)}'`);
       checkChain(ctx, chain);
       if (typeof protocol !== 'string' || protocol.toLowerCase() !== 'seaport') {
         throw badRequest(`protocol '${protocol}' is not supported (use 'seaport')`);
