@@ -97,6 +97,8 @@ describe('swap venue and drop contract on anvil', () => {
     await expect(
       asUser.getFunction('mint').staticCall(0n, user.address, 1n, [], { value: parseEther('0.01') }),
     ).rejects.toThrow(/DropPaused/);
-    await expect(drop.getFunction('mint').staticCall(user.address, 99n)).rejects.toThrow(/MintOnlyThroughStages/);
+    await expect(drop.getFunction('mint').staticCall(user.address, 99n)).rejects.toThrow(
+      /MintOnlyThroughStages/,
+    );
   });
 });

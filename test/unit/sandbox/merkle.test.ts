@@ -1,6 +1,6 @@
 import { keccak256 } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { MerkleTree, addressLeaf, hashPair, tokenIdLeaf, verifyProof } from '../../../src/sandbox/merkle.ts';
+import { addressLeaf, hashPair, MerkleTree, tokenIdLeaf, verifyProof } from '../../../src/sandbox/merkle.ts';
 
 describe('sorted-pair merkle tree', () => {
   it('proves every leaf and nothing else, for odd and even sizes', () => {
