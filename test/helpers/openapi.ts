@@ -172,3 +172,19 @@ export function expectValidResponse(
     `response of ${method.toUpperCase()} ${pathTemplate} (${status}) does not match opensea-api.json:\n${describe(validate.errors ?? [], body)}`,
   );
 }
+
+/** Asserts `value` validates against `#/components/schemas/<name>` of the document. */
+export function expectSchema(name: string, value: unknown): void {
+  const { doc, ajv } = load();
+  if (doc.components.schemas[name] === undefined) throw new Error(`OpenAPI: no schema named ${name}`);
+  const key = `schema:${name}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
+    compiled.set(key, validate);
+  }
+  if (!validate(value)) {
+    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+    throw new Error(`${name} does not validate against opensea-api.json:\n  ${errors.join('\n  ')}`);
+  }
+}

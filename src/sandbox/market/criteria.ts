@@ -3,68 +3,42 @@
  * (`CriteriaResolution.sol`: leaf = keccak256(uint256 id), pairs hashed in sorted order), the
  * API's `encoded_token_ids` notation, and parsing/matching of trait criteria.
  */
-import { keccak256, toBeHex } from 'ethers';
+import { toBeHex } from 'ethers';
 import type { Catalog, CatalogCollection } from '../catalog/catalog.ts';
+import { MerkleTree, tokenIdLeaf, verifyProof as verifyLeafProof } from '../merkle.ts';
 import { ParseError } from './seaport.ts';
 
 const word = (n: bigint) => toBeHex(n, 32);
 
 /** Seaport's leaf for a token id: keccak256 of the id as one 32-byte word. */
-export const leafOf = (id: bigint): bigint => BigInt(keccak256(word(id)));
-
-const hashPair = (a: bigint, b: bigint): bigint => {
-  const [lo, hi] = a <= b ? [a, b] : [b, a];
-  return BigInt(keccak256(`0x${word(lo).slice(2)}${word(hi).slice(2)}`));
-};
+export const leafOf = (id: bigint): bigint => BigInt(tokenIdLeaf(id));
 
 /**
- * A merkle tree over token ids in the layout of merkletreejs with `sort: true` (what seaport-js
- * uses): sorted leaves, sorted pairs, an odd node is carried up unchanged.
+ * A merkle tree over token ids in Seaport's proof format (`CriteriaResolution.sol`; the layout of
+ * merkletreejs with `sort: true`, as seaport-js uses): the sandbox's sorted-pair tree over
+ * `tokenIdLeaf` leaves.
  */
 export class TokenMerkleTree {
-  readonly #layers: bigint[][];
+  readonly #tree: MerkleTree;
 
   constructor(ids: readonly bigint[]) {
     if (ids.length === 0) throw new Error('a merkle tree needs at least one token id');
-    const leaves = [...new Set(ids)].map(leafOf).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    this.#layers = [leaves];
-    let layer = leaves;
-    while (layer.length > 1) {
-      const next: bigint[] = [];
-      for (let i = 0; i < layer.length; i += 2) {
-        const a = layer[i] as bigint;
-        const b = layer[i + 1];
-        next.push(b === undefined ? a : hashPair(a, b));
-      }
-      this.#layers.push(next);
-      layer = next;
-    }
+    this.#tree = new MerkleTree(ids.map(tokenIdLeaf));
   }
 
   get root(): bigint {
-    return (this.#layers[this.#layers.length - 1] as bigint[])[0] as bigint;
+    return BigInt(this.#tree.root);
   }
 
   /** The proof (bytes32 hex strings) for `id`, or undefined when `id` is not in the tree. */
   proof(id: bigint): string[] | undefined {
-    let index = (this.#layers[0] as bigint[]).indexOf(leafOf(id));
-    if (index < 0) return undefined;
-    const out: string[] = [];
-    for (let l = 0; l < this.#layers.length - 1; l++) {
-      const layer = this.#layers[l] as bigint[];
-      const sibling = index % 2 === 0 ? layer[index + 1] : layer[index - 1];
-      if (sibling !== undefined) out.push(word(sibling));
-      index = Math.floor(index / 2);
-    }
-    return out;
+    return this.#tree.proof(tokenIdLeaf(id));
   }
 }
 
 /** `_verifyProof` of CriteriaResolution.sol. */
 export function verifyProof(id: bigint, root: bigint, proof: readonly string[]): boolean {
-  let h = leafOf(id);
-  for (const p of proof) h = hashPair(h, BigInt(p));
-  return h === root;
+  return verifyLeafProof(tokenIdLeaf(id), proof, word(root));
 }
 
 /** `encoded_token_ids`: sorted ids as a comma list, consecutive runs as `a:b`. */

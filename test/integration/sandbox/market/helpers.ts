@@ -3,8 +3,6 @@
  * collections, the market, and helpers that act like a client (sign orders, send fulfillments).
  */
 import type { FulfillListingResponse } from '@opensea/api-types';
-import openapi from '@opensea/api-types/opensea-api.json' with { type: 'json' };
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import {
   Contract,
   getAddress,
@@ -347,20 +345,5 @@ export async function transferNft(
   return wait(c.getFunction('transferFrom')(from.address, to, id));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Schema conformance against the API's published OpenAPI document (@opensea/api-types)
-
-const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
-const spec = structuredClone(openapi) as { components: { schemas: Record<string, Record<string, unknown>> } };
-// `input_data` is generator noise in the published spec (opensea-wire.md §2): any object.
-const tx = spec.components.schemas.TransactionData as { properties: Record<string, unknown> };
-tx.properties.input_data = { type: 'object' };
-ajv.addSchema(spec, 'openapi');
-
-/** Asserts `value` validates against `#/components/schemas/<name>` of the API's spec. */
-export function expectSchema(name: string, value: unknown): void {
-  const validate = ajv.getSchema(`openapi#/components/schemas/${name}`);
-  if (!validate) throw new Error(`no schema ${name}`);
-  const ok = validate(value);
-  expect(ok ? [] : validate.errors, `${name} schema errors`).toEqual([]);
-}
+// Schema conformance: the one OpenAPI helper of the sandbox tests.
+export { expectSchema } from '../../../helpers/openapi.ts';
