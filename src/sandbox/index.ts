@@ -152,6 +152,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
     const txCache = new Map<string, TxInfo>();
     server.attach({
+      fixture,
       catalog,
       market,
       legacyOrderOf,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { ChainFixture } from '../chain/fixture.ts';
 import { HttpError } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market } from '../market/types.ts';
@@ -109,6 +110,7 @@ export interface AttachParts {
   readonly legacyOrderOf?: LegacyOrderRenderer;
   readonly stream?: StreamControl;
   readonly txInfo?: (hash: string) => Promise<TxInfo | undefined>;
+  readonly fixture?: ChainFixture;
 }
 
 export interface SandboxServer {
@@ -165,6 +167,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     legacyOrderOf: options.legacyOrderOf,
     stream: options.stream,
     txInfo: options.txInfo,
+    fixture: undefined,
     publicUrl: options.publicUrl?.replace(/\/$/, '') ?? '',
   };
   const counters = new RequestCounters();
@@ -329,6 +332,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       if (parts.legacyOrderOf !== undefined) state.legacyOrderOf = parts.legacyOrderOf;
       if (parts.stream !== undefined) state.stream = parts.stream;
       if (parts.txInfo !== undefined) state.txInfo = parts.txInfo;
+      if (parts.fixture !== undefined) state.fixture = parts.fixture;
     },
     keys,
     limiter,

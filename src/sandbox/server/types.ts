@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Listing, Offer } from '@opensea/api-types';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { ChainFixture } from '../chain/fixture.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market } from '../market/types.ts';
 import type { Faults } from './faults.ts';
@@ -72,6 +73,8 @@ export interface ServerState {
   legacyOrderOf: LegacyOrderRenderer | undefined;
   stream: StreamControl | undefined;
   txInfo: ((hash: string) => Promise<TxInfo | undefined>) | undefined;
+  /** The chain the market settles on (contracts, provider, swap venue, drops). */
+  fixture: ChainFixture | undefined;
   /** Base URL clients reach the server at (metadata links); set by `listen` unless configured. */
   publicUrl: string;
 }
