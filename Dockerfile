@@ -21,10 +21,11 @@ WORKDIR /app
 # --ignore-scripts: no install script runs. tsx's esbuild and anvil take their native binaries from
 # the platform packages in optionalDependencies (@esbuild/linux-*, @foundry-rs/anvil-linux-*), so
 # both still work (checked: `npm ci --ignore-scripts`, then tsx, esbuild and `anvil --version`).
-# Dev dependencies are kept on purpose: harpoon runs its TypeScript through tsx (no build step) and
-# the demo's sandbox reads the OpenAPI document shipped in @opensea/api-types (a devDependency).
+# --include=dev: NODE_ENV=production would otherwise make npm ci skip devDependencies; they are kept
+# so the image can also run the test suites and benchmarks (harpoon itself runs its TypeScript
+# through tsx, a regular dependency, with no build step).
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts && npm cache clean --force
+RUN npm ci --ignore-scripts --include=dev && npm cache clean --force
 
 # Sources (filtered by .dockerignore), owned by root and read-only for the runtime user.
 COPY . .
