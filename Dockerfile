@@ -21,11 +21,10 @@ WORKDIR /app
 # --ignore-scripts: no install script runs. tsx's esbuild and anvil take their native binaries from
 # the platform packages in optionalDependencies (@esbuild/linux-*, @foundry-rs/anvil-linux-*), so
 # both still work (checked: `npm ci --ignore-scripts`, then tsx, esbuild and `anvil --version`).
-# --include=dev: NODE_ENV=production would otherwise make npm ci skip devDependencies; they are kept
-# so the image can also run the test suites and benchmarks (harpoon itself runs its TypeScript
-# through tsx, a regular dependency, with no build step).
+# Runtime dependencies only (NODE_ENV=production): harpoon runs its TypeScript through tsx, a
+# regular dependency, with no build step; the test tools stay out of the image.
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --include=dev && npm cache clean --force
+RUN npm ci --ignore-scripts --omit=dev && npm cache clean --force
 
 # Sources (filtered by .dockerignore), owned by root and read-only for the runtime user.
 COPY . .
