@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
+import { MarketData } from '../data/service.ts';
 import { HttpError } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market } from '../market/types.ts';
@@ -35,9 +36,13 @@ import {
 import type { TxInfo } from './render-events.ts';
 import { Router } from './router.ts';
 import { adminRoutes, collectStats, RequestCounters, type SandboxStats } from './routes/admin.ts';
+import { dropRoutes } from './routes/drops.ts';
 import { eventRoutes } from './routes/events.ts';
+import { externalListingRoutes } from './routes/external-listings.ts';
+import { marketDataRoutes } from './routes/market-data.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { swapRoutes } from './routes/swap.ts';
 import type {
   LegacyOrderRenderer,
   Reply,
@@ -174,6 +179,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
   const startedAt = Date.now();
 
   const router = new Router<Route>();
+  const data = new MarketData(state);
   const routes: Route[] = [
     {
       method: 'POST',
@@ -194,7 +200,11 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     ...eventRoutes(state),
     ...orderRoutes(state),
     ...metadataRoutes(state),
+    ...marketDataRoutes(state, data),
+    ...swapRoutes(state, data),
+    ...dropRoutes(state),
     ...adminRoutes(state, counters, startedAt),
+    ...externalListingRoutes(state, data),
   ];
   for (const r of routes) router.add(r.method, r.pattern, r);
 

@@ -1,0 +1,107 @@
+import { isChainName } from '../../../domain/chains.ts';
+import type { DropDeployment } from '../../chain/drops.ts';
+import type { ChainFixture } from '../../chain/fixture.ts';
+import {
+  activityOf,
+  buildMint,
+  type DropState,
+  parseMintRequest,
+  readDropState,
+  renderDrop,
+} from '../../data/drops.ts';
+import { pageOf } from '../../data/paging.ts';
+import { HttpError } from '../../errors.ts';
+import { enumParam, intParam, listParam, strParam } from '../http.ts';
+import type { Route, ServerState } from '../types.ts';
+
+/**
+ * Drops: `GET /api/v2/drops` (type featured | upcoming | recently_minted, limit 1–100, chains,
+ * cursor), `GET /api/v2/drops/{slug}` and `POST /api/v2/drops/{slug}/mint` (src/sandbox/data/drops.ts).
+ *
+ * List types: `featured` = every drop, minting first, then upcoming, paused, ended; `upcoming` =
+ * drops not minting with a stage still ahead, soonest first; `recently_minted` = drops with at
+ * least one token minted, most minted first.
+ */
+
+const ORDER: Record<string, number> = { active: 0, not_started: 1, paused: 2, ended: 3 };
+
+export function dropRoutes(state: ServerState): Route[] {
+  function fixture(): ChainFixture {
+    if (!state.fixture)
+      throw new HttpError(503, 'The sandbox chain is not running (no chain fixture attached)');
+    return state.fixture;
+  }
+
+  function drop(slug: string): DropDeployment {
+    const d = fixture().drops.find((x) => x.slug === slug);
+    if (!d) throw new HttpError(404, `No drop found for collection '${slug}'`);
+    return d;
+  }
+
+  return [
+    {
+      method: 'GET',
+      pattern: '/api/v2/drops',
+      access: 'key',
+      handler: async (ctx) => {
+        const q = ctx.query;
+        const type = enumParam(q, 'type', ['featured', 'upcoming', 'recently_minted'] as const) ?? 'featured';
+        const limit = intParam(q, 'limit', { min: 1, max: 100 }, 20) as number;
+        const chains = listParam(q, 'chains');
+        for (const c of chains)
+          if (!isChainName(c)) throw new HttpError(400, `chains: '${c}' is not a chain identifier`);
+        const cursor = strParam(q, 'cursor');
+        const fx = fixture();
+        let states: DropState[] =
+          chains.length > 0 && !chains.includes(state.chain)
+            ? []
+            : await Promise.all(fx.drops.map((d) => readDropState(fx, d)));
+        const index = (d: DropState) => fx.drops.findIndex((x) => x.slug === d.slug);
+        if (type === 'featured') {
+          states = states.sort(
+            (a, b) => (ORDER[activityOf(a)] ?? 9) - (ORDER[activityOf(b)] ?? 9) || index(a) - index(b),
+          );
+        } else if (type === 'upcoming') {
+          const nextStart = (d: DropState) =>
+            Math.min(...d.stages.filter((s) => s.start > d.now).map((s) => s.start));
+          states = states
+            .filter((d) => activityOf(d) !== 'active' && d.stages.some((s) => s.start > d.now))
+            .sort((a, b) => nextStart(a) - nextStart(b) || index(a) - index(b));
+        } else {
+          states = states
+            .filter((d) => d.totalSupply > 0n)
+            .sort((a, b) =>
+              a.totalSupply > b.totalSupply ? -1 : a.totalSupply < b.totalSupply ? 1 : index(a) - index(b),
+            );
+        }
+        const page = pageOf(states, `drops:${type}:${chains.join(',')}`, limit, cursor, 'cursor');
+        return {
+          json: {
+            drops: page.items.map((d) => renderDrop(d, state.chain, false)),
+            ...(page.next !== undefined ? { next: page.next } : {}),
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/api/v2/drops/{slug}',
+      access: 'key',
+      handler: async (ctx) => {
+        const d = drop(ctx.params['slug'] as string);
+        return { json: renderDrop(await readDropState(fixture(), d), state.chain, true) };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/api/v2/drops/{slug}/mint',
+      access: 'key',
+      handler: async (ctx) => {
+        // The body is validated first (400), then the slug (404), then the drop's state (409, 422).
+        const req = parseMintRequest(await ctx.body());
+        const d = drop(ctx.params['slug'] as string);
+        return { json: await buildMint(fixture(), d, req, state.chain) };
+      },
+    },
+  ];
+}

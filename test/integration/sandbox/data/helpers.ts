@@ -1,0 +1,83 @@
+/**
+ * Shared setup of the market-data, swap and drop integration tests: a whole sandbox
+ * (`createSandbox`, quiet market, generous rate limits) and a small HTTP client.
+ */
+import { Contract } from 'ethers';
+import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
+import { SEAPORT_ABI } from '../../../../src/sandbox/market/seaport.ts';
+import type { MarketHarness } from '../market/helpers.ts';
+
+const HOUR = 3_600_000;
+
+export async function startSandbox(seed = 7): Promise<Sandbox> {
+  return createSandbox({
+    seed,
+    wallets: 5,
+    activity: 0,
+    limits: {
+      read: { capacity: 100_000, windowMs: HOUR },
+      write: { capacity: 100_000, windowMs: HOUR },
+      fulfillment: { capacity: 100_000, windowMs: HOUR },
+    },
+  });
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+}
+
+/** One request; `key` null = no key (admin routes). Bodies are parsed as JSON. */
+export async function call(
+  sb: Sandbox,
+  method: string,
+  path: string,
+  body?: unknown,
+  key: string | null = sb.apiKey,
+): Promise<Answer> {
+  const res = await fetch(`${sb.apiUrl}${path}`, {
+    method,
+    headers: {
+      ...(key !== null ? { 'X-API-KEY': key } : {}),
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+export const obj = (a: Answer): Record<string, unknown> => a.body as Record<string, unknown>;
+
+/** The market test helpers' harness over a sandbox (to sign and post orders like a client). */
+export function harnessOf(sb: Sandbox): MarketHarness {
+  return {
+    fx: sb.fixture,
+    catalog: sb.catalog,
+    events: sb.events,
+    market: sb.market,
+    seaport: new Contract(sb.seaport, SEAPORT_ABI as unknown as string[], sb.fixture.provider),
+    weth: sb.weth,
+    zone: sb.zone,
+    coll(slug) {
+      const c = sb.catalog.bySlug(slug);
+      if (!c) throw new Error(`no collection ${slug}`);
+      return c;
+    },
+    stop: () => sb.close(),
+  };
+}
+
+/** The value at a dotted path of a JSON body (`nft.owners.0.address`); undefined when absent. */
+export function at(v: unknown, path: string): unknown {
+  let cur = v;
+  for (const k of path.split('.')) {
+    cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
+  }
+  return cur;
+}
+
+/** The array of objects at a dotted path. */
+export const rows = (v: unknown, path: string): Record<string, unknown>[] =>
+  (at(v, path) ?? []) as Record<string, unknown>[];
