@@ -9,6 +9,7 @@ import type { BucketLimit, LimitGroup } from './ratelimit/token-bucket.ts';
 import { createSandboxServer, type SandboxServer } from './server/index.ts';
 import type { KeyCreationLimit } from './server/keys.ts';
 import type { TxInfo } from './server/render-events.ts';
+import { createSimulator, type Simulator } from './simulator/index.ts';
 import { attachStreamServer, type StreamServer } from './stream/index.ts';
 
 /**
@@ -18,7 +19,9 @@ import { attachStreamServer, type StreamServer } from './stream/index.ts';
  *
  * Order of start: the HTTP server listens first (token URIs deployed on the chain point at its
  * `/metadata`, so the port must be known), then the chain fixture deploys, then the catalog and
- * the market are attached, then the stream. One API key is created for the caller.
+ * the market are attached, then the stream. One API key is created for the caller; then, with
+ * `activity` > 0, the market simulator funds its traders and posts an initial book before this
+ * resolves, and keeps trading until `close()`.
  */
 
 /** The marketplace fee recipient (OpenSea's, so clients' fee code sees a familiar address). */
@@ -31,7 +34,11 @@ export interface SandboxOptions {
   readonly port?: number;
   /** Default 1 (chain name `ethereum`). */
   readonly chainId?: number;
-  /** Simulated market events per second. Accepted; the activity simulator is not built yet. */
+  /**
+   * Market simulator actions per second (src/sandbox/simulator): traders on the fixture wallets
+   * from index 3 on list, offer, buy, sell, transfer, cancel and update metadata, on chain and
+   * signed. Default 0: a quiet market — no simulator at all, not even an initial order book.
+   */
   readonly activity?: number;
   /** Funded wallets handed out. Default 10. */
   readonly wallets?: number;
@@ -75,11 +82,13 @@ export interface Sandbox extends SandboxInfo {
   readonly fixture: ChainFixture;
   readonly catalog: Catalog;
   readonly events: EventLog;
-  /** Requested activity (events per second); `simulated` is false until the simulator exists. */
+  /** Requested activity (simulator actions per second; 0 = quiet); `simulated`: the simulator is built. */
   readonly activity: { readonly requested: number; readonly simulated: boolean };
+  /** The running market simulator; undefined when `activity` is 0. */
+  readonly simulator: Simulator | undefined;
   /** Only the client-facing facts (no secrets beyond the dev wallets and the key it made). */
   info(): SandboxInfo;
-  /** Stops the stream, the market, the HTTP server and anvil. Safe to call twice. */
+  /** Stops the simulator, the stream, the market, the HTTP server and anvil. Safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -169,6 +178,27 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     });
     const apiKey = server.keys.issue('sandbox').apiKey;
 
+    const activity = options.activity ?? 0;
+    let simulator: Simulator | undefined;
+    if (activity > 0) {
+      const sim = createSimulator({
+        market,
+        fixture,
+        catalog,
+        events,
+        seed,
+        activity,
+        logger: { warn: (d, m) => progress(`sandbox ${m}: ${String(d['error'])}`) },
+      });
+      simulator = sim;
+      cleanup.push(() => sim.stop());
+      progress(
+        `sandbox: simulating ${activity} market actions/s with traders on wallets ${sim.traderWallets.join(', ')}; posting the initial order book`,
+      );
+      // A simulator that cannot start leaves a quiet but working sandbox (the failure is logged).
+      await sim.start().catch(() => undefined);
+    }
+
     const streamUrl = `${apiUrl.replace(/^http/, 'ws')}/socket`;
     const info: SandboxInfo = Object.freeze({
       apiUrl,
@@ -195,7 +225,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       fixture,
       catalog,
       events,
-      activity: { requested: options.activity ?? 0, simulated: false },
+      activity: { requested: activity, simulated: true },
+      simulator,
       info: () => info,
       close() {
         closing ??= undo();

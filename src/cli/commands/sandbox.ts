@@ -68,10 +68,14 @@ export async function runSandbox(ctx: CommandContext): Promise<number> {
     onProgress: (m) => err(m),
   });
   try {
-    if (flags.activity > 0) {
+    const sim = sandbox.simulator;
+    if (sim) {
+      const s = sim.stats();
       err(
-        `harpoon sandbox: --activity ${flags.activity} accepted, but market activity is not simulated yet (the simulator is not built); the market only moves when clients trade`,
+        `harpoon sandbox: simulating market activity: ${flags.activity} actions/s by ${sim.traders.length} traders on wallets ${sim.traderWallets.join(', ')} (wallets 0-2 are left for you); initial book: ${s.initial.listings} listings, ${s.initial.offers} offers`,
       );
+    } else {
+      err('harpoon sandbox: quiet market (--activity 0): nothing moves unless clients trade');
     }
     const info = sandbox.info();
     ctx.io.stdout(
