@@ -106,27 +106,30 @@ export interface ExternalSeed {
 }
 
 /**
- * Seeded listings: cheap ETH listings (below what the simulator or a test usually asks), a WETH
- * one and a USDC one per collection, so floors start non-empty and multi-currency.
+ * Seeded listings, priced against the market simulator's floors (apes 0.05, punks 0.03, items
+ * 0.005 ETH per unit; its snipes sit 20–40 % below): per collection one ETH listing at about half
+ * the floor — below anything the simulator asks, so the aggregated floor starts under the cheapest
+ * fulfillable listing — a few near the floor in ETH and WETH, and one in USDC.
  */
 export const EXTERNAL_SEEDS: readonly ExternalSeed[] = Object.freeze([
-  { collection: 'harpoon-apes', tokenId: 3, marketplace: 'blur', price: '0.042', currency: 'ETH' },
+  { collection: 'harpoon-apes', tokenId: 3, marketplace: 'blur', price: '0.025', currency: 'ETH' },
   { collection: 'harpoon-apes', tokenId: 8, marketplace: 'looksrare', price: '0.055', currency: 'ETH' },
   { collection: 'harpoon-apes', tokenId: 14, marketplace: 'x2y2', price: '0.048', currency: 'WETH' },
   { collection: 'harpoon-apes', tokenId: 21, marketplace: 'magiceden', price: '150', currency: 'USDC' },
   { collection: 'harpoon-apes', tokenId: 27, marketplace: 'blur', price: '0.09', currency: 'ETH' },
-  { collection: 'harpoon-punks', tokenId: 2, marketplace: 'blur', price: '0.11', currency: 'ETH' },
-  { collection: 'harpoon-punks', tokenId: 5, marketplace: 'looksrare', price: '0.095', currency: 'WETH' },
-  { collection: 'harpoon-punks', tokenId: 11, marketplace: 'magiceden', price: '320', currency: 'USDC' },
+  { collection: 'harpoon-punks', tokenId: 2, marketplace: 'blur', price: '0.014', currency: 'ETH' },
+  { collection: 'harpoon-punks', tokenId: 5, marketplace: 'looksrare', price: '0.028', currency: 'WETH' },
+  { collection: 'harpoon-punks', tokenId: 9, marketplace: 'x2y2', price: '0.035', currency: 'ETH' },
+  { collection: 'harpoon-punks', tokenId: 11, marketplace: 'magiceden', price: '95', currency: 'USDC' },
   {
     collection: 'harpoon-items',
     tokenId: 1,
     marketplace: 'magiceden',
-    price: '0.02',
+    price: '0.004',
     currency: 'ETH',
     quantity: 2,
   },
-  { collection: 'harpoon-items', tokenId: 3, marketplace: 'blur', price: '25', currency: 'USDC' },
+  { collection: 'harpoon-items', tokenId: 3, marketplace: 'blur', price: '15', currency: 'USDC' },
 ]);
 
 /** Adds the seeds whose collection, token and currency exist; returns how many. */

@@ -429,12 +429,12 @@ describe('traits and trait floors', () => {
   it('ERC1155 units: the floor is per unit; nothing listed → no floors', async () => {
     const floors = await floorsOf(ITEMS);
     expect(floors).toEqual(await expectedFloors(ITEMS));
-    // the seeded 2 units of item 1 for 0.02 ETH → 0.01 per unit
+    // the seeded 2 units of item 1 for 0.004 ETH → 0.002 per unit
     const item1 = sb.catalog.traits(ITEMS, 1n)[0]!;
     expect(floors).toContainEqual({
       trait_type: 'Rarity',
       value: item1.value,
-      floor_price: 0.01,
+      floor_price: 0.002,
       payment_token_symbol: 'ETH',
     });
   });
