@@ -106,11 +106,14 @@ export const COMMANDS: readonly Command[] = Object.freeze([
     description: [
       'Starts the sandbox: the marketplace REST API (instant keys, rate limits, orders, events,',
       'metadata) and its real-time stream on one port of 127.0.0.1, anvil with Seaport 1.6, WETH, the',
-      'signed zone and three test collections (the first run compiles Seaport, about 30 s, cached).',
+      'signed zone and three test collections (the first run compiles Seaport, about 45 s, cached).',
       'Once ready it prints exactly one JSON line on stdout: apiUrl, streamUrl, rpcUrl, chain, chainId,',
       'seaport, conduitKey, zone, weth, collections (slug, contract), apiKey and funded dev wallets',
       '(address, privateKey). Progress goes to stderr. Admin counters and fault injection live under',
-      '<apiUrl>/_sandbox/ (stats, faults, reset-faults). Ctrl-C stops anvil and everything else.',
+      '<apiUrl>/_sandbox/ (stats, faults, reset-faults). Seeded traders on wallets 3 and up list,',
+      'bid, buy, sell, transfer, cancel and update metadata with real signed orders and transactions',
+      '(--activity actions per second; 0 for a quiet market); wallets 0-2 are left for you.',
+      'Ctrl-C stops anvil and everything else.',
     ].join('\n'),
     flags: [
       {
@@ -131,8 +134,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
         name: 'activity',
         type: 'string',
         valueName: 'N',
-        defaultText: '0',
-        help: 'simulated market events per second (accepted; the simulator is not built yet)',
+        defaultText: '3',
+        help: 'simulated market actions per second by seeded traders on wallets 3+ (0 = a quiet market)',
       },
       {
         name: 'chain-id',

@@ -1,6 +1,9 @@
 import { ExitCode, UsageError } from '../exit.ts';
 import type { CommandContext } from '../spec.ts';
 
+/** A lively market by default: a few simulated actions per second (`--activity 0` for a quiet one). */
+export const DEFAULT_ACTIVITY = 3;
+
 /**
  * `harpoon sandbox`: starts the local marketplace (HTTP API, stream, anvil with Seaport and the
  * test collections) and, once ready, prints exactly one JSON line on stdout with everything a
@@ -39,7 +42,7 @@ export function parseSandboxFlags(flags: CommandContext['flags']): SandboxFlags 
   const seed = intFlag(flags, 'seed', 1, 0, 2 ** 32 - 1);
   const chainId = intFlag(flags, 'chain-id', 1, 1, 2 ** 53 - 1);
   const rawActivity = flags['activity'];
-  let activity = 0;
+  let activity = DEFAULT_ACTIVITY;
   if (rawActivity !== undefined) {
     const text = String(rawActivity);
     activity = Number(text);

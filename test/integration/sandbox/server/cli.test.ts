@@ -82,7 +82,7 @@ describe('harpoon sandbox', () => {
       address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
       privateKey: expect.stringMatching(/^0x[0-9a-f]{64}$/),
     });
-    expect(stderr).toMatch(/activity is not simulated yet/);
+    expect(stderr).toMatch(/simulating market activity: 1 actions\/s by \d+ traders on wallets 3/);
 
     const res = await fetch(`${info['apiUrl']}/api/v2/events`, {
       headers: { 'X-API-KEY': info['apiKey'] as string },
