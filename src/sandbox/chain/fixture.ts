@@ -72,7 +72,13 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
   const mnemonic = options.mnemonic ?? DEFAULT_MNEMONIC;
   const walletCount = options.wallets ?? 10;
   const anvil = await startAnvil({ ...options.anvil, chainId, mnemonic, accounts: walletCount + 2 });
-  const provider = new JsonRpcProvider(anvil.rpcUrl, chainId, { staticNetwork: true, cacheTimeout: -1 });
+  // Batch without waiting: by default ethers holds every call 10 ms to batch it, and the market's hot path
+  // (fulfillment data) makes its chain reads one after another.
+  const provider = new JsonRpcProvider(anvil.rpcUrl, chainId, {
+    staticNetwork: true,
+    cacheTimeout: -1,
+    batchStallTime: 0,
+  });
   try {
     const phrase = Mnemonic.fromPhrase(mnemonic);
     const derive = (i: number) =>
