@@ -63,6 +63,9 @@ export interface ChainFixtureOptions extends CompileOptions {
   readonly drops?: readonly DropSpec[];
 }
 
+/** How long `stop()` lets in-flight JSON-RPC requests finish before destroying the provider. */
+const DRAIN_MS = 150;
+
 /**
  * Starts anvil and deploys everything the sandbox settles on: Seaport 1.6 with a conduit, WETH,
  * the signed zone, and the test collections (metadata served by the sandbox).
@@ -78,6 +81,8 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
     staticNetwork: true,
     cacheTimeout: -1,
     batchStallTime: 0,
+    // A local chain mines at once: poll for receipts every 50 ms, not ethers' default 4 s.
+    pollingInterval: 50,
   });
   try {
     const phrase = Mnemonic.fromPhrase(mnemonic);
@@ -130,6 +135,11 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
       uniswap,
       drops,
       async stop() {
+        // Let in-flight requests drain first. ethers' waitForTransaction awaits a last
+        // getBlockNumber inside an async Promise executor even after the receipt resolved `wait()`;
+        // destroying the provider under it rejects that request with nobody to catch it, and the
+        // process dies of an unhandled rejection.
+        await new Promise((r) => setTimeout(r, DRAIN_MS));
         provider.destroy();
         await anvil.stop();
       },
