@@ -44,6 +44,11 @@ export interface StoredOrder {
   lastSignatureExpiry?: bigint;
   /** Sandbox clock (ms) of the last status change to a final state. */
   closedAtMs?: number;
+  /**
+   * The block whose state the last status re-check read. The state at a block never changes, so a
+   * re-check at the same block is skipped (the hot path of fulfillment data).
+   */
+  checkedAtBlock?: number;
 }
 
 export const FINAL_STATUSES: readonly OrderStatus[] = ['FULFILLED', 'CANCELLED', 'EXPIRED'];

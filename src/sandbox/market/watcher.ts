@@ -99,6 +99,19 @@ export async function recheckOrder(
     transition(ctx, counters, o, 'EXPIRED');
     return true;
   }
+  if (o.checkedAtBlock === b) return true;
+  const checked = await readStatusAt(ctx, counters, o, b);
+  if (checked) o.checkedAtBlock = b;
+  return checked;
+}
+
+/** Reads the order's status at block `b` from the chain and applies it. */
+async function readStatusAt(
+  ctx: MarketContext,
+  counters: StatusCounters,
+  o: StoredOrder,
+  b: number,
+): Promise<boolean> {
   const st = await ctx.reader.orderStatus(o.hash, b);
   if (st.totalSize > 0n) {
     o.remaining = (o.quantity * (st.totalSize - st.totalFilled)) / st.totalSize;
@@ -226,7 +239,11 @@ export class ChainWatcher {
   async #pollOnce(): Promise<void> {
     await this.ready();
     const ctx = this.#ctx;
-    const latest = await ctx.reader.latestBlock();
+    // Cheap check first: with no new block there are no logs to read (the hot path of
+    // fulfillment data); the full block is fetched only when the chain moved.
+    const latestNumber =
+      this.#last >= 0 ? await ctx.reader.provider.getBlockNumber() : Number.POSITIVE_INFINITY;
+    const latest = latestNumber === this.#last ? { number: this.#last } : await ctx.reader.latestBlock();
     const addresses = [ctx.seaport, ctx.weth, ...ctx.catalog.collections().map((c) => c.contract)];
     while (this.#last < latest.number) {
       const from = this.#last + 1;
