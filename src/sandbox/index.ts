@@ -70,6 +70,14 @@ export interface SandboxInfo {
   readonly zone: string;
   readonly weth: string;
   readonly collections: readonly SandboxCollectionInfo[];
+  /** WETH and the ERC20 test tokens of the swap venue. */
+  readonly tokens: readonly {
+    readonly symbol: string;
+    readonly address: string;
+    readonly decimals: number;
+  }[];
+  /** Slugs of the drops (`/api/v2/drops/{slug}`). */
+  readonly drops: readonly string[];
   readonly apiKey: string;
   readonly wallets: readonly { readonly address: string; readonly privateKey: string }[];
 }
@@ -213,6 +221,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       collections: catalog
         .collections()
         .map((c) => ({ slug: c.slug, contract: c.contract, standard: c.standard })),
+      tokens: [
+        { symbol: 'WETH', address: getAddress(String(fixture.weth.target)), decimals: 18 },
+        ...(fixture.uniswap?.tokens ?? []).map((t) => ({
+          symbol: t.symbol,
+          address: t.address,
+          decimals: t.decimals,
+        })),
+      ],
+      drops: fixture.drops.map((d) => d.slug),
       apiKey,
       wallets: fixture.wallets.map((w) => ({ address: w.address, privateKey: w.privateKey })),
     });

@@ -93,6 +93,8 @@ export async function runSandbox(ctx: CommandContext): Promise<number> {
         zone: info.zone,
         weth: info.weth,
         collections: info.collections.map((c) => ({ slug: c.slug, contract: c.contract })),
+        tokens: info.tokens,
+        drops: info.drops,
         apiKey: info.apiKey,
         wallets: info.wallets.map((w) => ({ address: w.address, privateKey: w.privateKey })),
       })}\n`,

@@ -66,9 +66,17 @@ describe('harpoon sandbox', () => {
       'zone',
       'weth',
       'collections',
+      'tokens',
+      'drops',
       'apiKey',
       'wallets',
     ]);
+    expect(info['tokens']).toEqual([
+      { symbol: 'WETH', address: info['weth'], decimals: 18 },
+      { symbol: 'USDC', address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), decimals: 6 },
+      { symbol: 'HRP', address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), decimals: 18 },
+    ]);
+    expect(info['drops']).toEqual(['harpoon-genesis', 'harpoon-future', 'harpoon-ended', 'harpoon-paused']);
     expect(info['chain']).toBe('ethereum');
     expect(info['chainId']).toBe(1);
     expect(info['collections']).toEqual([

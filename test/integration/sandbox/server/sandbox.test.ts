@@ -78,6 +78,15 @@ describe('createSandbox', () => {
       zone: sb.zone,
       weth: sb.weth,
       collections: sb.collections,
+      tokens: [
+        { symbol: 'WETH', address: sb.weth, decimals: 18 },
+        ...sb.fixture.uniswap!.tokens.map((t) => ({
+          symbol: t.symbol,
+          address: t.address,
+          decimals: t.decimals,
+        })),
+      ],
+      drops: ['harpoon-genesis', 'harpoon-future', 'harpoon-ended', 'harpoon-paused'],
       apiKey: sb.apiKey,
       wallets: sb.wallets,
     });
