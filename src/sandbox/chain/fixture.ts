@@ -151,24 +151,28 @@ export async function startChainFixture(options: ChainFixtureOptions = {}): Prom
   }
 }
 
-/** Mints every collection's supply: ERC721 ids 1..supply round-robin, ERC1155 units of each id to all. */
+/**
+ * Mints every collection's supply: ERC721 ids 1..supply round-robin, ERC1155 units of each id to all.
+ * Sends one after another (each send waits for its RPC answer, not its receipt): a nonce manager fed
+ * many concurrent sends hands out nonces before they are sent, and one send that fails on the way
+ * leaves a gap that stalls every later transaction forever (seen as a start that never finishes).
+ */
 async function mintInventory(
   collections: readonly CollectionDeployment[],
   wallets: readonly Wallet[],
   erc1155Units: number,
 ): Promise<void> {
-  const pending: Promise<unknown>[] = [];
+  const sent: { wait(): Promise<unknown> }[] = [];
   for (const c of collections) {
     const mint = c.contract.getFunction('mint');
     for (let id = 1; id <= c.supply; id++) {
       if (c.standard === 'erc721') {
         const to = (wallets[(id - 1) % wallets.length] as Wallet).address;
-        pending.push(mint(to, BigInt(id)).then((tx) => tx.wait()));
+        sent.push(await mint(to, BigInt(id)));
       } else {
-        for (const w of wallets)
-          pending.push(mint(w.address, BigInt(id), BigInt(erc1155Units)).then((tx) => tx.wait()));
+        for (const w of wallets) sent.push(await mint(w.address, BigInt(id), BigInt(erc1155Units)));
       }
     }
   }
-  await Promise.all(pending);
+  await Promise.all(sent.map((tx) => tx.wait()));
 }

@@ -34,9 +34,7 @@ describe('harpoon sandbox', () => {
   });
 
   it('prints exactly one JSON line once ready, serves it, and stops anvil on Ctrl-C', async () => {
-    // A quiet market here: the simulator has its own suite (test/integration/sandbox/simulator), and
-    // this test is about the command's lifecycle. Two CI runs saw this test time out with
-    // `--activity 1`; see the closing note of the session that changed it.
+    // A quiet market: this test is about the command's lifecycle; the simulator has its own suite.
     child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--seed', '9', '--activity', '0'], {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
