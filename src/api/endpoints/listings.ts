@@ -32,8 +32,8 @@ import {
 } from '../validate.ts';
 import { currentOrderField, type EndpointContext, iterate, read, send, sendRaw } from './context.ts';
 import {
-  checkFulfillmentRequest,
   checkSeaportRequest,
+  fulfillmentRoute,
   type LegacyOrdersQuery,
   legacyOrdersQuery,
 } from './orderInput.ts';
@@ -184,19 +184,7 @@ export function listingsApi(ctx: EndpointContext) {
       body: ListingFulfillmentRequest,
       call?: CallOptions,
     ): Promise<FulfillListingResponse> {
-      const checked = checkFulfillmentRequest(body, 'listing');
-      return send(
-        ctx,
-        {
-          method: 'POST',
-          path: '/api/v2/listings/fulfillment_data',
-          group: 'fulfillment',
-          priority: Priority.snipe,
-          body: checked,
-          idempotent: true,
-        },
-        call,
-      );
+      return send(ctx, fulfillmentRoute('listing', body), call);
     },
 
     /**

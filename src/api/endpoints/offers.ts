@@ -41,8 +41,8 @@ import {
 } from '../validate.ts';
 import { currentOrderField, type EndpointContext, iterate, read, send, sendRaw } from './context.ts';
 import {
-  checkFulfillmentRequest,
   checkSeaportRequest,
+  fulfillmentRoute,
   type LegacyOrdersQuery,
   legacyOrdersQuery,
 } from './orderInput.ts';
@@ -322,19 +322,7 @@ export function offersApi(ctx: EndpointContext) {
       body: OfferFulfillmentRequest,
       call?: CallOptions,
     ): Promise<FulfillListingResponse> {
-      const checked = checkFulfillmentRequest(body, 'offer');
-      return send(
-        ctx,
-        {
-          method: 'POST',
-          path: '/api/v2/offers/fulfillment_data',
-          group: 'fulfillment',
-          priority: Priority.snipe,
-          body: checked,
-          idempotent: true,
-        },
-        call,
-      );
+      return send(ctx, fulfillmentRoute('offer', body), call);
     },
 
     /**

@@ -1,5 +1,6 @@
 /** Validation shared by the listing, offer and order modules (order bodies and legacy list queries). */
 import type { ChainName } from '../../domain/index.ts';
+import { Priority } from '../../ratelimit/types.ts';
 import type { QueryValue } from '../request.ts';
 import type { OrderBy, OrderDirection } from '../types.ts';
 import {
@@ -20,6 +21,7 @@ import {
   requireString,
   requireTokenId,
 } from '../validate.ts';
+import type { Route } from './context.ts';
 
 /** Query of the deprecated legacy order lists (wire names, including `cursor.value`). */
 export interface LegacyOrdersQuery {
@@ -113,4 +115,19 @@ export function checkFulfillmentRequest<T>(body: T, side: 'listing' | 'offer'): 
     requireBoolean('body.include_optional_creator_fees', o['include_optional_creator_fees']);
   }
   return out as T;
+}
+
+/**
+ * The request of `POST /api/v2/listings|offers/fulfillment_data`: body checked, group
+ * `fulfillment`, snipe priority by default, safe to repeat (it creates nothing).
+ */
+export function fulfillmentRoute<T>(side: 'listing' | 'offer', body: T): Route {
+  return {
+    method: 'POST',
+    path: side === 'listing' ? '/api/v2/listings/fulfillment_data' : '/api/v2/offers/fulfillment_data',
+    group: 'fulfillment',
+    priority: Priority.snipe,
+    body: checkFulfillmentRequest(body, side),
+    idempotent: true,
+  };
 }
