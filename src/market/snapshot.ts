@@ -1,0 +1,86 @@
+// The read-only, synchronous view that strategies see. Built and kept fresh by
+// the market view (src/market); strategies read it in their hooks without I/O.
+// Every value says when and from where it was learned.
+import type { PaymentToken } from '../domain/events.ts';
+import type { Address, CollectionSlug, OrderHash } from '../domain/ids.ts';
+
+/** Where a value came from. */
+export type Provenance = 'stream' | 'rest' | 'backfill' | 'poll' | 'own';
+
+/** A value with its age. `learnedAt` is ms since epoch on the injected clock. */
+export interface Known<T> {
+  readonly value: T;
+  readonly learnedAt: number;
+  readonly from: Provenance;
+}
+
+export interface PriceLevel {
+  /** Price per unit, in `paymentToken`'s smallest unit. */
+  readonly price: bigint;
+  readonly paymentToken: PaymentToken;
+  readonly orderHash: OrderHash | null;
+  readonly maker: Address | null;
+  readonly expiresAt: number | null;
+}
+
+export interface TraitFloor {
+  readonly traitType: string;
+  readonly value: string;
+  readonly price: bigint;
+  readonly paymentToken: PaymentToken;
+}
+
+export interface TraitCategory {
+  readonly traitType: string;
+  readonly kind: 'string' | 'number';
+  /** For text traits: value -> count. */
+  readonly counts: ReadonlyMap<string, number>;
+  /** For numeric traits. */
+  readonly min?: number;
+  readonly max?: number;
+}
+
+export interface OwnOrder {
+  readonly orderHash: OrderHash;
+  readonly side: 'listing' | 'item_offer' | 'collection_offer' | 'trait_offer';
+  readonly collection: CollectionSlug;
+  /** `chain/contract/identifier` for item orders. */
+  readonly nftKey: string | null;
+  readonly trait: { readonly type: string; readonly value: string } | null;
+  readonly price: bigint;
+  readonly paymentToken: PaymentToken;
+  readonly quantity: bigint;
+  readonly expiresAt: number | null;
+  readonly status: 'open' | 'filled' | 'cancelled' | 'expired' | 'invalid';
+}
+
+export interface CollectionSnapshot {
+  readonly slug: CollectionSlug;
+  /** Collection floor (per unit), from stats and listing events. */
+  readonly floor: Known<PriceLevel> | null;
+  /** Trait floors per payment token (text traits only), keyed `type\u0000value`. */
+  readonly traitFloors: Known<readonly TraitFloor[]> | null;
+  readonly traits: Known<readonly TraitCategory[]> | null;
+  readonly bestCollectionOffer: Known<PriceLevel> | null;
+  /** Best offer per trait, keyed `type\u0000value`. */
+  readonly bestTraitOffers: ReadonlyMap<string, Known<PriceLevel>>;
+  /** Best listing per NFT, keyed by `chain/contract/identifier`. */
+  readonly bestListings: ReadonlyMap<string, Known<PriceLevel>>;
+  /** Age of the newest information about this collection (ms), and whether that is above the threshold. */
+  readonly ageMs: number;
+  readonly stale: boolean;
+}
+
+export interface MarketSnapshot {
+  /** When this snapshot was taken (ms since epoch). */
+  readonly at: number;
+  collection(slug: CollectionSlug | string): CollectionSnapshot | undefined;
+  readonly collections: readonly CollectionSlug[];
+  /** The daemon's own open (and recently closed) orders. */
+  readonly ownOrders: readonly OwnOrder[];
+}
+
+/** Key of a trait in the maps above. */
+export function traitKey(type: string, value: string): string {
+  return `${type}\u0000${value}`;
+}
