@@ -58,6 +58,14 @@ contract SandboxDrop is TraitERC721 {
         emit StageSet(index);
     }
 
+    /// Moves a stage's window; its price, limits, supply and minted count stay.
+    function setStageWindow(uint256 index, uint64 start, uint64 end) external onlyOwner {
+        Stage storage s = stages[index];
+        s.start = start;
+        s.end = end;
+        emit StageSet(index);
+    }
+
     function setPaused(bool value) external onlyOwner {
         paused = value;
         emit Paused(value);

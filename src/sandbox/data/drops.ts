@@ -340,3 +340,107 @@ export async function buildMint(
     verdicts.map((v) => v.message as string),
   );
 }
+
+// ── admin (the owner's calls, from `/_sandbox/drops/...`) ──────────────────────────────────────
+
+/** Pauses or resumes a drop on chain (`setPaused`, sent by the fixture's admin, the drop's owner). */
+export async function setDropPaused(
+  fx: ChainFixture,
+  deployment: DropDeployment,
+  paused: boolean,
+): Promise<{ readonly txHash: string; readonly state: DropState }> {
+  const c = new Contract(deployment.address, deployment.contract.interface, fx.admin);
+  const tx = (await c.getFunction('setPaused')(paused)) as { hash: string; wait(): Promise<unknown> };
+  await tx.wait();
+  return { txHash: tx.hash, state: await readDropState(fx, deployment) };
+}
+
+export interface StageTimes {
+  /** Epoch seconds (chain time). */
+  readonly start: number;
+  readonly end: number;
+}
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/**
+ * A stage-time move: `start`/`end` as epoch seconds, or `startOffsetSec`/`endOffsetSec` relative
+ * to the chain's latest block time (one spelling per bound; a left-out bound keeps its value).
+ * 400 unless the result has start < end.
+ */
+export function parseStageTimes(body: unknown, current: StageTimes, now: number): StageTimes {
+  if (!isRecord(body)) {
+    throw new HttpError(
+      400,
+      'The request body must be a JSON object {start|startOffsetSec, end|endOffsetSec}',
+    );
+  }
+  const bound = (abs: 'start' | 'end', rel: 'startOffsetSec' | 'endOffsetSec', had: number): number => {
+    const a = body[abs];
+    const r = body[rel];
+    if (a !== undefined && r !== undefined)
+      throw new HttpError(400, `${abs}: give ${abs} or ${rel}, not both`);
+    if (a !== undefined) {
+      if (!isInt(a) || a < 0)
+        throw new HttpError(400, `${abs}: must be epoch seconds (a non-negative integer)`);
+      return a;
+    }
+    if (r !== undefined) {
+      if (!isInt(r)) throw new HttpError(400, `${rel}: must be an integer number of seconds`);
+      return Math.max(0, now + r);
+    }
+    return had;
+  };
+  const known = ['start', 'end', 'startOffsetSec', 'endOffsetSec'];
+  const unknown = Object.keys(body).filter((k) => !known.includes(k));
+  if (unknown.length > 0)
+    throw new HttpError(
+      400,
+      unknown.map((k) => `${k}: unknown field`),
+    );
+  if (Object.keys(body).length === 0) throw new HttpError(400, 'Nothing to change: give start or end');
+  const start = bound('start', 'startOffsetSec', current.start);
+  const end = bound('end', 'endOffsetSec', current.end);
+  if (start >= end)
+    throw new HttpError(400, `The stage must start before it ends (start ${start}, end ${end})`);
+  return { start, end };
+}
+
+/** Moves a stage's window on chain (`setStageWindow`: price, limits, supply and minted count stay). */
+export async function moveStage(
+  fx: ChainFixture,
+  deployment: DropDeployment,
+  index: number,
+  body: unknown,
+): Promise<{ readonly txHash: string; readonly state: DropState }> {
+  const before = await readDropState(fx, deployment);
+  const s = before.stages[index];
+  if (!s) throw new HttpError(404, `Drop ${deployment.slug} has no stage ${index}`);
+  const times = parseStageTimes(body, s, before.now);
+  const c = new Contract(deployment.address, deployment.contract.interface, fx.admin);
+  const tx = (await c.getFunction('setStageWindow')(
+    BigInt(index),
+    BigInt(times.start),
+    BigInt(times.end),
+  )) as { hash: string; wait(): Promise<unknown> };
+  await tx.wait();
+  return { txHash: tx.hash, state: await readDropState(fx, deployment) };
+}
+
+/** What the admin surface answers about a drop after a change. */
+export function renderDropAdmin(d: DropState, txHash: string): Record<string, unknown> {
+  return {
+    slug: d.slug,
+    status: activityOf(d),
+    paused: d.paused,
+    now: d.now,
+    stages: d.stages.map((s) => ({
+      index: s.index,
+      name: s.name,
+      start: s.start,
+      end: s.end,
+      minted: s.minted,
+    })),
+    txHash,
+  };
+}

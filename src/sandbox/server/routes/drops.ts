@@ -5,9 +5,12 @@ import {
   activityOf,
   buildMint,
   type DropState,
+  moveStage,
   parseMintRequest,
   readDropState,
   renderDrop,
+  renderDropAdmin,
+  setDropPaused,
 } from '../../data/drops.ts';
 import { pageOf } from '../../data/paging.ts';
 import { HttpError } from '../../errors.ts';
@@ -21,6 +24,12 @@ import type { Route, ServerState } from '../types.ts';
  * List types: `featured` = every drop, minting first, then upcoming, paused, ended; `upcoming` =
  * drops not minting with a stage still ahead, soonest first; `recently_minted` = drops with at
  * least one token minted, most minted first.
+ *
+ * Admin (the drop owner's calls, on chain, under `/_sandbox/`; loopback only, no key):
+ * `POST /_sandbox/drops/{slug}/pause`, `POST /_sandbox/drops/{slug}/resume`, and
+ * `POST /_sandbox/drops/{slug}/stages/{index}` with `{start|startOffsetSec, end|endOffsetSec}`
+ * (epoch seconds, or seconds from the chain's latest block time) to move a stage's window. Each
+ * answers the drop's state after the change: `{slug, status, paused, now, stages, txHash}`.
  */
 
 const ORDER: Record<string, number> = { active: 0, not_started: 1, paused: 2, ended: 3 };
@@ -90,6 +99,36 @@ export function dropRoutes(state: ServerState): Route[] {
       handler: async (ctx) => {
         const d = drop(ctx.params['slug'] as string);
         return { json: renderDrop(await readDropState(fixture(), d), state.chain, true) };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/drops/{slug}/pause',
+      access: 'admin',
+      handler: async (ctx) => {
+        const r = await setDropPaused(fixture(), drop(ctx.params['slug'] as string), true);
+        return { json: renderDropAdmin(r.state, r.txHash) };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/drops/{slug}/resume',
+      access: 'admin',
+      handler: async (ctx) => {
+        const r = await setDropPaused(fixture(), drop(ctx.params['slug'] as string), false);
+        return { json: renderDropAdmin(r.state, r.txHash) };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/drops/{slug}/stages/{index}',
+      access: 'admin',
+      handler: async (ctx) => {
+        const d = drop(ctx.params['slug'] as string);
+        const raw = ctx.params['index'] as string;
+        if (!/^\d{1,4}$/.test(raw)) throw new HttpError(400, `index: '${raw}' is not a stage index`);
+        const r = await moveStage(fixture(), d, Number(raw), await ctx.body());
+        return { json: renderDropAdmin(r.state, r.txHash) };
       },
     },
     {
