@@ -116,7 +116,7 @@ export function renderCollection(
     collection: v.slug,
     name: v.name,
     description: v.description,
-    // Drops have no picture yet (the metadata host serves the catalog's tokens only).
+    // Drops have no collection picture: their token 1 may not be minted yet.
     ...(v.kind === 'catalog' ? { image_url: `${metadataUrl(ctx, v.slug, '1')}/image.svg` } : {}),
     owner: lower(v.owner),
     safelist_status: 'verified',

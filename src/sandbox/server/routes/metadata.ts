@@ -1,4 +1,4 @@
-import type { CatalogCollection } from '../../catalog/catalog.ts';
+import { Contract } from 'ethers';
 import { hashString } from '../../catalog/traits.ts';
 import { HttpError } from '../../errors.ts';
 import type { Route, ServerState } from '../types.ts';
@@ -8,7 +8,19 @@ import type { Route, ServerState } from '../types.ts';
  * host): `GET /metadata/{slug}/{tokenId}` → ERC721 metadata JSON from the catalog, and the token's
  * picture at `/metadata/{slug}/{tokenId}/image.svg`. ERC1155 clients may substitute `{id}` as 64
  * hex digits; both spellings are accepted.
+ *
+ * Drops (contracts/SandboxDrop.sol) point their `tokenURI` here too: a drop's token exists once
+ * minted (ids 1..`totalSupply`, read from the chain at each request); its metadata is the drop's
+ * name and description, with no traits.
  */
+
+interface TokenSource {
+  readonly name: string;
+  readonly symbol: string;
+  readonly description: string;
+  readonly id: bigint;
+  readonly attributes: readonly { trait_type: string; value: string | number; display_type?: string }[];
+}
 
 function tokenIdOf(raw: string): bigint {
   const id = raw.replace(/\.json$/, '');
@@ -17,12 +29,27 @@ function tokenIdOf(raw: string): bigint {
   throw new HttpError(400, `token id "${raw}" is neither decimal nor 64 hex digits`);
 }
 
-function lookup(state: ServerState, slug: string, rawId: string): { c: CatalogCollection; id: bigint } {
+async function lookup(state: ServerState, slug: string, rawId: string): Promise<TokenSource> {
   const c = state.catalog?.bySlug(slug);
-  if (!c) throw new HttpError(404, `Collection ${slug} not found`);
+  if (c) {
+    const id = tokenIdOf(rawId);
+    if (id < 1n || id > BigInt(c.supply)) throw new HttpError(404, `Token ${slug} #${id} does not exist`);
+    const attributes = (state.catalog?.traits(slug, id) ?? []).map((t) => ({
+      trait_type: t.trait_type,
+      value: t.value,
+      ...(t.display_type !== undefined ? { display_type: t.display_type } : {}),
+    }));
+    return { name: c.name, symbol: c.symbol, description: c.description, id, attributes };
+  }
+  const fx = state.fixture;
+  const d = fx?.drops.find((x) => x.slug === slug);
+  if (!fx || !d) throw new HttpError(404, `Collection ${slug} not found`);
   const id = tokenIdOf(rawId);
-  if (id < 1n || id > BigInt(c.supply)) throw new HttpError(404, `Token ${slug} #${id} does not exist`);
-  return { c, id };
+  const minted = (await new Contract(d.address, d.contract.interface, fx.provider).getFunction(
+    'totalSupply',
+  )()) as bigint;
+  if (id < 1n || id > minted) throw new HttpError(404, `Token ${slug} #${id} does not exist (not minted)`);
+  return { name: d.name, symbol: d.symbol, description: d.description, id, attributes: [] };
 }
 
 /** A small deterministic SVG per token (colour from slug and id). */
@@ -43,20 +70,15 @@ export function metadataRoutes(state: ServerState): Route[] {
       method: 'GET',
       pattern: '/metadata/{slug}/{tokenId}',
       access: 'public',
-      handler: ({ params }) => {
+      handler: async ({ params }) => {
         const slug = params['slug'] as string;
-        const { c, id } = lookup(state, slug, params['tokenId'] as string);
-        const traits = state.catalog?.traits(slug, id) ?? [];
+        const t = await lookup(state, slug, params['tokenId'] as string);
         return {
           json: {
-            name: `${c.name} #${id}`,
-            description: c.description,
-            image: `${state.publicUrl}/metadata/${slug}/${id}/image.svg`,
-            attributes: traits.map((t) => ({
-              trait_type: t.trait_type,
-              value: t.value,
-              ...(t.display_type !== undefined ? { display_type: t.display_type } : {}),
-            })),
+            name: `${t.name} #${t.id}`,
+            description: t.description,
+            image: `${state.publicUrl}/metadata/${slug}/${t.id}/image.svg`,
+            attributes: t.attributes,
           },
         };
       },
@@ -65,10 +87,10 @@ export function metadataRoutes(state: ServerState): Route[] {
       method: 'GET',
       pattern: '/metadata/{slug}/{tokenId}/image.svg',
       access: 'public',
-      handler: ({ params }) => {
+      handler: async ({ params }) => {
         const slug = params['slug'] as string;
-        const { c, id } = lookup(state, slug, params['tokenId'] as string);
-        return { text: tokenSvg(`${c.symbol} #${id}`, slug, id), contentType: 'image/svg+xml' };
+        const t = await lookup(state, slug, params['tokenId'] as string);
+        return { text: tokenSvg(`${t.symbol} #${t.id}`, slug, t.id), contentType: 'image/svg+xml' };
       },
     },
   ];
