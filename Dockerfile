@@ -8,6 +8,23 @@
 #
 # Secrets are passed as environment variables (or a keystore mounted read-only); none is baked in.
 # --init gives the process a real PID 1 that forwards signals (first SIGTERM = clean stop).
+FROM node:20-bookworm-slim AS deps
+
+# better-sqlite3 (the daemon's store) is a native addon: compiled here from its npm sources with
+# Debian's toolchain (never a downloaded prebuilt binary); the toolchain stays in this stage.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: no install script runs. tsx's esbuild and anvil take their native binaries from
+# the platform packages in optionalDependencies (@esbuild/linux-*, @foundry-rs/anvil-linux-*), so
+# both still work (checked: `npm ci --ignore-scripts`, then tsx, esbuild and `anvil --version`).
+# Then better-sqlite3 alone is built from source.
+RUN npm ci --ignore-scripts --omit=dev \
+  && npm_config_build_from_source=true npm rebuild better-sqlite3 \
+  && npm cache clean --force
+
 FROM node:20-bookworm-slim
 
 ENV NODE_ENV=production \
@@ -17,14 +34,9 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 
-# Dependencies first, cached while package*.json do not change.
-# --ignore-scripts: no install script runs. tsx's esbuild and anvil take their native binaries from
-# the platform packages in optionalDependencies (@esbuild/linux-*, @foundry-rs/anvil-linux-*), so
-# both still work (checked: `npm ci --ignore-scripts`, then tsx, esbuild and `anvil --version`).
-# Runtime dependencies only (NODE_ENV=production): harpoon runs its TypeScript through tsx, a
-# regular dependency, with no build step; the test tools stay out of the image.
-COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --omit=dev && npm cache clean --force
+# Dependencies from the deps stage: runtime dependencies only (--omit=dev): harpoon runs its
+# TypeScript through tsx, a regular dependency, with no build step; the test tools stay out.
+COPY --from=deps /app/node_modules ./node_modules
 
 # Sources (filtered by .dockerignore), owned by root and read-only for the runtime user.
 COPY . .
