@@ -1,0 +1,107 @@
+import { amountFromDb, amountToDb } from './amount.ts';
+import type { Db } from './open.ts';
+
+export interface FillRecord {
+  readonly id: number;
+  readonly orderHash?: string;
+  readonly intentId?: string;
+  readonly txHash?: string;
+  /** `buy`: we received the NFT; `sell`: we gave it. */
+  readonly side: 'buy' | 'sell';
+  readonly collection: string;
+  readonly contract: string;
+  readonly tokenId: string;
+  readonly price: bigint;
+  readonly token: string;
+  readonly fees: bigint;
+  readonly blockNumber?: number;
+  readonly filledAt: number;
+}
+
+export type NewFill = Omit<FillRecord, 'id' | 'fees' | 'filledAt'> & {
+  readonly fees?: bigint;
+  readonly filledAt?: number;
+};
+
+export interface FillRepo {
+  /** Records a fill; returns false when the same (tx, contract, token) was already recorded. */
+  record(fill: NewFill): boolean;
+  list(filter?: { readonly collection?: string; readonly since?: number }): FillRecord[];
+}
+
+interface Row {
+  id: number;
+  order_hash: string | null;
+  intent_id: string | null;
+  tx_hash: string | null;
+  side: 'buy' | 'sell';
+  collection: string;
+  contract: string;
+  token_id: string;
+  price: string;
+  token: string;
+  fees: string;
+  block_number: number | null;
+  filled_at: number;
+}
+
+function fromRow(r: Row): FillRecord {
+  return {
+    id: r.id,
+    ...(r.order_hash === null ? {} : { orderHash: r.order_hash }),
+    ...(r.intent_id === null ? {} : { intentId: r.intent_id }),
+    ...(r.tx_hash === null ? {} : { txHash: r.tx_hash }),
+    side: r.side,
+    collection: r.collection,
+    contract: r.contract,
+    tokenId: r.token_id,
+    price: amountFromDb(r.price, 'price'),
+    token: r.token,
+    fees: amountFromDb(r.fees, 'fees'),
+    ...(r.block_number === null ? {} : { blockNumber: r.block_number }),
+    filledAt: r.filled_at,
+  };
+}
+
+export function createFillRepo(db: Db, now: () => number): FillRepo {
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO fills (order_hash, intent_id, tx_hash, side, collection, contract, token_id, price, token,
+       fees, block_number, filled_at)
+     VALUES (@orderHash, @intentId, @txHash, @side, @collection, @contract, @tokenId, @price, @token, @fees,
+       @blockNumber, @filledAt)`,
+  );
+  return {
+    record(f) {
+      return (
+        insert.run({
+          orderHash: f.orderHash ?? null,
+          intentId: f.intentId ?? null,
+          txHash: f.txHash ?? null,
+          side: f.side,
+          collection: f.collection,
+          contract: f.contract.toLowerCase(),
+          tokenId: f.tokenId,
+          price: amountToDb(f.price),
+          token: f.token.toLowerCase(),
+          fees: amountToDb(f.fees ?? 0n),
+          blockNumber: f.blockNumber ?? null,
+          filledAt: f.filledAt ?? now(),
+        }).changes === 1
+      );
+    },
+    list(filter = {}) {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (filter.collection !== undefined) {
+        where.push('collection = ?');
+        args.push(filter.collection);
+      }
+      if (filter.since !== undefined) {
+        where.push('filled_at >= ?');
+        args.push(filter.since);
+      }
+      const sql = `SELECT * FROM fills${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY filled_at, id`;
+      return (db.prepare(sql).all(...args) as Row[]).map(fromRow);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { createFillRepo, type FillRepo } from './fills.ts';
+import { createIntentRepo, type IntentRepo } from './intents.ts';
+import { createNonceRepo, type NonceRepo } from './nonces.ts';
+import { type Db, type OpenDbOptions, openDb, schemaVersion } from './open.ts';
+import { createOrderRepo, type OrderRepo } from './orders.ts';
+import { createSpendRepo, type SpendRepo } from './spend.ts';
+import { createStrategyStateRepo, type StrategyStateRepo } from './strategy-state.ts';
+import { createTxRepo, type TxRepo } from './transactions.ts';
+import { createWatermarkRepo, type WatermarkRepo } from './watermarks.ts';
+
+export { amountFromDb, amountToDb } from './amount.ts';
+export type { FillRecord, FillRepo, NewFill } from './fills.ts';
+export {
+  INTENT_STATES,
+  type IntentRecord,
+  type IntentRepo,
+  type IntentState,
+  type NewIntent,
+  OPEN_INTENT_STATES,
+} from './intents.ts';
+export { fromJson, toJson } from './json.ts';
+export { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.ts';
+export type { NonceRepo } from './nonces.ts';
+export { type Db, type OpenDbOptions, openDb, schemaVersion } from './open.ts';
+export {
+  type NewOrder,
+  ORDER_SIDES,
+  ORDER_STATUSES,
+  type OrderFilter,
+  type OrderRecord,
+  type OrderRepo,
+  type OrderSide,
+  type OrderStatus,
+} from './orders.ts';
+export { dayOf, type NewSpend, type SpendEntry, type SpendRepo } from './spend.ts';
+export type { StrategyStateRepo } from './strategy-state.ts';
+export {
+  LIVE_TX_STATES,
+  type NewTx,
+  TX_STATES,
+  type TxInclusion,
+  type TxRecord,
+  type TxRepo,
+  type TxState,
+} from './transactions.ts';
+export type { Watermark, WatermarkRepo } from './watermarks.ts';
+
+export interface Store {
+  readonly path: string;
+  /** The raw better-sqlite3 handle, for migrations tests and ad-hoc reads; prefer the repositories. */
+  readonly db: Db;
+  readonly nonces: NonceRepo;
+  readonly intents: IntentRepo;
+  readonly transactions: TxRepo;
+  readonly orders: OrderRepo;
+  readonly fills: FillRepo;
+  readonly spend: SpendRepo;
+  readonly watermarks: WatermarkRepo;
+  readonly strategyState: StrategyStateRepo;
+  /** Runs `fn` in one IMMEDIATE transaction (all or nothing, fsynced at commit). Not async. */
+  transaction<T>(fn: () => T): T;
+  schemaVersion(): number;
+  close(): void;
+}
+
+export interface OpenStoreOptions extends OpenDbOptions {
+  /** Epoch-ms clock for the timestamps the store writes; default Date.now. */
+  readonly now?: () => number;
+}
+
+/**
+ * Opens the daemon's SQLite store (WAL, synchronous=FULL, file mode 0600), migrating it to the
+ * latest schema. Throws FatalError for a corrupt, foreign or newer-schema database (never resets it).
+ */
+export function openStore(path: string, options: OpenStoreOptions = {}): Store {
+  const db = openDb(path, options);
+  const now = options.now ?? Date.now;
+  let closed = false;
+  return {
+    path,
+    db,
+    nonces: createNonceRepo(db, now),
+    intents: createIntentRepo(db, now),
+    transactions: createTxRepo(db, now),
+    orders: createOrderRepo(db, now),
+    fills: createFillRepo(db, now),
+    spend: createSpendRepo(db, now),
+    watermarks: createWatermarkRepo(db, now),
+    strategyState: createStrategyStateRepo(db, now),
+    transaction<T>(fn: () => T): T {
+      return db.transaction(fn).immediate();
+    },
+    schemaVersion: () => schemaVersion(db),
+    close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * Schema migrations, in order. A migration is applied once, inside one transaction, and bumps
+ * `schema_version`. Never edit a released migration: add a new one.
+ *
+ * Amounts (prices, values, fees, spend) are decimal TEXT holding a bigint, never REAL.
+ * Timestamps are epoch milliseconds (INTEGER).
+ */
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    description: 'nonces, intents, transactions, orders, fills, spend, watermarks, strategy state',
+    sql: `
+CREATE TABLE nonces (
+  wallet      TEXT    NOT NULL,
+  chain_id    INTEGER NOT NULL,
+  next_nonce  INTEGER NOT NULL CHECK (next_nonce >= 0),
+  updated_at  INTEGER NOT NULL,
+  PRIMARY KEY (wallet, chain_id)
+) STRICT;
+
+CREATE TABLE intents (
+  id          TEXT    PRIMARY KEY,
+  strategy    TEXT    NOT NULL,
+  kind        TEXT    NOT NULL,
+  target_key  TEXT    NOT NULL,
+  payload     TEXT    NOT NULL,
+  state       TEXT    NOT NULL CHECK (state IN ('pending','sent','unknown','done','failed')),
+  error       TEXT,
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX intents_state ON intents (state);
+CREATE INDEX intents_target ON intents (target_key, state);
+
+CREATE TABLE transactions (
+  hash                      TEXT    PRIMARY KEY,
+  intent_id                 TEXT    NOT NULL,
+  wallet                    TEXT    NOT NULL,
+  chain_id                  INTEGER NOT NULL,
+  nonce                     INTEGER NOT NULL CHECK (nonce >= 0),
+  raw                       TEXT    NOT NULL,
+  state                     TEXT    NOT NULL CHECK (state IN ('signed','sent','unknown','mined','failed','replaced')),
+  to_address                TEXT,
+  value                     TEXT    NOT NULL,
+  gas_limit                 TEXT    NOT NULL,
+  max_fee_per_gas           TEXT    NOT NULL,
+  max_priority_fee_per_gas  TEXT    NOT NULL,
+  replaces                  TEXT,
+  block_number              INTEGER,
+  block_hash                TEXT,
+  gas_used                  TEXT,
+  effective_gas_price       TEXT,
+  error                     TEXT,
+  created_at                INTEGER NOT NULL,
+  sent_at                   INTEGER,
+  updated_at                INTEGER NOT NULL
+) STRICT;
+CREATE INDEX transactions_intent ON transactions (intent_id);
+CREATE INDEX transactions_nonce ON transactions (wallet, chain_id, nonce);
+CREATE INDEX transactions_state ON transactions (state);
+
+CREATE TABLE orders (
+  hash         TEXT    PRIMARY KEY,
+  intent_id    TEXT,
+  strategy     TEXT,
+  side         TEXT    NOT NULL CHECK (side IN ('listing','item_offer','collection_offer','trait_offer')),
+  collection   TEXT    NOT NULL,
+  contract     TEXT,
+  token_id     TEXT,
+  trait_type   TEXT,
+  trait_value  TEXT,
+  price        TEXT    NOT NULL,
+  token        TEXT    NOT NULL,
+  quantity     TEXT    NOT NULL DEFAULT '1',
+  start_time   INTEGER,
+  expiry       INTEGER NOT NULL,
+  status       TEXT    NOT NULL CHECK (status IN ('pending','open','filled','cancelled','expired','failed')),
+  error        TEXT,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+) STRICT;
+CREATE INDEX orders_status ON orders (status);
+CREATE INDEX orders_collection ON orders (collection, status);
+
+CREATE TABLE fills (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  order_hash    TEXT,
+  intent_id     TEXT,
+  tx_hash       TEXT,
+  side          TEXT    NOT NULL CHECK (side IN ('buy','sell')),
+  collection    TEXT    NOT NULL,
+  contract      TEXT    NOT NULL,
+  token_id      TEXT    NOT NULL,
+  price         TEXT    NOT NULL,
+  token         TEXT    NOT NULL,
+  fees          TEXT    NOT NULL DEFAULT '0',
+  block_number  INTEGER,
+  filled_at     INTEGER NOT NULL,
+  UNIQUE (tx_hash, contract, token_id)
+) STRICT;
+CREATE INDEX fills_collection ON fills (collection);
+
+CREATE TABLE spend (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  day         TEXT    NOT NULL,
+  strategy    TEXT    NOT NULL,
+  intent_id   TEXT    NOT NULL,
+  kind        TEXT    NOT NULL,
+  token       TEXT    NOT NULL,
+  amount      TEXT    NOT NULL,
+  created_at  INTEGER NOT NULL,
+  UNIQUE (intent_id, kind)
+) STRICT;
+CREATE INDEX spend_day ON spend (day, token);
+
+CREATE TABLE watermarks (
+  collection  TEXT    PRIMARY KEY,
+  event_at    INTEGER NOT NULL,
+  cursor      TEXT,
+  updated_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE strategy_state (
+  strategy_id TEXT    PRIMARY KEY,
+  state       TEXT    NOT NULL,
+  updated_at  INTEGER NOT NULL
+) STRICT;
+`,
+  },
+]);
+
+export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,0 +1,318 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FatalError } from '../../../src/errors/index.ts';
+import {
+  dayOf,
+  LATEST_SCHEMA_VERSION,
+  openDb,
+  openStore,
+  type Store,
+  schemaVersion,
+} from '../../../src/store/index.ts';
+
+let dir: string;
+let clockMs = 1_700_000_000_000;
+const now = () => clockMs;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'harpoon-store-'));
+  clockMs = 1_700_000_000_000;
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function open(name = 'state.db'): Store {
+  return openStore(join(dir, name), { now });
+}
+
+describe('openStore', () => {
+  it('creates the file with mode 0600, in WAL mode, at the latest schema version', () => {
+    const store = open();
+    store.intents.create({ id: 'i1', strategy: 's', kind: 'k', targetKey: 't', payload: {} });
+    expect(statSync(join(dir, 'state.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'state.db-wal')).mode & 0o777).toBe(0o600);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+    store.close();
+  });
+
+  it('tightens an existing empty file to 0600', () => {
+    const p = join(dir, 'loose.db');
+    writeFileSync(p, '', { mode: 0o644 });
+    const store = openStore(p);
+    expect(statSync(p).mode & 0o777).toBe(0o600);
+    store.close();
+  });
+
+  it('keeps data across reopen and does not re-run migrations', () => {
+    const a = open();
+    a.nonces.set('0xAbC', 1, 7);
+    a.close();
+    const b = open();
+    expect(b.nonces.get('0xabc', 1)).toBe(7);
+    expect(b.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+    b.close();
+  });
+
+  it('refuses a corrupt file with a FatalError and leaves its bytes untouched', () => {
+    const p = join(dir, 'corrupt.db');
+    const garbage = Buffer.from('this is not a database at all, just some bytes '.repeat(200));
+    writeFileSync(p, garbage, { mode: 0o600 });
+    let err: unknown;
+    try {
+      openStore(p);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(FatalError);
+    expect((err as FatalError).code).toBe('store_corrupt');
+    expect((err as FatalError).message).toContain(p);
+    expect(readFileSync(p).equals(garbage)).toBe(true);
+  });
+
+  it('refuses a database whose pages were damaged after creation', () => {
+    const p = join(dir, 'damaged.db');
+    const s = openStore(p);
+    for (let i = 0; i < 300; i++) {
+      s.intents.create({ id: `i${i}`, strategy: 's', kind: 'k', targetKey: `t${i}`, payload: { n: i } });
+    }
+    s.db.pragma('wal_checkpoint(TRUNCATE)');
+    s.close();
+    const bytes = readFileSync(p);
+    // keep the header (page 1 start) valid, smash everything after the first page
+    for (let i = 4096; i < bytes.length; i++) bytes[i] = (i * 31) & 0xff;
+    writeFileSync(p, bytes);
+    expect(() => openStore(p)).toThrow(FatalError);
+  });
+
+  it('refuses a newer schema version with a FatalError naming both versions', () => {
+    const p = join(dir, 'newer.db');
+    openStore(p).close();
+    const raw = new Database(p);
+    raw.prepare('UPDATE schema_version SET version = ?').run(LATEST_SCHEMA_VERSION + 5);
+    raw.close();
+    let err: unknown;
+    try {
+      openStore(p);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(FatalError);
+    expect((err as FatalError).code).toBe('store_schema_newer');
+    expect((err as FatalError).details).toMatchObject({ version: LATEST_SCHEMA_VERSION + 5 });
+    // still newer: nothing was reset
+    const check = new Database(p);
+    expect(check.prepare('SELECT version FROM schema_version').get()).toEqual({
+      version: LATEST_SCHEMA_VERSION + 5,
+    });
+    check.close();
+  });
+
+  it('refuses a foreign SQLite database instead of adopting it', () => {
+    const p = join(dir, 'foreign.db');
+    const raw = new Database(p);
+    raw.exec('CREATE TABLE something (x)');
+    raw.close();
+    expect(() => openStore(p)).toThrow(expect.objectContaining({ code: 'store_foreign' }));
+  });
+
+  it('applies later migrations in order, once', () => {
+    const p = join(dir, 'mig.db');
+    const migrations = [
+      { version: 1, description: 'a', sql: 'CREATE TABLE a (x INTEGER)' },
+      { version: 2, description: 'b', sql: 'CREATE TABLE b (y INTEGER)' },
+    ];
+    const s1 = openDb(p, { migrations: migrations.slice(0, 1) });
+    expect(schemaVersion(s1)).toBe(1);
+    s1.close();
+    const s2 = openDb(p, { migrations });
+    expect(schemaVersion(s2)).toBe(2);
+    expect(s2.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toEqual({ name: 'b' });
+    s2.close();
+  });
+});
+
+describe('repositories', () => {
+  let store: Store;
+  beforeEach(() => {
+    store = open();
+  });
+  afterEach(() => store.close());
+
+  it('intents: create is idempotent by id, payload bigints survive, states move', () => {
+    expect(
+      store.intents.create({
+        id: 'buy-1',
+        strategy: 'sniper',
+        kind: 'BuyListing',
+        targetKey: 'listing:0xaa',
+        payload: { price: 123456789012345678901234567890n, nested: [1n] },
+      }),
+    ).toBe(true);
+    expect(
+      store.intents.create({ id: 'buy-1', strategy: 'x', kind: 'y', targetKey: 'z', payload: null }),
+    ).toBe(false);
+    const got = store.intents.get('buy-1');
+    expect(got?.strategy).toBe('sniper');
+    expect(got?.state).toBe('pending');
+    expect(got?.payload).toEqual({ price: 123456789012345678901234567890n, nested: [1n] });
+    clockMs += 10;
+    store.intents.setState('buy-1', 'unknown', 'send timed out');
+    expect(store.intents.get('buy-1')).toMatchObject({
+      state: 'unknown',
+      error: 'send timed out',
+      updatedAt: clockMs,
+    });
+    expect(store.intents.listByState('sent', 'unknown').map((i) => i.id)).toEqual(['buy-1']);
+    expect(store.intents.openForTarget('listing:0xaa')).toHaveLength(1);
+    store.intents.setState('buy-1', 'done');
+    expect(store.intents.openForTarget('listing:0xaa')).toHaveLength(0);
+    expect(() => store.intents.setState('nope', 'done')).toThrow(RangeError);
+  });
+
+  it('transactions: journal with bigint fee fields, live list, inclusion', () => {
+    const base = {
+      intentId: 'i1',
+      wallet: '0xAA',
+      chainId: 1,
+      raw: '0x02f8',
+      to: '0xBB',
+      value: 10n ** 30n,
+      gasLimit: 21_000n,
+      maxFeePerGas: 50_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    };
+    store.transactions.insert({ ...base, hash: '0x01', nonce: 3, state: 'signed' });
+    store.transactions.insert({ ...base, hash: '0x02', nonce: 3, state: 'sent', replaces: '0x01' });
+    store.transactions.insert({ ...base, hash: '0x03', nonce: 4, state: 'signed', intentId: 'i2' });
+    expect(store.transactions.get('0x01')).toMatchObject({
+      value: 10n ** 30n,
+      wallet: '0xaa',
+      to: '0xbb',
+      nonce: 3,
+    });
+    expect(store.transactions.byIntent('i1').map((t) => t.hash)).toEqual(['0x01', '0x02']);
+    expect(store.transactions.byNonce('0xaa', 1, 3)).toHaveLength(2);
+    expect(store.transactions.maxNonce('0xaa', 1)).toBe(4);
+    expect(store.transactions.maxNonce('0xcc', 1)).toBeUndefined();
+    store.transactions.markSent('0x01');
+    expect(store.transactions.get('0x01')?.sentAt).toBe(clockMs);
+    store.transactions.markIncluded('0x02', 'mined', {
+      blockNumber: 9,
+      blockHash: '0xbh',
+      gasUsed: 21_000n,
+      effectiveGasPrice: 2n,
+    });
+    store.transactions.markReplaced('0x01');
+    store.transactions.markUnknown('0x03', 'timeout');
+    expect(store.transactions.live('0xAA', 1).map((t) => [t.hash, t.state])).toEqual([['0x03', 'unknown']]);
+    expect(store.transactions.get('0x02')).toMatchObject({
+      state: 'mined',
+      gasUsed: 21_000n,
+      blockNumber: 9,
+    });
+    expect(() => store.transactions.markSent('0xmissing')).toThrow(RangeError);
+  });
+
+  it('stores amounts as decimal TEXT, never REAL', () => {
+    store.orders.upsert({
+      hash: '0xo1',
+      side: 'trait_offer',
+      collection: 'c',
+      traitType: 'Background',
+      traitValue: 'Red',
+      price: 2n ** 200n,
+      token: '0xWETH',
+      expiry: 1_800_000_000,
+    });
+    const row = store.db.prepare('SELECT typeof(price) AS t, price FROM orders').get() as {
+      t: string;
+      price: string;
+    };
+    expect(row).toEqual({ t: 'text', price: (2n ** 200n).toString() });
+    expect(store.orders.get('0xo1')?.price).toBe(2n ** 200n);
+    store.db.prepare("UPDATE orders SET price = '1.5'").run();
+    expect(() => store.orders.get('0xo1')).toThrow(FatalError);
+  });
+
+  it('orders: upsert, status, open filter', () => {
+    const o = { side: 'collection_offer' as const, collection: 'c', price: 5n, token: '0xw', expiry: 100 };
+    store.orders.upsert({ ...o, hash: '0x1', strategy: 'bidder' });
+    store.orders.upsert({ ...o, hash: '0x2', status: 'open' });
+    store.orders.upsert({ ...o, hash: '0x1', strategy: 'bidder', price: 6n, status: 'open' });
+    expect(store.orders.get('0x1')).toMatchObject({ price: 6n, status: 'open', quantity: 1n });
+    store.orders.setStatus('0x2', 'cancelled');
+    expect(store.orders.open().map((x) => x.hash)).toEqual(['0x1']);
+    expect(store.orders.list({ status: 'cancelled' }).map((x) => x.hash)).toEqual(['0x2']);
+    expect(store.orders.list({ strategy: 'bidder' })).toHaveLength(1);
+  });
+
+  it('fills: one row per (tx, contract, token)', () => {
+    const f = {
+      txHash: '0xt',
+      side: 'buy' as const,
+      collection: 'c',
+      contract: '0xC',
+      tokenId: '7',
+      price: 10n ** 18n,
+      token: '0x0',
+    };
+    expect(store.fills.record(f)).toBe(true);
+    expect(store.fills.record(f)).toBe(false);
+    expect(store.fills.list({ collection: 'c' })).toEqual([
+      expect.objectContaining({ contract: '0xc', price: 10n ** 18n, fees: 0n, filledAt: clockMs }),
+    ]);
+  });
+
+  it('spend: day buckets, bigint sums, idempotent per (intent, kind)', () => {
+    const t = Date.UTC(2026, 0, 2, 23, 59);
+    expect(dayOf(t)).toBe('2026-01-02');
+    const big = 9_007_199_254_740_993n; // above 2^53: REAL would round it
+    store.spend.record({ strategy: 'a', intentId: 'i1', kind: 'price', token: '0xW', amount: big, at: t });
+    store.spend.record({ strategy: 'b', intentId: 'i2', kind: 'price', token: '0xw', amount: 1n, at: t });
+    expect(
+      store.spend.record({ strategy: 'a', intentId: 'i1', kind: 'price', token: '0xw', amount: 5n, at: t }),
+    ).toBe(false);
+    store.spend.record({
+      strategy: 'a',
+      intentId: 'i3',
+      kind: 'price',
+      token: '0xw',
+      amount: 1n,
+      at: t + 60_000,
+    });
+    expect(store.spend.total({ day: '2026-01-02', token: '0xw' })).toBe(big + 1n);
+    expect(store.spend.total({ day: '2026-01-02', token: '0xw', strategy: 'a' })).toBe(big);
+    expect(store.spend.total({ day: '2026-01-03', token: '0xw' })).toBe(1n);
+    expect(store.spend.remove('i2', 'price')).toBe(true);
+    expect(store.spend.total({ day: '2026-01-02', token: '0xw' })).toBe(big);
+  });
+
+  it('watermarks only move forward', () => {
+    expect(store.watermarks.advance('c', 100, 'cur1')).toBe(true);
+    expect(store.watermarks.advance('c', 50)).toBe(false);
+    expect(store.watermarks.get('c')).toMatchObject({ eventAt: 100, cursor: 'cur1' });
+    store.watermarks.advance('c', 200);
+    expect(store.watermarks.all().map((w) => w.eventAt)).toEqual([200]);
+  });
+
+  it('strategy state round-trips JSON with bigints', () => {
+    store.strategyState.set('s1', { spent: 3n, seen: ['a'] });
+    expect(store.strategyState.get('s1')).toEqual({ spent: 3n, seen: ['a'] });
+    store.strategyState.delete('s1');
+    expect(store.strategyState.get('s1')).toBeUndefined();
+  });
+
+  it('transaction() is all or nothing', () => {
+    expect(() =>
+      store.transaction(() => {
+        store.nonces.set('0xa', 1, 5);
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(store.nonces.get('0xa', 1)).toBeUndefined();
+  });
+});
