@@ -10,8 +10,9 @@ import type { MarketData } from './service.ts';
  *
  * - validate-metadata fetches now (never from a cache) and persists nothing.
  * - refresh answers at once ("queued") and re-reads in the background: the token's text traits
- *   that differ from what the sandbox knows are taken over (catalog metadata update, recorded as
- *   a `metadata_update` event), and the NFT's `updated_at` moves to the refresh time.
+ *   that differ from what the sandbox knows are taken over (catalog metadata update), the NFT's
+ *   `updated_at` moves to the refresh time, and a `metadata_update` event (stream
+ *   `item_metadata_updated`) is recorded after every successful re-read.
  * - a collection refresh re-reads the contract-level `name()`; no contract-level metadata URI
  *   exists on the sandbox's contracts, so description and images keep their values.
  */
@@ -174,16 +175,21 @@ export function renderValidation(
 
 /**
  * The background part of an NFT refresh: re-read, take over changed text traits (catalog
- * collections), record the refresh time. Returns the trait names that changed.
+ * collections), record the refresh time, then — once all of that is visible through the API —
+ * record a `metadata_update` event (the stream's `item_metadata_updated`) with the token's traits
+ * and the fetched description and background colour. A failed fetch changes nothing and records
+ * nothing. Returns the trait names that changed.
  */
 export async function refreshNft(data: MarketData, v: CollectionView, id: bigint): Promise<string[]> {
   const src = data.sources;
   const fx = src.fixture;
   if (!fx) return [];
   const r = await fetchMetadata(fx, v, id);
+  if (!r.ok) return [];
   const changed: string[] = [];
   const catalog = src.catalog;
-  if (r.ok && v.kind === 'catalog' && catalog) {
+  const isCatalog = v.kind === 'catalog' && catalog !== undefined;
+  if (isCatalog) {
     const current = catalog.traits(v.slug, id);
     for (const a of r.metadata.attributes) {
       const had = current.find((t) => t.trait_type === a.trait_type);
@@ -193,17 +199,24 @@ export async function refreshNft(data: MarketData, v: CollectionView, id: bigint
         changed.push(a.trait_type);
       }
     }
-    if (changed.length > 0) {
-      src.events.append({
-        kind: 'metadata_update',
-        chain: src.chain,
-        collection: v.slug,
-        nft: { contract: v.contract, identifier: id.toString(), standard: v.standard },
-        traits: catalog.traits(v.slug, id).map((t) => ({ trait_type: t.trait_type, value: t.value })),
-      });
-    }
   }
   data.nftRefreshedAt.set(`${v.contract.toLowerCase()}:${id}`, data.now());
+  const m = r.metadata;
+  src.events.append({
+    kind: 'metadata_update',
+    chain: src.chain,
+    collection: v.slug,
+    nft: { contract: v.contract, identifier: id.toString(), standard: v.standard },
+    traits: (isCatalog ? catalog.traits(v.slug, id) : m.attributes).map((t) => ({
+      trait_type: t.trait_type,
+      value: t.value,
+    })),
+    metadata: {
+      ...(m.name !== undefined ? { name: m.name } : {}),
+      ...(m.description !== undefined ? { description: m.description } : {}),
+      ...(m.background_color !== undefined ? { backgroundColor: m.background_color } : {}),
+    },
+  });
   return changed;
 }
 

@@ -59,6 +59,12 @@ export interface MarketEventInput {
   readonly buyer?: string;
   /** Metadata update: the token's new traits. */
   readonly traits?: readonly { readonly trait_type: string; readonly value: string | number }[];
+  /** Metadata update: the other fields read from the token URI (a refresh knows them). */
+  readonly metadata?: {
+    readonly name?: string;
+    readonly description?: string;
+    readonly backgroundColor?: string;
+  };
 }
 
 export interface MarketEvent extends MarketEventInput {

@@ -174,7 +174,7 @@ function chainOf(e: MarketEvent, ctx: StreamRenderContext): string {
 function itemName(e: MarketEvent, ctx: StreamRenderContext): string | null {
   if (!e.nft) return null;
   const c = ctx.catalog?.byContract(e.nft.contract) ?? ctx.catalog?.bySlug(e.collection);
-  return c ? `${c.name} #${e.nft.identifier}` : null;
+  return c ? `${c.name} #${e.nft.identifier}` : (e.metadata?.name ?? null);
 }
 
 /** `item` of a payload: the NFT, or `{}` when the event has none (criteria offers). */
@@ -340,8 +340,8 @@ export function renderStreamEvent(e: MarketEvent, ctx: StreamRenderContext): Str
       const spec = ctx.catalog?.bySlug(e.collection);
       payload = {
         item: item(e, ctx, {
-          description: spec?.description ?? null,
-          background_color: null,
+          description: e.metadata?.description ?? spec?.description ?? null,
+          background_color: e.metadata?.backgroundColor ?? null,
           traits: traitsOf(e, ctx),
         }),
         collection: { slug: e.collection },
