@@ -1,0 +1,117 @@
+/**
+ * The signer port Seaport orders need: an address and a raw 32-byte digest signature. The chain
+ * layer's wallet adapter implements it for the daemon; `createLocalDigestSigner` is the fast
+ * in-process implementation (noble secp256k1, RFC 6979 deterministic, low-s) for tests, the
+ * benchmark and any caller that holds key bytes. The key lives only in a closure: it is never a
+ * property, never logged, never serialized.
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { getAddress } from 'ethers';
+import type { Secret } from '../domain/secret.ts';
+import { ConfigError, RejectedError } from '../errors/index.ts';
+
+export interface Signer {
+  /** Checksummed address of the key. */
+  readonly address: string;
+  /**
+   * Signs a 32-byte digest as is (no prefix, no hashing): 65 bytes r ‖ s ‖ v (v = 27 or 28), or the
+   * same as 0x-hex. A 64-byte EIP-2098 compact signature is accepted too.
+   */
+  signDigest(digest: Uint8Array): Uint8Array | string;
+}
+
+/** Alias kept for readers who look for the order signer by its role. */
+export type OrderSigner = Signer;
+
+function keyBytes(key: Uint8Array | Secret | string): Uint8Array {
+  if (key instanceof Uint8Array) {
+    if (key.length !== 32) throw new ConfigError('private key must be 32 bytes');
+    return key.slice();
+  }
+  const hex = (typeof key === 'string' ? key : key.reveal()).trim().replace(/^0x/i, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError('private key must be 32 bytes of hex');
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/** Checksummed address of an uncompressed or compressed secp256k1 public key. */
+export function addressOfPublicKey(publicKey: Uint8Array): string {
+  const uncompressed =
+    publicKey.length === 65 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(false);
+  return getAddress(`0x${bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12))}`);
+}
+
+/**
+ * A local digest signer over a private key (32 bytes, 0x-hex, or a `Secret` holding hex). The
+ * bytes are copied into the closure; the caller may wipe its own copy.
+ */
+export function createLocalDigestSigner(privateKey: Uint8Array | Secret | string): Signer {
+  const sk = keyBytes(privateKey);
+  if (!secp256k1.utils.isValidSecretKey(sk))
+    throw new ConfigError('private key is not a valid secp256k1 key');
+  const address = addressOfPublicKey(secp256k1.getPublicKey(sk, false));
+  const signer: Signer = {
+    address,
+    signDigest(digest: Uint8Array): Uint8Array {
+      if (digest.length !== 32) {
+        throw new RejectedError('seaport_bad_digest', 'a digest to sign must be 32 bytes');
+      }
+      const rec = secp256k1.sign(digest, sk, { prehash: false, format: 'recovered' });
+      // noble: [recovery, r(32), s(32)] -> Ethereum: r ‖ s ‖ (27 + recovery)
+      const out = new Uint8Array(65);
+      out.set(rec.subarray(1, 65), 0);
+      out[64] = 27 + (rec[0] as number);
+      return out;
+    },
+  };
+  return Object.freeze(signer);
+}
+
+/**
+ * Normalizes a signer's answer to 0x-hex r ‖ s ‖ v (65 bytes). Compact 64-byte (EIP-2098) input is
+ * expanded; v 0/1 becomes 27/28. Anything else is rejected.
+ */
+export function signatureHex(sig: Uint8Array | string): string {
+  let bytes: Uint8Array;
+  if (typeof sig === 'string') {
+    const h = sig.replace(/^0x/i, '');
+    if (!/^[0-9a-fA-F]*$/.test(h) || (h.length !== 130 && h.length !== 128)) {
+      throw new RejectedError('seaport_bad_signature', 'the signer returned a malformed signature');
+    }
+    bytes = new Uint8Array(h.length / 2);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(h.slice(i * 2, i * 2 + 2), 16);
+  } else {
+    bytes = sig;
+  }
+  if (bytes.length === 64) {
+    const out = new Uint8Array(65);
+    out.set(bytes.subarray(0, 64), 0);
+    const yParity = ((out[32] as number) & 0x80) >> 7;
+    out[32] = (out[32] as number) & 0x7f;
+    out[64] = 27 + yParity;
+    bytes = out;
+  }
+  if (bytes.length !== 65) throw new RejectedError('seaport_bad_signature', 'a signature must be 65 bytes');
+  let v = bytes[64] as number;
+  if (v === 0 || v === 1) v += 27;
+  if (v !== 27 && v !== 28)
+    throw new RejectedError('seaport_bad_signature', `signature v ${v} is not 27 or 28`);
+  if (bytes[64] !== v) {
+    bytes = bytes.slice();
+    bytes[64] = v;
+  }
+  return `0x${bytesToHex(bytes)}`;
+}
+
+/** Recovers the signer address of a 65-byte r ‖ s ‖ v signature over `digest`. */
+export function recoverDigestSigner(digest: Uint8Array, signature: string): string {
+  const h = signatureHex(signature).slice(2);
+  const rec = new Uint8Array(65);
+  rec[0] = Number.parseInt(h.slice(128, 130), 16) - 27;
+  for (let i = 0; i < 64; i++) rec[i + 1] = Number.parseInt(h.slice(i * 2, i * 2 + 2), 16);
+  const pub = secp256k1.recoverPublicKey(rec, digest, { prehash: false });
+  return addressOfPublicKey(pub);
+}
