@@ -47,8 +47,10 @@ export interface OwnOrder {
   /** `chain/contract/identifier` for item orders. */
   readonly nftKey: string | null;
   readonly trait: { readonly type: string; readonly value: string } | null;
+  /** Price per unit. */
   readonly price: bigint;
   readonly paymentToken: PaymentToken;
+  /** Units still open (lowered by partial fills). */
   readonly quantity: bigint;
   readonly expiresAt: number | null;
   readonly status: 'open' | 'filled' | 'cancelled' | 'expired' | 'invalid';
@@ -58,8 +60,20 @@ export interface CollectionSnapshot {
   readonly slug: CollectionSlug;
   /** Collection floor (per unit), from stats and listing events. */
   readonly floor: Known<PriceLevel> | null;
-  /** Trait floors per payment token (text traits only), keyed `type\u0000value`. */
+  /**
+   * True while the floor is being re-learned (its listing sold, was cancelled, invalidated or
+   * expired, or a listing in another currency arrived): `floor` is then only the cheapest listing
+   * the view still knows in that currency (or null), an upper bound of the true floor, until the
+   * next stats refresh.
+   */
+  readonly floorRelearning: boolean;
+  /**
+   * Trait floors (text traits only), one entry per trait value and payment token, in the API's
+   * order (trait type, value, price). Prices compare only within the same payment token.
+   */
   readonly traitFloors: Known<readonly TraitFloor[]> | null;
+  /** The same entries by trait, keyed `type\u0000value` (see `traitKey`); one entry per currency. */
+  readonly traitFloorsByTrait: ReadonlyMap<string, readonly TraitFloor[]>;
   readonly traits: Known<readonly TraitCategory[]> | null;
   readonly bestCollectionOffer: Known<PriceLevel> | null;
   /** Best offer per trait, keyed `type\u0000value`. */

@@ -1,0 +1,98 @@
+/**
+ * Known active orders of one kind in one collection, grouped (listings by NFT, trait offers by
+ * trait, collection offers in one group) with the best entry of each group kept up to date on
+ * every add and remove. A group's best is recomputed only when its best leaves.
+ */
+import type { OrderHash } from '../domain/ids.ts';
+import type { OrderEntry } from './entries.ts';
+
+export class GroupedBook {
+  readonly #byHash = new Map<OrderHash, OrderEntry>();
+  readonly #groups = new Map<string, Map<OrderHash, OrderEntry>>();
+  readonly #best = new Map<string, OrderEntry>();
+  readonly #groupOf: (e: OrderEntry) => string | null;
+  readonly #compare: (a: OrderEntry, b: OrderEntry) => number;
+  /** Bumped on every change of a group's best (the snapshot rebuilds its maps only then). */
+  version = 0;
+
+  constructor(groupOf: (e: OrderEntry) => string | null, compare: (a: OrderEntry, b: OrderEntry) => number) {
+    this.#groupOf = groupOf;
+    this.#compare = compare;
+  }
+
+  get size(): number {
+    return this.#byHash.size;
+  }
+
+  get(hash: OrderHash): OrderEntry | undefined {
+    return this.#byHash.get(hash);
+  }
+
+  has(hash: OrderHash): boolean {
+    return this.#byHash.has(hash);
+  }
+
+  entries(): IterableIterator<OrderEntry> {
+    return this.#byHash.values();
+  }
+
+  /** Best entry per group (group key → entry); live, do not keep. */
+  bests(): ReadonlyMap<string, OrderEntry> {
+    return this.#best;
+  }
+
+  best(group: string): OrderEntry | undefined {
+    return this.#best.get(group);
+  }
+
+  groupEntries(group: string): Iterable<OrderEntry> {
+    return this.#groups.get(group)?.values() ?? [];
+  }
+
+  /** Adds or replaces an entry (by hash). Entries without a group are kept but never best. */
+  add(e: OrderEntry): void {
+    if (this.#byHash.has(e.orderHash)) this.remove(e.orderHash);
+    this.#byHash.set(e.orderHash, e);
+    const g = this.#groupOf(e);
+    if (g === null) return;
+    let group = this.#groups.get(g);
+    if (!group) {
+      group = new Map();
+      this.#groups.set(g, group);
+    }
+    group.set(e.orderHash, e);
+    const best = this.#best.get(g);
+    if (!best || this.#compare(e, best) < 0) {
+      this.#best.set(g, e);
+      this.version++;
+    }
+  }
+
+  remove(hash: OrderHash): OrderEntry | undefined {
+    const e = this.#byHash.get(hash);
+    if (!e) return undefined;
+    this.#byHash.delete(hash);
+    const g = this.#groupOf(e);
+    if (g === null) return e;
+    const group = this.#groups.get(g);
+    group?.delete(hash);
+    if (this.#best.get(g) === e) {
+      let next: OrderEntry | undefined;
+      for (const c of group?.values() ?? []) if (!next || this.#compare(c, next) < 0) next = c;
+      if (next) this.#best.set(g, next);
+      else this.#best.delete(g);
+      this.version++;
+    }
+    if (group && group.size === 0) this.#groups.delete(g);
+    return e;
+  }
+
+  /** Replaces everything (a REST reload). */
+  reset(entries: Iterable<OrderEntry>): void {
+    this.#byHash.clear();
+    this.#groups.clear();
+    this.#best.clear();
+    this.version++;
+    for (const e of entries) this.add(e);
+  }
+}

@@ -1,0 +1,1129 @@
+/**
+ * The market view: what the daemon knows about each configured collection — floor, trait floors,
+ * traits, best listing per NFT, best collection offer, best offer per trait — and about its own
+ * orders, each value with when and from where it was learned.
+ *
+ *   const view = createMarketView({ api, clock, logger, collections: ['doodles'], paymentTokens });
+ *   await view.start();                 // own orders loaded, first refresh of every collection queued
+ *   stream.subscribe((e) => view.apply(e));
+ *   const snap = view.snapshot();       // synchronous, immutable, no I/O: what strategies read
+ *   await view.stop();                  // awaits in-flight refreshes
+ *
+ * Events keep it fresh between REST refreshes. Periodic refreshes run per collection, never two at
+ * once for one collection, at a read priority below trading, with intervals stretched to fit the
+ * view's share of the read budget. When an event takes away something the view cannot replace on
+ * its own (the floor listing sold, the floor went to another currency) the value is marked and
+ * re-learned from REST out of schedule, through a small token bucket.
+ */
+import type { PaymentToken } from '../domain/events.ts';
+import { type MarketEvent, nftKey } from '../domain/events.ts';
+import type { CollectionSlug, OrderHash } from '../domain/ids.ts';
+import type { Logger } from '../observability/index.ts';
+import { systemTimers, type TimerHandle, type Timers, unrefTimer } from '../ratelimit/clock.ts';
+import { Priority } from '../ratelimit/types.ts';
+import type { MarketApi } from './api.ts';
+import { GroupedBook } from './book.ts';
+import {
+  type BudgetPlan,
+  DEFAULT_REFRESH_INTERVALS,
+  planRefresh,
+  REFRESH_KINDS,
+  type RefreshIntervals,
+  type RefreshKind,
+  RelearnBucket,
+} from './budget.ts';
+import {
+  compareListings,
+  compareOffers,
+  entryOfEvent,
+  entryOfListing,
+  entryOfOffer,
+  type OrderEntry,
+} from './entries.ts';
+import { FrozenMap } from './frozen.ts';
+import type {
+  CollectionSnapshot,
+  Known,
+  MarketSnapshot,
+  OwnOrder,
+  PriceLevel,
+  Provenance,
+  TraitCategory,
+  TraitFloor,
+} from './snapshot.ts';
+import { traitKey } from './snapshot.ts';
+import { displayToUnits, sameToken, TokenRegistry, unitsToDisplay } from './units.ts';
+
+/** Epoch milliseconds; the same clock the stream client stamps `receivedAt` with. */
+export interface MarketClock {
+  now(): number;
+}
+
+/** Where the daemon's own open orders come from at start (the store, normally). */
+export interface OwnOrderSource {
+  load(): Promise<readonly OwnOrder[]> | readonly OwnOrder[];
+}
+
+export interface MarketViewOptions {
+  readonly api: MarketApi;
+  readonly clock: MarketClock;
+  readonly logger: Logger;
+  /** Collection slugs to follow. Events of other collections are ignored (and counted). */
+  readonly collections: readonly string[];
+  /** Default: real timers. */
+  readonly timers?: Timers;
+  /** A collection whose newest information is older than this is `stale`. Default 60 000 ms. */
+  readonly staleAfterMs?: number;
+  /** Wanted interval per refresh kind (ms); stretched to fit `readsPerHour`. */
+  readonly refreshIntervals?: Partial<RefreshIntervals>;
+  /** Read requests per hour the view may spend on periodic refreshes. Default 300 (half the free tier). */
+  readonly readsPerHour?: number;
+  /** Out-of-schedule refreshes (re-learning) per minute, all collections. Default 6. */
+  readonly relearnPerMinute?: number;
+  /** A kind never runs again sooner than this after its last run. Default 1 000 ms. */
+  readonly minRefreshGapMs?: number;
+  /** Pages read per list refresh (best listings, collection offers, trait offers). Default 5. */
+  readonly maxPages?: number;
+  /** Page size of list refreshes. Default 100. */
+  readonly pageLimit?: number;
+  /** Collections refreshing at once. Default 2. */
+  readonly maxConcurrent?: number;
+  /** First retry delay after a failed refresh, doubled per failure, capped at the kind's interval. Default 5 000 ms. */
+  readonly errorBackoffMs?: number;
+  /** How often expired orders are swept out. Default 1 000 ms. */
+  readonly sweepIntervalMs?: number;
+  /** Closed own orders stay in the snapshot this long. Default 600 000 ms. */
+  readonly ownOrderRetentionMs?: number;
+  /** Payment tokens of the chain (symbol → address, decimals) for prices the API gives by symbol only. */
+  readonly paymentTokens?: readonly PaymentToken[];
+  readonly ownOrders?: OwnOrderSource;
+  /** Called after an own order changed (status or open quantity); exceptions are logged, not thrown. */
+  readonly onOwnOrderChange?: (order: OwnOrder, previous: OwnOrder | undefined) => void;
+  /** Priority of periodic refreshes. Default `Priority.analytics`. */
+  readonly periodicPriority?: Priority;
+  /** Priority of re-learning refreshes. Default `Priority.read` (still below trading). */
+  readonly relearnPriority?: Priority;
+}
+
+export interface StreamStatus {
+  /** The stream client considers this collection stale (gap, stall, fallback without news). */
+  readonly stale: boolean;
+  /** Newest information the stream has for it (epoch ms), when known. */
+  readonly at?: number;
+}
+
+export interface KindStatus {
+  readonly lastOkAt: number | null;
+  readonly nextDueAt: number | null;
+  readonly failures: number;
+  readonly lastError: string | null;
+  readonly intervalMs: number;
+}
+
+export interface CollectionStatus {
+  readonly slug: CollectionSlug;
+  readonly ageMs: number;
+  readonly stale: boolean;
+  readonly streamStale: boolean;
+  readonly refreshing: boolean;
+  readonly floorRelearning: boolean;
+  readonly eventsApplied: number;
+  readonly listings: number;
+  readonly collectionOffers: number;
+  readonly traitOffers: number;
+  readonly kinds: Readonly<Record<RefreshKind, KindStatus>>;
+}
+
+export interface MarketViewStatus {
+  readonly running: boolean;
+  readonly plan: BudgetPlan;
+  readonly ignoredEvents: number;
+  readonly unknownSymbols: readonly string[];
+  readonly collections: readonly CollectionStatus[];
+}
+
+export interface MarketView {
+  /** Loads own orders and queues the first refresh of every collection. Resolves when loaded and queued. */
+  start(): Promise<void>;
+  /** Applies one event (synchronous). Events of unknown collections are ignored. */
+  apply(event: MarketEvent): void;
+  /** The current view; synchronous, immutable, cheap (shared structure between changes). */
+  snapshot(): MarketSnapshot;
+  /** The stream has news for `slug` (or every collection with '*') as of `at`. */
+  markStreamFresh(slug: string, at: number): void;
+  setStreamStatus(slug: string, status: StreamStatus): void;
+  /** Registers or updates one of our own orders (by hash). */
+  upsertOwnOrder(order: OwnOrder): void;
+  removeOwnOrder(orderHash: string): boolean;
+  ownOrder(orderHash: string): OwnOrder | undefined;
+  /** Asks for an out-of-schedule refresh (re-learning budget applies). */
+  requestRefresh(slug: string, kinds?: readonly RefreshKind[]): void;
+  /** Runs the given kinds (default all) of one or every collection now, and resolves when done. Ignores the re-learning budget. */
+  refreshNow(slug?: string, kinds?: readonly RefreshKind[]): Promise<void>;
+  /** Resolves when no refresh is running or due now. */
+  whenIdle(): Promise<void>;
+  status(): MarketViewStatus;
+  /** Stops timers, aborts and awaits in-flight refreshes. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Removed orders are remembered this long, so a REST page read before the removal cannot bring them back. */
+const TOMBSTONE_MS = 15 * 60_000;
+const COLLECTION_OFFER_GROUP = '';
+
+interface CollectionState {
+  readonly slug: CollectionSlug;
+  readonly listings: GroupedBook;
+  readonly collectionOffers: GroupedBook;
+  readonly traitOffers: GroupedBook;
+  floor: Known<PriceLevel> | null;
+  /** A stats answer was seen (so a null floor means "nothing listed", not "unknown"). */
+  floorKnown: boolean;
+  floorRelearning: boolean;
+  /** When the last floor re-learning was asked (a stats run started before it does not end it). */
+  floorRelearnAskedAt: number;
+  traitFloors: Known<readonly TraitFloor[]> | null;
+  traitFloorIndex: ReadonlyMap<string, readonly TraitFloor[]>;
+  traits: Known<readonly TraitCategory[]> | null;
+  numericTraits: ReadonlySet<string>;
+  lastInfoAt: number;
+  streamFreshAt: number;
+  streamStale: boolean;
+  eventsApplied: number;
+  readonly due: Record<RefreshKind, number>;
+  readonly urgent: Record<RefreshKind, boolean>;
+  readonly lastRunAt: Record<RefreshKind, number>;
+  readonly lastOkAt: Record<RefreshKind, number | null>;
+  readonly failures: Record<RefreshKind, number>;
+  readonly lastError: Record<RefreshKind, string | null>;
+  /** Requests the last run of each list kind cost (pages). */
+  readonly costs: Record<RefreshKind, number>;
+  running: Promise<void> | null;
+  readonly tombstones: Map<OrderHash, number>;
+  /** Invalidated orders, kept so a revalidation can bring them back. */
+  readonly suspended: Map<OrderHash, { readonly entry: OrderEntry; readonly at: number }>;
+  /** Bumped on any change visible in the snapshot. */
+  version: number;
+  cache: SnapshotCache | null;
+}
+
+interface SnapshotCache {
+  readonly version: number;
+  readonly listingsVersion: number;
+  readonly traitOffersVersion: number;
+  readonly bestListings: ReadonlyMap<string, Known<PriceLevel>>;
+  readonly bestTraitOffers: ReadonlyMap<string, Known<PriceLevel>>;
+  readonly base: Omit<CollectionSnapshot, 'ageMs' | 'stale'>;
+}
+
+function perKind<T>(v: () => T): Record<RefreshKind, T> {
+  const out = {} as Record<RefreshKind, T>;
+  for (const k of REFRESH_KINDS) out[k] = v();
+  return out;
+}
+
+function describeError(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { code?: unknown; shortMessage?: unknown; message?: unknown };
+    const msg = typeof e.shortMessage === 'string' ? e.shortMessage : String(e.message ?? err);
+    return typeof e.code === 'string' ? `${e.code}: ${msg}` : msg;
+  }
+  return String(err);
+}
+
+function positive(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+    throw new RangeError(`market view: ${name} must be a positive number, got ${String(v)}`);
+  }
+  return v;
+}
+
+export function createMarketView(options: MarketViewOptions): MarketView {
+  const { api, clock, logger } = options;
+  const timers = options.timers ?? systemTimers;
+  const staleAfterMs = positive('staleAfterMs', options.staleAfterMs, 60_000);
+  const readsPerHour = positive('readsPerHour', options.readsPerHour, 300);
+  const minGapMs = positive('minRefreshGapMs', options.minRefreshGapMs, 1_000);
+  const maxPages = Math.floor(positive('maxPages', options.maxPages, 5));
+  const pageLimit = Math.floor(positive('pageLimit', options.pageLimit, 100));
+  const maxConcurrent = Math.floor(positive('maxConcurrent', options.maxConcurrent, 2));
+  const errorBackoffMs = positive('errorBackoffMs', options.errorBackoffMs, 5_000);
+  const sweepIntervalMs = positive('sweepIntervalMs', options.sweepIntervalMs, 1_000);
+  const ownRetentionMs = positive('ownOrderRetentionMs', options.ownOrderRetentionMs, 600_000);
+  const periodicPriority = options.periodicPriority ?? Priority.analytics;
+  const relearnPriority = options.relearnPriority ?? Priority.read;
+  const wanted: RefreshIntervals = { ...DEFAULT_REFRESH_INTERVALS, ...(options.refreshIntervals ?? {}) };
+  for (const k of REFRESH_KINDS) positive(`refreshIntervals.${k}`, wanted[k], 1);
+
+  const registry = new TokenRegistry(options.paymentTokens ?? []);
+  const bucket = new RelearnBucket(positive('relearnPerMinute', options.relearnPerMinute, 6), clock.now());
+  const abort = new AbortController();
+  const unknownSymbols = new Set<string>();
+
+  const slugs = Object.freeze([...new Set(options.collections)] as CollectionSlug[]);
+  if (slugs.length === 0) throw new RangeError('market view: at least one collection is needed');
+  const states = new Map<string, CollectionState>();
+  for (const slug of slugs) states.set(slug, newState(slug));
+
+  const own = new Map<OrderHash, OwnOrder>();
+  const ownClosedAt = new Map<OrderHash, number>();
+  let ownVersion = 0;
+  let ownCache: { version: number; list: readonly OwnOrder[] } | null = null;
+
+  let plan = computePlan();
+  let started = false;
+  let stopped = false;
+  let timer: TimerHandle | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  let lastSweepAt = clock.now();
+  let ignoredEvents = 0;
+
+  function newState(slug: CollectionSlug): CollectionState {
+    return {
+      slug,
+      listings: new GroupedBook((e) => e.nftKey, compareListings),
+      collectionOffers: new GroupedBook(
+        (e) => (e.side === 'collection_offer' ? COLLECTION_OFFER_GROUP : null),
+        compareOffers,
+      ),
+      traitOffers: new GroupedBook((e) => e.traitKey, compareOffers),
+      floor: null,
+      floorKnown: false,
+      floorRelearning: false,
+      floorRelearnAskedAt: 0,
+      traitFloors: null,
+      traitFloorIndex: new FrozenMap(new Map()),
+      traits: null,
+      numericTraits: new Set(),
+      lastInfoAt: 0,
+      streamFreshAt: 0,
+      streamStale: false,
+      eventsApplied: 0,
+      due: perKind(() => Number.POSITIVE_INFINITY),
+      urgent: perKind(() => false),
+      lastRunAt: perKind(() => Number.NEGATIVE_INFINITY),
+      lastOkAt: perKind(() => null),
+      failures: perKind(() => 0),
+      lastError: perKind(() => null),
+      costs: perKind(() => 1),
+      running: null,
+      tombstones: new Map(),
+      suspended: new Map(),
+      version: 0,
+      cache: null,
+    };
+  }
+
+  function computePlan(): BudgetPlan {
+    const costs = perKind(() => 0);
+    for (const c of states.values()) for (const k of REFRESH_KINDS) costs[k] += c.costs[k];
+    for (const k of REFRESH_KINDS) costs[k] = costs[k] / Math.max(1, states.size);
+    return planRefresh({ intervals: wanted, costs, collections: states.size, readsPerHour });
+  }
+
+  function touch(c: CollectionState, at: number): void {
+    if (at > c.lastInfoAt) c.lastInfoAt = at;
+    c.version++;
+  }
+
+  // ── floor ─────────────────────────────────────────────────────────────
+
+  /** Cheapest known listing in `token` (a scan over the best listing of every NFT). */
+  function cheapestIn(c: CollectionState, token: PaymentToken): OrderEntry | undefined {
+    let best: OrderEntry | undefined;
+    for (const e of c.listings.bests().values()) {
+      if (!sameToken(e.level.paymentToken, token)) continue;
+      if (!best || compareListings(e, best) < 0) best = e;
+    }
+    return best;
+  }
+
+  function relearnFloor(c: CollectionState, reason: string): void {
+    const now = clock.now();
+    const had = c.floor;
+    c.floorRelearning = true;
+    c.floorRelearnAskedAt = now;
+    if (had) {
+      const candidate = cheapestIn(c, had.value.paymentToken);
+      c.floor = candidate ? candidate.known : null;
+    }
+    c.version++;
+    logger.debug({ collection: c.slug, reason }, 'market floor is being re-learned');
+    ask(c, 'stats');
+  }
+
+  function onListingAdded(c: CollectionState, e: OrderEntry): void {
+    if (!c.floorKnown) return;
+    const floor = c.floor;
+    if (floor === null) {
+      // Nothing was listed (or, while re-learning, nothing known is left): this is the floor now.
+      c.floor = e.known;
+      return;
+    }
+    if (sameToken(floor.value.paymentToken, e.level.paymentToken)) {
+      if (e.level.price < floor.value.price) c.floor = e.known;
+      return;
+    }
+    // Another currency. The stats floor is quoted in the native currency whenever anything is
+    // listed in it; otherwise the new currency may now be the floor's: ask.
+    if (floor.value.paymentToken.address !== '0x0000000000000000000000000000000000000000') {
+      relearnFloor(c, 'listing in another currency');
+    }
+  }
+
+  /** An order left the book (sold, cancelled, invalidated, expired): re-learn the floor if it was it. */
+  function onListingGone(
+    c: CollectionState,
+    hash: OrderHash,
+    e: OrderEntry | undefined,
+    reason: string,
+  ): void {
+    const floor = c.floor;
+    if (!floor || c.floorRelearning) return;
+    if (floor.value.orderHash !== null) {
+      if (floor.value.orderHash === hash) relearnFloor(c, reason);
+      return;
+    }
+    if (
+      e &&
+      sameToken(e.level.paymentToken, floor.value.paymentToken) &&
+      e.level.price <= floor.value.price
+    ) {
+      relearnFloor(c, reason);
+    }
+  }
+
+  // ── books ─────────────────────────────────────────────────────────────
+
+  function bookOf(c: CollectionState, hash: OrderHash): GroupedBook | undefined {
+    if (c.listings.has(hash)) return c.listings;
+    if (c.collectionOffers.has(hash)) return c.collectionOffers;
+    if (c.traitOffers.has(hash)) return c.traitOffers;
+    return undefined;
+  }
+
+  function removeOrder(c: CollectionState, hash: OrderHash, reason: string, suspend: boolean): void {
+    const now = clock.now();
+    const book = bookOf(c, hash);
+    const e = book?.remove(hash);
+    c.tombstones.set(hash, now);
+    if (e && suspend) c.suspended.set(hash, { entry: e, at: now });
+    if (book === c.listings) onListingGone(c, hash, e, reason);
+    else if (c.floor?.value.orderHash === hash) onListingGone(c, hash, undefined, reason);
+  }
+
+  function addEntry(c: CollectionState, e: OrderEntry): void {
+    if (c.tombstones.has(e.orderHash)) return;
+    if (e.level.expiresAt !== null && e.level.expiresAt <= clock.now()) return;
+    if (e.side === 'listing') {
+      c.listings.add(e);
+      onListingAdded(c, e);
+    } else if (e.side === 'collection_offer') c.collectionOffers.add(e);
+    else c.traitOffers.add(e);
+  }
+
+  /** A fill of `quantity` units of `hash`: partial fills lower what is open, full fills remove. */
+  function fill(c: CollectionState, hash: OrderHash, quantity: bigint): void {
+    const book = bookOf(c, hash);
+    const e = book?.get(hash);
+    if (e && e.remaining > quantity) {
+      e.remaining -= quantity;
+      return;
+    }
+    removeOrder(c, hash, 'sold', false);
+  }
+
+  /** The NFT left `from`: its listings by `from` of single units can no longer be filled. */
+  function ownerChanged(c: CollectionState, key: string, from: string): void {
+    const gone: OrderEntry[] = [];
+    for (const e of c.listings.groupEntries(key)) {
+      if (e.level.maker === from.toLowerCase() && e.remaining <= 1n) gone.push(e);
+    }
+    for (const e of gone) removeOrder(c, e.orderHash, 'owner changed', true);
+  }
+
+  // ── own orders ────────────────────────────────────────────────────────
+
+  function setOwn(next: OwnOrder): void {
+    const hash = next.orderHash.toLowerCase() as OrderHash;
+    const prev = own.get(hash);
+    const frozen = Object.freeze({ ...next, orderHash: hash });
+    own.set(hash, frozen);
+    if (frozen.status === 'open') ownClosedAt.delete(hash);
+    else if (!ownClosedAt.has(hash)) ownClosedAt.set(hash, clock.now());
+    ownVersion++;
+    if (options.onOwnOrderChange) {
+      try {
+        options.onOwnOrderChange(frozen, prev);
+      } catch (err) {
+        logger.warn({ orderHash: hash, err: describeError(err) }, 'onOwnOrderChange threw');
+      }
+    }
+  }
+
+  function ownEvent(hash: OrderHash, update: (o: OwnOrder) => OwnOrder | undefined): void {
+    const o = own.get(hash);
+    if (!o) return;
+    const next = update(o);
+    if (next && (next.status !== o.status || next.quantity !== o.quantity)) setOwn(next);
+  }
+
+  // ── events ────────────────────────────────────────────────────────────
+
+  function apply(event: MarketEvent): void {
+    const c = states.get(event.collection);
+    if (!c) {
+      ignoredEvents++;
+      return;
+    }
+    c.eventsApplied++;
+    switch (event.kind) {
+      case 'listing': {
+        if (!event.isPrivate) addEntry(c, entryOfEvent(event, registry));
+        break;
+      }
+      case 'collection_offer':
+      case 'trait_offer':
+        addEntry(c, entryOfEvent(event, registry));
+        break;
+      case 'item_offer':
+        registry.learn(event.paymentToken);
+        break;
+      case 'sale': {
+        const hash = event.orderHash?.toLowerCase() as OrderHash | undefined;
+        if (hash) {
+          fill(c, hash, event.quantity);
+          ownEvent(hash, (o) => {
+            const left = o.quantity - event.quantity;
+            return left > 0n ? { ...o, quantity: left } : { ...o, quantity: 0n, status: 'filled' };
+          });
+        } else {
+          // A sale elsewhere: if it was at or below the floor, the floor listing may be gone.
+          const unit = event.quantity > 1n ? event.price / event.quantity : event.price;
+          const floor = c.floor;
+          if (
+            floor &&
+            !c.floorRelearning &&
+            sameToken(floor.value.paymentToken, event.paymentToken) &&
+            unit <= floor.value.price
+          ) {
+            relearnFloor(c, 'sale at the floor outside the book');
+          }
+        }
+        ownerChanged(c, nftKey(event.nft), event.seller);
+        break;
+      }
+      case 'transfer':
+        ownerChanged(c, nftKey(event.nft), event.from);
+        break;
+      case 'cancel': {
+        const hash = event.orderHash.toLowerCase() as OrderHash;
+        removeOrder(c, hash, 'cancelled', false);
+        c.suspended.delete(hash);
+        ownEvent(hash, (o) =>
+          o.status === 'open' || o.status === 'invalid' ? { ...o, status: 'cancelled' } : o,
+        );
+        break;
+      }
+      case 'order_invalidated': {
+        const hash = event.orderHash.toLowerCase() as OrderHash;
+        removeOrder(c, hash, 'invalidated', true);
+        ownEvent(hash, (o) => (o.status === 'open' ? { ...o, status: 'invalid' } : o));
+        break;
+      }
+      case 'order_revalidated': {
+        const hash = event.orderHash.toLowerCase() as OrderHash;
+        const s = c.suspended.get(hash);
+        c.suspended.delete(hash);
+        c.tombstones.delete(hash);
+        if (s) addEntry(c, s.entry);
+        ownEvent(hash, (o) => (o.status === 'invalid' ? { ...o, status: 'open' } : o));
+        break;
+      }
+      case 'metadata_update':
+        // Trait counts and trait floors may have moved.
+        ask(c, 'traits');
+        ask(c, 'traitFloors');
+        break;
+    }
+    touch(c, event.receivedAt);
+  }
+
+  // ── refreshes ─────────────────────────────────────────────────────────
+
+  /** Out-of-schedule request of one kind, through the re-learning bucket; coalesces. */
+  function ask(c: CollectionState, kind: RefreshKind): void {
+    if (stopped) return;
+    const now = clock.now();
+    const earliest = Math.max(now, c.lastRunAt[kind] + minGapMs);
+    if (c.due[kind] <= earliest) {
+      c.urgent[kind] = true;
+      return;
+    }
+    const at = bucket.take(now) ? earliest : Math.max(earliest, now + bucket.waitMs(now));
+    c.due[kind] = Math.min(c.due[kind], at);
+    c.urgent[kind] = true;
+    if (started) arm();
+  }
+
+  function callOptions(c: CollectionState, kind: RefreshKind) {
+    return { priority: c.urgent[kind] ? relearnPriority : periodicPriority, signal: abort.signal };
+  }
+
+  async function pages<P extends { readonly next?: string | undefined }, T>(
+    fetch: (next: string | undefined) => Promise<P>,
+    items: (p: P) => readonly T[],
+  ): Promise<{ items: T[]; pages: number; complete: boolean }> {
+    const out: T[] = [];
+    let next: string | undefined;
+    let n = 0;
+    do {
+      const page = await fetch(next);
+      n++;
+      out.push(...items(page));
+      next = typeof page.next === 'string' && page.next !== '' ? page.next : undefined;
+    } while (next !== undefined && n < maxPages && !stopped);
+    return { items: out, pages: n, complete: next === undefined };
+  }
+
+  /** Replaces a book with a REST load, keeping what events taught since the load began. */
+  function merge(c: CollectionState, book: GroupedBook, loaded: OrderEntry[], startedAt: number): void {
+    const now = clock.now();
+    const next = new Map<OrderHash, OrderEntry>();
+    for (const e of loaded) if (!next.has(e.orderHash)) next.set(e.orderHash, e);
+    for (const e of book.entries()) {
+      if (e.from !== 'rest' && e.learnedAt >= startedAt) {
+        const had = next.get(e.orderHash);
+        // the event's remaining quantity is newer than the page's
+        if (had && e.remaining < had.remaining) had.remaining = e.remaining;
+        if (!had) next.set(e.orderHash, e);
+      }
+    }
+    for (const [hash, at] of c.tombstones) if (at >= startedAt) next.delete(hash);
+    for (const [hash, e] of next) {
+      if (e.level.expiresAt !== null && e.level.expiresAt <= now) next.delete(hash);
+    }
+    book.reset(next.values());
+  }
+
+  const refreshers: Record<RefreshKind, (c: CollectionState, startedAt: number) => Promise<void>> = {
+    async stats(c, startedAt) {
+      const res = await api.collections.stats(c.slug, callOptions(c, 'stats'));
+      const now = clock.now();
+      const total = (res as { total?: { floor_price?: unknown; floor_price_symbol?: unknown } }).total;
+      const price = total?.floor_price;
+      const symbol = total?.floor_price_symbol;
+      let level: PriceLevel | null = null;
+      if (typeof price === 'number' && price > 0 && typeof symbol === 'string' && symbol !== '') {
+        const token = registry.bySymbol(symbol);
+        const units = token ? displayToUnits(price, token.decimals) : undefined;
+        if (!token || units === undefined) {
+          noteUnknownSymbol(symbol, 'stats floor');
+          throw new Error(`stats floor in unknown payment token '${symbol}'`);
+        }
+        const match = cheapestIn(c, token);
+        level =
+          match && unitsToDisplay(match.level.price, token.decimals) === price
+            ? match.level
+            : Object.freeze({
+                price: units,
+                paymentToken: token,
+                orderHash: null,
+                maker: null,
+                expiresAt: null,
+              });
+      }
+      const had = c.floor;
+      const newerEvent =
+        had !== null &&
+        had.from !== 'rest' &&
+        had.learnedAt >= startedAt &&
+        !c.floorRelearning &&
+        (level === null ||
+          (sameToken(had.value.paymentToken, level.paymentToken) && had.value.price < level.price));
+      if (!newerEvent)
+        c.floor = level ? Object.freeze({ value: level, learnedAt: now, from: 'rest' as const }) : null;
+      c.floorKnown = true;
+      if (c.floorRelearnAskedAt <= startedAt) c.floorRelearning = false;
+      touch(c, now);
+    },
+
+    async traits(c) {
+      const res = await api.collections.traits(c.slug, callOptions(c, 'traits'));
+      const now = clock.now();
+      const categories = (res?.categories ?? {}) as Record<string, unknown>;
+      const counts = (res?.counts ?? {}) as Record<string, unknown>;
+      const out: TraitCategory[] = [];
+      const numeric = new Set<string>();
+      for (const [traitType, kind] of Object.entries(categories)) {
+        const cnt = counts[traitType];
+        if (kind === 'number') {
+          numeric.add(traitType);
+          const r = (cnt ?? {}) as { min?: unknown; max?: unknown };
+          out.push(
+            Object.freeze({
+              traitType,
+              kind: 'number' as const,
+              counts: new FrozenMap(new Map<string, number>()),
+              ...(typeof r.min === 'number' ? { min: r.min } : {}),
+              ...(typeof r.max === 'number' ? { max: r.max } : {}),
+            }),
+          );
+        } else {
+          const m = new Map<string, number>();
+          for (const [v, n] of Object.entries((cnt ?? {}) as Record<string, unknown>)) {
+            if (typeof n === 'number') m.set(v, n);
+          }
+          out.push(Object.freeze({ traitType, kind: 'string' as const, counts: new FrozenMap(m) }));
+        }
+      }
+      c.traits = Object.freeze({ value: Object.freeze(out), learnedAt: now, from: 'rest' as const });
+      c.numericTraits = numeric;
+      touch(c, now);
+    },
+
+    async traitFloors(c) {
+      const res = await api.collections.traitFloors(c.slug, callOptions(c, 'traitFloors'));
+      const now = clock.now();
+      const floors = Array.isArray(res?.floors) ? res.floors : [];
+      const out: TraitFloor[] = [];
+      const index = new Map<string, TraitFloor[]>();
+      const seen = new Set<string>();
+      for (const f of floors as readonly Record<string, unknown>[]) {
+        const type = f['trait_type'];
+        const value = f['value'];
+        const symbol = f['payment_token_symbol'];
+        const price = f['floor_price'];
+        // Text traits only (rule 4): numeric categories and non-text values are left out.
+        if (typeof type !== 'string' || typeof value !== 'string' || typeof symbol !== 'string') continue;
+        if (c.numericTraits.has(type) || typeof price !== 'number') continue;
+        const token = registry.bySymbol(symbol);
+        const units = token ? displayToUnits(price, token.decimals) : undefined;
+        if (!token || units === undefined) {
+          noteUnknownSymbol(symbol, 'trait floors');
+          continue;
+        }
+        // One entry per trait value and currency (rule 6); the first is the cheapest (rule 3).
+        const dedupe = `${traitKey(type, value)}\u0000${token.address}`;
+        if (seen.has(dedupe)) continue;
+        seen.add(dedupe);
+        const tf: TraitFloor = Object.freeze({ traitType: type, value, price: units, paymentToken: token });
+        out.push(tf);
+        const k = traitKey(type, value);
+        const list = index.get(k);
+        if (list) list.push(tf);
+        else index.set(k, [tf]);
+      }
+      const frozenIndex = new Map<string, readonly TraitFloor[]>();
+      for (const [k, v] of index) frozenIndex.set(k, Object.freeze(v));
+      c.traitFloors = Object.freeze({ value: Object.freeze(out), learnedAt: now, from: 'rest' as const });
+      c.traitFloorIndex = new FrozenMap(frozenIndex);
+      touch(c, now);
+    },
+
+    async listings(c, startedAt) {
+      const call = callOptions(c, 'listings');
+      const r = await pages(
+        (next) => api.listings.best(c.slug, { limit: pageLimit, ...(next ? { next } : {}) }, call),
+        (p) => p.listings ?? [],
+      );
+      const now = clock.now();
+      const loaded: OrderEntry[] = [];
+      for (const l of r.items) {
+        const e = entryOfListing(l, registry, now, 'rest');
+        if (e) loaded.push(e);
+      }
+      merge(c, c.listings, loaded, startedAt);
+      c.costs.listings = r.pages;
+      // A stats floor with no order behind it: attach the listing it is, when the book has it.
+      const floor = c.floor;
+      if (floor && floor.value.orderHash === null) {
+        const m = cheapestIn(c, floor.value.paymentToken);
+        const d = floor.value.paymentToken.decimals;
+        if (m && unitsToDisplay(m.level.price, d) === unitsToDisplay(floor.value.price, d)) {
+          c.floor = Object.freeze({ value: m.level, learnedAt: floor.learnedAt, from: floor.from });
+        }
+      }
+      touch(c, now);
+    },
+
+    async collectionOffers(c, startedAt) {
+      const call = callOptions(c, 'collectionOffers');
+      const r = await pages(
+        (next) => api.offers.collection(c.slug, { limit: pageLimit, ...(next ? { next } : {}) }, call),
+        (p) => p.offers ?? [],
+      );
+      const now = clock.now();
+      const loaded: OrderEntry[] = [];
+      for (const o of r.items) {
+        const e = entryOfOffer(o, registry, now, 'rest');
+        if (e && e.side === 'collection_offer') loaded.push(e);
+      }
+      merge(c, c.collectionOffers, loaded, startedAt);
+      c.costs.collectionOffers = r.pages;
+      touch(c, now);
+    },
+
+    async traitOffers(c, startedAt) {
+      const call = callOptions(c, 'traitOffers');
+      const r = await pages(
+        (next) => api.offers.traits(c.slug, { limit: pageLimit, ...(next ? { next } : {}) }, call),
+        (p) => p.offers ?? [],
+      );
+      const now = clock.now();
+      const loaded: OrderEntry[] = [];
+      for (const o of r.items) {
+        const e = entryOfOffer(o, registry, now, 'rest');
+        if (e && e.side === 'trait_offer') loaded.push(e);
+      }
+      merge(c, c.traitOffers, loaded, startedAt);
+      c.costs.traitOffers = r.pages;
+      touch(c, now);
+    },
+  };
+
+  const warnedSymbols = new Set<string>();
+  function noteUnknownSymbol(symbol: string, where: string): void {
+    unknownSymbols.add(symbol);
+    if (warnedSymbols.has(symbol)) return;
+    warnedSymbols.add(symbol);
+    logger.warn(
+      { symbol, where },
+      'market view: price in a payment token of unknown decimals (configure paymentTokens)',
+    );
+  }
+
+  function dueKind(c: CollectionState, now: number): RefreshKind | undefined {
+    for (const k of REFRESH_KINDS) if (c.due[k] <= now) return k;
+    return undefined;
+  }
+
+  async function runKind(c: CollectionState, kind: RefreshKind): Promise<void> {
+    const startedAt = clock.now();
+    c.lastRunAt[kind] = startedAt;
+    c.due[kind] = Number.POSITIVE_INFINITY;
+    try {
+      await refreshers[kind](c, startedAt);
+      c.urgent[kind] = false;
+      c.failures[kind] = 0;
+      c.lastError[kind] = null;
+      c.lastOkAt[kind] = clock.now();
+      if (kind === 'listings' || kind === 'collectionOffers' || kind === 'traitOffers') plan = computePlan();
+      c.due[kind] = Math.min(c.due[kind], clock.now() + plan.intervals[kind]);
+    } catch (err) {
+      if (stopped) return;
+      c.failures[kind]++;
+      c.lastError[kind] = describeError(err);
+      const wait = Math.min(plan.intervals[kind], errorBackoffMs * 2 ** Math.min(20, c.failures[kind] - 1));
+      c.due[kind] = Math.min(c.due[kind], clock.now() + wait);
+      c.version++;
+      logger.warn(
+        { collection: c.slug, kind, failures: c.failures[kind], retryInMs: wait, err: c.lastError[kind] },
+        'market refresh failed; keeping the last value',
+      );
+    }
+  }
+
+  function run(c: CollectionState): Promise<void> {
+    const p = (async () => {
+      while (!stopped) {
+        const kind = dueKind(c, clock.now());
+        if (!kind) break;
+        await runKind(c, kind);
+      }
+    })().finally(() => {
+      c.running = null;
+      if (!stopped) arm();
+    });
+    c.running = p;
+    return p;
+  }
+
+  function runningCount(): number {
+    let n = 0;
+    for (const c of states.values()) if (c.running) n++;
+    return n;
+  }
+
+  /** Starts what is due, and sets the one timer for what comes next. */
+  function arm(): void {
+    if (stopped || !started) return;
+    const now = clock.now();
+    if (now - lastSweepAt >= sweepIntervalMs) sweep(now);
+    let next = lastSweepAt + sweepIntervalMs;
+    for (const c of states.values()) {
+      if (c.running) continue;
+      const k = dueKind(c, now);
+      if (k && runningCount() < maxConcurrent) {
+        void run(c);
+        continue;
+      }
+      for (const kind of REFRESH_KINDS) next = Math.min(next, c.due[kind]);
+    }
+    next = Math.max(next, now + 1);
+    if (timer !== undefined && timerAt <= next) return;
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timerAt = next;
+    timer = timers.setTimeout(() => {
+      timer = undefined;
+      timerAt = Number.POSITIVE_INFINITY;
+      arm();
+    }, next - now);
+    unrefTimer(timer);
+  }
+
+  /** Expired orders out (the floor re-learned when it was one), old tombstones and closed own orders dropped. */
+  function sweep(now: number): void {
+    lastSweepAt = now;
+    for (const c of states.values()) {
+      for (const book of [c.listings, c.collectionOffers, c.traitOffers]) {
+        const expired: OrderHash[] = [];
+        for (const e of book.entries()) {
+          if (e.level.expiresAt !== null && e.level.expiresAt <= now) expired.push(e.orderHash);
+        }
+        for (const h of expired) removeOrder(c, h, 'expired', false);
+        if (expired.length > 0) c.version++;
+      }
+      const f = c.floor;
+      if (f && !c.floorRelearning && f.value.expiresAt !== null && f.value.expiresAt <= now) {
+        relearnFloor(c, 'floor listing expired');
+      }
+      for (const [h, at] of c.tombstones) if (now - at > TOMBSTONE_MS) c.tombstones.delete(h);
+      for (const [h, s] of c.suspended) if (now - s.at > TOMBSTONE_MS) c.suspended.delete(h);
+    }
+    for (const o of own.values()) {
+      if (o.status === 'open' && o.expiresAt !== null && o.expiresAt <= now)
+        setOwn({ ...o, status: 'expired' });
+    }
+    for (const [h, at] of ownClosedAt) {
+      if (now - at > ownRetentionMs) {
+        ownClosedAt.delete(h);
+        own.delete(h);
+        ownVersion++;
+      }
+    }
+  }
+
+  // ── snapshot ──────────────────────────────────────────────────────────
+
+  function knownMap(bests: ReadonlyMap<string, OrderEntry>): ReadonlyMap<string, Known<PriceLevel>> {
+    const m = new Map<string, Known<PriceLevel>>();
+    for (const [k, e] of bests) m.set(k, e.known);
+    return new FrozenMap(m);
+  }
+
+  function baseOf(c: CollectionState): SnapshotCache {
+    const cache = c.cache;
+    if (cache && cache.version === c.version) return cache;
+    const bestListings =
+      cache && cache.listingsVersion === c.listings.version
+        ? cache.bestListings
+        : knownMap(c.listings.bests());
+    const bestTraitOffers =
+      cache && cache.traitOffersVersion === c.traitOffers.version
+        ? cache.bestTraitOffers
+        : knownMap(c.traitOffers.bests());
+    const bestOffer = c.collectionOffers.best(COLLECTION_OFFER_GROUP);
+    const next: SnapshotCache = {
+      version: c.version,
+      listingsVersion: c.listings.version,
+      traitOffersVersion: c.traitOffers.version,
+      bestListings,
+      bestTraitOffers,
+      base: Object.freeze({
+        slug: c.slug,
+        floor: c.floor,
+        floorRelearning: c.floorRelearning,
+        traitFloors: c.traitFloors,
+        traitFloorsByTrait: c.traitFloorIndex,
+        traits: c.traits,
+        bestCollectionOffer: bestOffer ? bestOffer.known : null,
+        bestTraitOffers,
+        bestListings,
+      }),
+    };
+    c.cache = next;
+    return next;
+  }
+
+  function ageOf(c: CollectionState, at: number): number {
+    const newest = Math.max(c.lastInfoAt, c.streamFreshAt);
+    return newest > 0 ? Math.max(0, at - newest) : Number.POSITIVE_INFINITY;
+  }
+
+  function ownList(): readonly OwnOrder[] {
+    if (ownCache && ownCache.version === ownVersion) return ownCache.list;
+    const list = Object.freeze([...own.values()]);
+    ownCache = { version: ownVersion, list };
+    return list;
+  }
+
+  function snapshot(): MarketSnapshot {
+    const at = clock.now();
+    const memo = new Map<string, CollectionSnapshot>();
+    const ownOrders = ownList();
+    return Object.freeze({
+      at,
+      collections: slugs,
+      ownOrders,
+      collection(slug: string): CollectionSnapshot | undefined {
+        const had = memo.get(slug);
+        if (had) return had;
+        const c = states.get(slug);
+        if (!c) return undefined;
+        const ageMs = ageOf(c, at);
+        const snap: CollectionSnapshot = Object.freeze({
+          ...baseOf(c).base,
+          ageMs,
+          stale: c.streamStale || ageMs > staleAfterMs,
+        });
+        memo.set(slug, snap);
+        return snap;
+      },
+    });
+  }
+
+  // ── the view ──────────────────────────────────────────────────────────
+
+  function selected(slug: string | undefined): CollectionState[] {
+    if (slug === undefined || slug === '*') return [...states.values()];
+    const c = states.get(slug);
+    return c ? [c] : [];
+  }
+
+  async function whenIdle(): Promise<void> {
+    for (;;) {
+      const running = [...states.values()].map((c) => c.running).filter((p) => p !== null);
+      if (running.length === 0) {
+        const now = clock.now();
+        const due = [...states.values()].some((c) => dueKind(c, now) !== undefined);
+        if (!due || stopped || !started) return;
+        arm();
+        if ([...states.values()].every((c) => c.running === null)) return;
+        continue;
+      }
+      await Promise.allSettled(running);
+    }
+  }
+
+  return {
+    async start() {
+      if (started || stopped) return;
+      if (options.ownOrders) {
+        const list = await options.ownOrders.load();
+        for (const o of list) setOwn(o);
+      }
+      started = true;
+      const now = clock.now();
+      for (const c of states.values()) for (const k of REFRESH_KINDS) c.due[k] = Math.min(c.due[k], now);
+      arm();
+    },
+
+    apply,
+    snapshot,
+
+    markStreamFresh(slug, at) {
+      for (const c of selected(slug)) {
+        if (at > c.streamFreshAt) c.streamFreshAt = at;
+      }
+    },
+
+    setStreamStatus(slug, status) {
+      for (const c of selected(slug)) {
+        if (c.streamStale !== status.stale) c.version++;
+        c.streamStale = status.stale;
+        if (status.at !== undefined && status.at > c.streamFreshAt) c.streamFreshAt = status.at;
+      }
+    },
+
+    upsertOwnOrder(order) {
+      setOwn(order);
+    },
+
+    removeOwnOrder(orderHash) {
+      const h = orderHash.toLowerCase() as OrderHash;
+      ownClosedAt.delete(h);
+      const had = own.delete(h);
+      if (had) ownVersion++;
+      return had;
+    },
+
+    ownOrder(orderHash) {
+      return own.get(orderHash.toLowerCase() as OrderHash);
+    },
+
+    requestRefresh(slug, kinds = REFRESH_KINDS) {
+      for (const c of selected(slug)) for (const k of kinds) ask(c, k);
+    },
+
+    async refreshNow(slug, kinds = REFRESH_KINDS) {
+      if (stopped) return;
+      const list = selected(slug);
+      // Wait for what is running first, so the runs below start after now.
+      await Promise.allSettled(list.map((c) => c.running).filter((p) => p !== null));
+      const now = clock.now();
+      for (const c of list) for (const k of kinds) c.due[k] = Math.min(c.due[k], now);
+      if (!started) {
+        await Promise.allSettled(list.map((c) => c.running ?? run(c)));
+        return;
+      }
+      for (const c of list) if (!c.running) void run(c);
+      await Promise.allSettled(list.map((c) => c.running).filter((p) => p !== null));
+    },
+
+    whenIdle,
+
+    status() {
+      const now = clock.now();
+      return Object.freeze({
+        running: started && !stopped,
+        plan,
+        ignoredEvents,
+        unknownSymbols: Object.freeze([...unknownSymbols]),
+        collections: Object.freeze(
+          [...states.values()].map((c) => {
+            const ageMs = ageOf(c, now);
+            const kinds = perKind(() => null) as unknown as Record<RefreshKind, KindStatus>;
+            for (const k of REFRESH_KINDS) {
+              kinds[k] = Object.freeze({
+                lastOkAt: c.lastOkAt[k],
+                nextDueAt: Number.isFinite(c.due[k]) ? c.due[k] : null,
+                failures: c.failures[k],
+                lastError: c.lastError[k],
+                intervalMs: plan.intervals[k],
+              });
+            }
+            return Object.freeze({
+              slug: c.slug,
+              ageMs,
+              stale: c.streamStale || ageMs > staleAfterMs,
+              streamStale: c.streamStale,
+              refreshing: c.running !== null,
+              floorRelearning: c.floorRelearning,
+              eventsApplied: c.eventsApplied,
+              listings: c.listings.size,
+              collectionOffers: c.collectionOffers.size,
+              traitOffers: c.traitOffers.size,
+              kinds: Object.freeze(kinds),
+            });
+          }),
+        ),
+      });
+    },
+
+    async stop() {
+      if (stopped) {
+        await Promise.allSettled([...states.values()].map((c) => c.running).filter((p) => p !== null));
+        return;
+      }
+      stopped = true;
+      if (timer !== undefined) timers.clearTimeout(timer);
+      timer = undefined;
+      abort.abort();
+      await Promise.allSettled([...states.values()].map((c) => c.running).filter((p) => p !== null));
+    },
+  };
+}
+
+export type { Provenance };
