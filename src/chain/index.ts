@@ -1,0 +1,31 @@
+export {
+  assertWithinCaps,
+  bumpFees,
+  chooseFees,
+  DEFAULT_REPLACEMENT,
+  type FeeCaps,
+  type Fees,
+  type ReplacementPolicy,
+} from './fees.ts';
+export { type KeySource, type LoadSignerOptions, loadSigner, signerFromPrivateKey } from './load-signer.ts';
+export {
+  type BlockTag,
+  type CallRequest,
+  type ChainRpc,
+  classifySendError,
+  createEthersRpc,
+  type EthersRpcOptions,
+  type RpcLog,
+  type TxReceipt,
+  verifyChain,
+} from './rpc.ts';
+export {
+  createTxSender,
+  type ReconcileReport,
+  type SendResult,
+  type Submitted,
+  type TxRequest,
+  type TxSender,
+  type TxSenderOptions,
+} from './sender.ts';
+export { LocalSigner, type Signer, type TypedDataTypes, type UnsignedTx } from './signer.ts';
