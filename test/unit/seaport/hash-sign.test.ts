@@ -20,7 +20,10 @@ const domain = { name: 'Seaport', version: '1.6', chainId: 1, verifyingContract:
 // A provider that never touches the network: seaport-js only asks it for the chain id.
 const provider = new JsonRpcProvider('http://127.0.0.1:9', Network.from(1), { staticNetwork: true });
 const wallet = new Wallet(PRIVATE_KEY, provider);
-const seaportJs = new Seaport(wallet, { overrides: { contractAddress: SEAPORT } });
+// seaport-js bundles its own ethers copy: the Wallet is structurally its Signer
+const seaportJs = new Seaport(wallet as unknown as ConstructorParameters<typeof Seaport>[0], {
+  overrides: { contractAddress: SEAPORT },
+});
 
 async function sampleOrders(): Promise<OrderComponents[]> {
   const orders = createSeaportOrders(OPTIONS, deps().deps);
