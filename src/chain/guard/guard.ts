@@ -274,6 +274,7 @@ export function createCalldataGuard(options: CalldataGuardOptions): CalldataGuar
     if (withApproval) {
       const tx = txs[0] as ProposedTx;
       const { to, known } = preflight(tx, intent, 0);
+      if (known.family === 'danger' && known.fragment.name !== 'approve') noDanger(known, 0);
       if (known.family !== 'danger' || known.fragment.name !== 'approve') {
         reject(
           'unexpected_transaction',
