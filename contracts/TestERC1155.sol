@@ -18,6 +18,8 @@ interface IERC1155Receiver {
 contract TestERC1155 {
     string public name;
     string private baseURI;
+    /// Contract-level metadata (JSON: name, description, image, banner_image, …); empty = none.
+    string public contractURI;
     address public owner;
 
     mapping(uint256 => mapping(address => uint256)) private balances;
@@ -114,5 +116,10 @@ contract TestERC1155 {
         require(to != address(0), "ERC1155: zero address");
         balances[id][to] += value;
         emit TransferSingle(msg.sender, address(0), to, id, value);
+    }
+
+    function setContractURI(string calldata uri_) external {
+        require(msg.sender == owner, "ERC1155: not owner");
+        contractURI = uri_;
     }
 }

@@ -13,6 +13,8 @@ contract TraitERC721 {
     string public name;
     string public symbol;
     string private baseURI;
+    /// Contract-level metadata (JSON: name, description, image, banner_image, …); empty = none.
+    string public contractURI;
     address public owner;
     uint256 public totalSupply;
 
@@ -137,5 +139,10 @@ contract TraitERC721 {
         bytes memory out = new bytes(len);
         for (; v != 0; v /= 10) out[--len] = bytes1(uint8(48 + (v % 10)));
         return string(out);
+    }
+
+    function setContractURI(string calldata uri_) external {
+        require(msg.sender == owner, "ERC721: not owner");
+        contractURI = uri_;
     }
 }

@@ -1,6 +1,7 @@
 import { Contract } from 'ethers';
 import type { ChainFixture } from '../chain/fixture.ts';
 import { HttpError } from '../errors.ts';
+import { applyRefresh, type ContractMetadata, parseContractMetadata } from './collection-edits.ts';
 import type { CollectionView } from './collections.ts';
 import type { MarketData } from './service.ts';
 
@@ -13,11 +14,13 @@ import type { MarketData } from './service.ts';
  *   that differ from what the sandbox knows are taken over (catalog metadata update), the NFT's
  *   `updated_at` moves to the refresh time, and a `metadata_update` event (stream
  *   `item_metadata_updated`) is recorded after every successful re-read.
- * - a collection refresh re-reads the contract-level `name()`; no contract-level metadata URI
- *   exists on the sandbox's contracts, so description and images keep their values.
+ * - a collection refresh follows the spec's rules 1–3 (src/sandbox/data/collection-edits.ts):
+ *   contract-level metadata from `contractURI()` (or `name()` without one) over the saved
+ *   values, and the items whose metadata is missing are refetched.
  */
 
 const NFT_ABI = [
+  'function contractURI() view returns (string)',
   'function tokenURI(uint256) view returns (string)',
   'function uri(uint256) view returns (string)',
   'function name() view returns (string)',
@@ -185,7 +188,12 @@ export async function refreshNft(data: MarketData, v: CollectionView, id: bigint
   const fx = src.fixture;
   if (!fx) return [];
   const r = await fetchMetadata(fx, v, id);
-  if (!r.ok) return [];
+  const key = `${v.contract.toLowerCase()}:${id}`;
+  if (!r.ok) {
+    data.nftMissing.add(key);
+    return [];
+  }
+  data.nftMissing.delete(key);
   const changed: string[] = [];
   const catalog = src.catalog;
   const isCatalog = v.kind === 'catalog' && catalog !== undefined;
@@ -200,7 +208,7 @@ export async function refreshNft(data: MarketData, v: CollectionView, id: bigint
       }
     }
   }
-  data.nftRefreshedAt.set(`${v.contract.toLowerCase()}:${id}`, data.now());
+  data.nftRefreshedAt.set(key, data.now());
   const m = r.metadata;
   src.events.append({
     kind: 'metadata_update',
@@ -220,14 +228,47 @@ export async function refreshNft(data: MarketData, v: CollectionView, id: bigint
   return changed;
 }
 
-/** The background part of a collection refresh: re-read `name()` from the contract. */
+/**
+ * Contract-level metadata (rule 1): the JSON at `contractURI()` when the contract has a non-empty
+ * one, else `{name: name()}`. A contract-level URI that cannot be fetched or parsed gives nothing
+ * (every saved value stays).
+ */
+export async function readContractMetadata(fx: ChainFixture, v: CollectionView): Promise<ContractMetadata> {
+  const c = new Contract(v.contract, NFT_ABI, fx.provider);
+  let uri = '';
+  try {
+    uri = String(await c.getFunction('contractURI')()).trim();
+  } catch {
+    uri = '';
+  }
+  if (uri === '') {
+    const name = String(await c.getFunction('name')()).trim();
+    return name !== '' ? { name } : {};
+  }
+  try {
+    const res = await fetch(uri, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => undefined);
+      return {};
+    }
+    return parseContractMetadata(await res.json());
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The background part of a collection refresh (rules 1–3): re-read the contract-level metadata
+ * and apply it over what was saved, then refetch the collection's items whose metadata is missing.
+ */
 export async function refreshCollection(data: MarketData, v: CollectionView): Promise<void> {
   const fx = data.sources.fixture;
   if (!fx) return;
-  const name = String(await new Contract(v.contract, NFT_ABI, fx.provider).getFunction('name')()).trim();
-  const had = data.collectionOverrides.get(v.slug);
-  data.collectionOverrides.set(v.slug, {
-    ...(name !== '' ? { name } : had?.name !== undefined ? { name: had.name } : {}),
-    refreshedAtMs: data.now(),
-  });
+  const m = await readContractMetadata(fx, v);
+  applyRefresh(data.profile(v.slug), m, data.now());
+  const prefix = `${v.contract.toLowerCase()}:`;
+  const missing = [...data.nftMissing].filter((k) => k.startsWith(prefix));
+  for (const k of missing) {
+    await refreshNft(data, v, BigInt(k.slice(prefix.length))).catch(() => undefined);
+  }
 }

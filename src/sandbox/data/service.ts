@@ -2,6 +2,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market } from '../market/types.ts';
+import { type CollectionProfile, emptyProfile } from './collection-edits.ts';
 import { type CollectionView, catalogViews, dropViews } from './collections.ts';
 import { type PriceBook, readPrices, type TokenInfo, tokensOf } from './currencies.ts';
 import { ExternalListings, seedExternalListings } from './external.ts';
@@ -44,17 +45,31 @@ export class MarketData {
   #owner: { readonly fixture: ChainFixture; readonly address: Promise<string> } | undefined;
   /** Epoch ms of the last metadata refresh per NFT (`contract:id`, lower-case). */
   readonly nftRefreshedAt = new Map<string, number>();
-  /** Contract-level metadata re-read by a collection refresh, per slug. */
-  readonly collectionOverrides = new Map<
-    string,
-    { readonly name?: string; readonly refreshedAtMs: number }
-  >();
+  /** NFTs whose metadata is missing (their last fetch failed): `contract:id`, lower-case. */
+  readonly nftMissing = new Set<string>();
+  /** What owners and editors saved (PATCH) and refreshes replaced, per slug. */
+  readonly #profiles = new Map<string, CollectionProfile>();
 
   constructor(src: DataSources, options: MarketDataOptions = {}) {
     this.#src = src;
     this.#seed = options.seedExternal ?? true;
     this.#now = options.now ?? Date.now;
     this.#external = new ExternalListings(this.#now);
+  }
+
+  /** The saved profile of a collection (created empty on first use). */
+  profile(slug: string): CollectionProfile {
+    let p = this.#profiles.get(slug);
+    if (!p) {
+      p = emptyProfile();
+      this.#profiles.set(slug, p);
+    }
+    return p;
+  }
+
+  /** The profile if anything was saved or refreshed for the collection. */
+  profileIfAny(slug: string): CollectionProfile | undefined {
+    return this.#profiles.get(slug);
   }
 
   get chain(): string {

@@ -2,6 +2,12 @@ import { Contract, formatUnits, getAddress, isAddress } from 'ethers';
 import { isChainName } from '../../../domain/chains.ts';
 import type { ChainFixture } from '../../chain/fixture.ts';
 import {
+  applyMetadata,
+  applyModify,
+  parseModifyCollection,
+  parseUpdateMetadata,
+} from '../../data/collection-edits.ts';
+import {
   type CollectionView,
   type RenderContext,
   renderCollection,
@@ -31,7 +37,10 @@ import type { RequestContext, Route, ServerState } from '../types.ts';
 /**
  * Market data: chains, collections (details, stats from the sandbox's own activity, traits,
  * trait floors), NFTs (one, by collection, by contract, by account; owners from the chain),
- * token balances, payment tokens, contracts, and the metadata refresh/validate endpoints.
+ * token balances, payment tokens, contracts, the metadata refresh/validate endpoints, and the
+ * collection edits (`PATCH /api/v2/collections/{slug}` and `.../metadata`; saved values and the
+ * refresh rules in src/sandbox/data/collection-edits.ts; `GET /_sandbox/collections/{slug}/profile`
+ * shows what is saved, page content included, which no API read returns).
  *
  * Floors (stats `floor_price`, trait floors) are on the aggregated basis: the sandbox's book plus
  * the other marketplaces' listings (src/sandbox/data/external.ts). Errors: 400 for a malformed
@@ -131,6 +140,24 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
     return v;
   }
 
+  /**
+   * Whether the caller may edit or refresh a collection. Without wallet authentication the caller
+   * is the key's account: the key the sandbox prints (account 'sandbox', its operator) or a key
+   * whose account is the owner's or an authorized editor's address.
+   */
+  function mayEdit(ctx: RequestContext, v: CollectionView): boolean {
+    const account = ctx.principal?.account.toLowerCase() ?? '';
+    if (account === 'sandbox' || account === v.owner.toLowerCase()) return true;
+    return data.profileIfAny(v.slug)?.editors.includes(account) ?? false;
+  }
+
+  /** The 403 of the PATCH endpoints: their documented 403 body (`success: false`) plus the reason. */
+  function forbidden(v: CollectionView): HttpError {
+    return new HttpError(403, `Only the owner or an authorized editor of '${v.slug}' can edit it`, {
+      success: false,
+    });
+  }
+
   /** The NFT contract of a path; `missing` is the status of an unknown one (404, or 400 where the
    * API documents no 404). */
   async function byContract(ctx: RequestContext, missing: 400 | 404 = 404): Promise<CollectionView> {
@@ -206,8 +233,11 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
         const offer = wethToken ? renderPaymentToken(wethToken, state.chain, prices) : listing;
         const items = (await tokenIds(v)).length;
         const body = renderCollection(v, renderCtx(state), { items }, { listing, offer });
-        const override = data.collectionOverrides.get(v.slug);
-        return { json: override?.name !== undefined ? { ...body, name: override.name } : body };
+        const profile = data.profileIfAny(v.slug);
+        if (!profile) return { json: body };
+        const { medium_username: _medium, ...shown } = profile.fields;
+        const editors = [...new Set([...(body['editors'] as string[]), ...profile.editors])];
+        return { json: { ...body, ...shown, editors } };
       },
     },
     {
@@ -440,6 +470,49 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
       },
     },
     {
+      method: 'PATCH',
+      pattern: '/api/v2/collections/{slug}',
+      access: 'key',
+      handler: async (ctx) => {
+        const v = await collection(ctx.params['slug'] as string);
+        if (!mayEdit(ctx, v)) throw forbidden(v);
+        applyModify(data.profile(v.slug), parseModifyCollection(await ctx.body()));
+        return { json: { success: true } };
+      },
+    },
+    {
+      method: 'PATCH',
+      pattern: '/api/v2/collections/{slug}/metadata',
+      access: 'key',
+      handler: async (ctx) => {
+        const v = await collection(ctx.params['slug'] as string);
+        if (!mayEdit(ctx, v)) throw forbidden(v);
+        applyMetadata(data.profile(v.slug), parseUpdateMetadata(await ctx.body()));
+        return { json: { success: true } };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/_sandbox/collections/{slug}/profile',
+      access: 'admin',
+      handler: async (ctx) => {
+        const v = await collection(ctx.params['slug'] as string);
+        const p = data.profileIfAny(v.slug);
+        return {
+          json: {
+            slug: v.slug,
+            fields: p?.fields ?? {},
+            editors: p?.editors ?? [],
+            page: p?.page ?? {},
+            refreshedAt: p?.refreshedAtMs !== undefined ? new Date(p.refreshedAtMs).toISOString() : null,
+            missingItems: [...data.nftMissing]
+              .filter((k) => k.startsWith(`${v.contract.toLowerCase()}:`))
+              .map((k) => k.split(':')[1]),
+          },
+        };
+      },
+    },
+    {
       method: 'POST',
       pattern: '/api/v2/collections/{slug}/refresh',
       access: 'key',
@@ -448,9 +521,7 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
         // Without wallet authentication the caller is the key's account: the key the sandbox
         // prints (account 'sandbox', its operator) or a key whose account is the owner's or an
         // editor's address.
-        const account = ctx.principal?.account.toLowerCase() ?? '';
-        const editors = [v.owner.toLowerCase()];
-        if (account !== 'sandbox' && !editors.includes(account)) {
+        if (!mayEdit(ctx, v)) {
           throw new HttpError(403, `Only the owner or an authorized editor of '${v.slug}' can refresh it`);
         }
         fixtureOf(state);
