@@ -424,6 +424,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   async function wait(intentId: string): Promise<SendResult> {
     const start = clock.now();
     let lastBroadcast = start;
+    let lastFeeChange = start;
     let exhaustedLogged = false;
     for (;;) {
       const all = store.transactions.byIntent(intentId);
@@ -461,11 +462,12 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         const now = clock.now();
         const newest = live[live.length - 1] as TxRecord;
         const bumps = all.filter((t) => t.replaces !== undefined).length;
-        if (now - lastBroadcast >= policy.stuckAfterMs && bumps < policy.maxBumps) {
+        if (now - lastFeeChange >= policy.stuckAfterMs && bumps < policy.maxBumps) {
           const fees = bumpFees(newest, policy, feeCaps);
           if (fees) {
             await replace(intentId, newest, fees);
             lastBroadcast = clock.now();
+            lastFeeChange = lastBroadcast;
             continue;
           }
           if (!exhaustedLogged) {
