@@ -64,7 +64,11 @@ describe('tx sender', () => {
   it('writes the intent and the raw transaction before broadcast, then mines and records', async () => {
     const s = sender();
     await s.reconcile();
-    const seenAtSend: Array<{ state?: string; raw?: string; intent?: string }> = [];
+    const seenAtSend: Array<{
+      state: string | undefined;
+      raw: string | undefined;
+      intent: string | undefined;
+    }> = [];
     chain.onSend = (raw) => {
       const hash = Transaction.from(raw).hash as string;
       const row = store.transactions.get(hash);
