@@ -2,11 +2,14 @@
  * The market simulator: seeded traders with funded anvil wallets keep the sandbox's market
  * moving — they list around a floor (a share of listings well under it), post item, collection
  * and trait offers, buy listings, accept offers, transfer NFTs to each other, cancel their orders
- * and update token metadata, at `activity` actions per second.
+ * and update token metadata, and mint from the drops that are active (the drop's supply moves),
+ * at `activity` actions per second.
  *
  * Everything is real: orders are signed with the traders' keys and go through the programmatic
  * market API (the same verification as `POST /orders`, no HTTP, no rate limits); purchases,
- * accepted offers, transfers, on-chain cancels and metadata touches are transactions on anvil.
+ * accepted offers, transfers, on-chain cancels, metadata touches and drop mints are transactions
+ * on anvil (a mint is the transaction `POST /api/v2/drops/{slug}/mint` would return, built by the
+ * same code, sent and paid by the trader who receives the tokens).
  * The simulator records no market event itself except the metadata update (the market has no
  * metadata path): listings and offers are recorded by the market when it stores them, sales,
  * transfers and on-chain cancels by its chain watcher, off-chain cancels by `market.cancel`.
@@ -38,6 +41,7 @@ import {
 } from 'ethers';
 import type { Catalog, CatalogCollection } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
+import { activityOf, buildMint, readDropState } from '../data/drops.ts';
 import { HttpError } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { SandboxMarket } from '../market/index.ts';
@@ -91,6 +95,8 @@ export const MAX_OFFERS_PER_COLLECTION = 12;
 /** Traders buy listings up to this multiple of the floor and accept offers from this multiple. */
 export const BUY_LIMIT = 1.3;
 export const ACCEPT_LIMIT = 0.7;
+/** A drop mint takes 1..this many tokens. */
+export const MAX_MINT_PER_ACTION = 2;
 
 export interface InitialBook {
   /** Listings per collection around the floor. Default 10. */
@@ -580,6 +586,31 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     return 'ok';
   }
 
+  /** Mints from one of the active drops (paused, ended, not started ones are skipped). */
+  async function mint(rng: Rng): Promise<Outcome> {
+    const t = traderOf(rng);
+    const dropU = rng();
+    const quantity = 1 + pick(rng, MAX_MINT_PER_ACTION);
+    if (fixture.drops.length === 0) return 'no_target';
+    const states = await Promise.all(fixture.drops.map((d) => readDropState(fixture, d)));
+    const active = fixture.drops.filter((_, i) => {
+      const st = states[i];
+      return st !== undefined && activityOf(st) === 'active';
+    });
+    const d = active[Math.min(active.length - 1, Math.floor(dropU * active.length))];
+    if (!d) return 'no_target';
+    let tx: Awaited<ReturnType<typeof buildMint>>;
+    try {
+      tx = await buildMint(fixture, d, { minter: t.address, quantity }, chain);
+    } catch (e) {
+      // Not active any more, or this trader's limit / the supply is used up: nothing to mint.
+      if (e instanceof HttpError && (e.status === 409 || e.status === 422)) return 'no_target';
+      throw e;
+    }
+    await t.sender.send({ to: tx.to, data: tx.data, value: BigInt(tx.value) });
+    return 'ok';
+  }
+
   const handlers: Record<ActionKind, (rng: Rng) => Promise<Outcome>> = {
     list,
     item_offer: (rng) => offer('item_offer', rng),
@@ -590,6 +621,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     transfer,
     cancel,
     metadata,
+    mint,
   };
 
   async function runAction(n: number): Promise<void> {

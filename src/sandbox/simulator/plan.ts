@@ -16,6 +16,7 @@ export const ACTION_KINDS = [
   'transfer',
   'cancel',
   'metadata',
+  'mint',
 ] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
@@ -32,6 +33,7 @@ export const DEFAULT_WEIGHTS: ActionWeights = Object.freeze({
   transfer: 5,
   cancel: 10,
   metadata: 5,
+  mint: 6,
 });
 
 export type Rng = () => number;
