@@ -5,7 +5,10 @@
  * benchmark and any caller that holds key bytes. The key lives only in a closure: it is never a
  * property, never logged, never serialized.
  */
+import { createHmac } from 'node:crypto';
+import { ecdsa } from '@noble/curves/abstract/weierstrass.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { getAddress } from 'ethers';
@@ -44,12 +47,46 @@ export function addressOfPublicKey(publicKey: Uint8Array): string {
   return getAddress(`0x${bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12))}`);
 }
 
+export interface LocalSignerOptions {
+  /**
+   * Window of noble's fixed-base precomputation (the table is noble's, shared by every user of
+   * `@noble/curves` secp256k1 in the process): 10 makes a signature ~25 % cheaper than the
+   * default 6 for ~0.4 s and ~15 MB once. 0 leaves noble's default. Default 10.
+   */
+  readonly precomputeWindow?: number;
+}
+
+// Mirrors noble's own process-wide state (its base-point table), so that a second signer does
+// not rebuild the same table: not a singleton of ours, a note of what the library holds.
+let basePrecomputedWindow = 0;
+
+/** HMAC-SHA256 of Node's crypto for RFC 6979 nonces (the same bytes as noble's, natively). */
+const nodeHmacSha256 = (key: Uint8Array, message: Uint8Array): Uint8Array => {
+  const d = createHmac('sha256', key).update(message).digest();
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+};
+
 /**
  * A local digest signer over a private key (32 bytes, 0x-hex, or a `Secret` holding hex). The
- * bytes are copied into the closure; the caller may wipe its own copy.
+ * bytes are copied into the closure; the caller may wipe its own copy. Signatures are RFC 6979
+ * deterministic and low-s, byte-equal to ethers' and seaport-js's for the same digest.
  */
-export function createLocalDigestSigner(privateKey: Uint8Array | Secret | string): Signer {
+export function createLocalDigestSigner(
+  privateKey: Uint8Array | Secret | string,
+  options: LocalSignerOptions = {},
+): Signer {
   const sk = keyBytes(privateKey);
+  const window = options.precomputeWindow ?? 10;
+  if (window > 0) {
+    if (!Number.isInteger(window) || window < 2 || window > 12) {
+      throw new ConfigError('precomputeWindow must be an integer 2..12 (or 0 for the default)');
+    }
+    if (basePrecomputedWindow !== window) {
+      secp256k1.Point.BASE.precompute(window, false);
+      basePrecomputedWindow = window;
+    }
+  }
+  const curve = ecdsa(secp256k1.Point, sha256, { hmac: nodeHmacSha256 });
   if (!secp256k1.utils.isValidSecretKey(sk))
     throw new ConfigError('private key is not a valid secp256k1 key');
   const address = addressOfPublicKey(secp256k1.getPublicKey(sk, false));
@@ -59,7 +96,7 @@ export function createLocalDigestSigner(privateKey: Uint8Array | Secret | string
       if (digest.length !== 32) {
         throw new RejectedError('seaport_bad_digest', 'a digest to sign must be 32 bytes');
       }
-      const rec = secp256k1.sign(digest, sk, { prehash: false, format: 'recovered' });
+      const rec = curve.sign(digest, sk, { prehash: false, format: 'recovered' });
       // noble: [recovery, r(32), s(32)] -> Ethereum: r ‖ s ‖ (27 + recovery)
       const out = new Uint8Array(65);
       out.set(rec.subarray(1, 65), 0);

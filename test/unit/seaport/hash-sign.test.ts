@@ -135,6 +135,15 @@ describe('local digest signer', () => {
     expect(dump.toLowerCase()).not.toContain('ac0974bec39a17e3');
   });
 
+  it('equals ethers SigningKey.sign byte for byte over random keys and digests (RFC 6979, low-s)', () => {
+    for (let i = 0; i < 40; i++) {
+      const key = Wallet.createRandom().privateKey;
+      const digest = Uint8Array.from({ length: 32 }, (_, j) => (i * 31 + j * 7) & 255);
+      const ours = signatureHex(createLocalDigestSigner(key).signDigest(digest));
+      expect(ours).toBe(new Wallet(key).signingKey.sign(digest).serialized);
+    }
+  });
+
   it('accepts a key as bytes and rejects bad keys and digests', () => {
     const bytes = Uint8Array.from(Buffer.from(PRIVATE_KEY.slice(2), 'hex'));
     expect(createLocalDigestSigner(bytes).address).toBe(ADDRESS);
