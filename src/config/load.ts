@@ -185,7 +185,19 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       maxSpendPerDay: fc.risk.maxSpendPerDay,
       maxFeePerGas: fc.risk.maxFeePerGasGwei,
       maxClockSkewMs: fc.risk.maxClockSkewMs,
+      ...(fc.risk.budget !== undefined ? { budget: fc.risk.budget } : {}),
+      tokens: fc.risk.tokens,
+      strategies: fc.risk.strategies,
+      collectionDefaults: withoutUndefined(fc.risk.collectionDefaults),
+      collections: Object.fromEntries(
+        Object.entries(fc.risk.collections).map(([k, v]) => [k, withoutUndefined(v)]),
+      ),
+      maxPriceVsFloorBps: fc.risk.maxPriceVsFloorBps,
+      floorMaxAgeMs: fc.risk.floorMaxAgeMs,
+      staleAfterMs: fc.risk.staleAfterMs,
     },
+    engine: { ...fc.engine },
+    control: { host: fc.control.host, port: fc.control.port },
     store: { path: resolve(cwd, fc.store.path) },
     sandbox: {
       enabled: fc.sandbox.enabled,
@@ -198,6 +210,12 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
     warnings,
     ...(file !== undefined ? { file } : {}),
   });
+}
+
+function withoutUndefined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
 }
 
 /** The env var that set `path` (or one of its parents), as a message source. */

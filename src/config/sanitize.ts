@@ -1,7 +1,7 @@
 import { formatEther, formatUnits } from '../domain/money.ts';
 import { isSecret, REDACTED_TEXT, type Secret } from '../domain/secret.ts';
 import { isSecretKey } from './secrets.ts';
-import type { Config } from './types.ts';
+import type { CollectionRiskConfig, Config } from './types.ts';
 
 /** Secrets that are URLs: printed as scheme://host[:port] with the rest masked. */
 const URL_SECRET_LABELS = new Set(['rpcUrl', 'redisUrl']);
@@ -49,8 +49,42 @@ export function sanitizeConfig(config: Config): Record<string, unknown> {
     maxSpendPerDay: formatEther(config.risk.maxSpendPerDay),
     maxFeePerGasGwei: formatUnits(config.risk.maxFeePerGas, 9),
     maxClockSkewMs: config.risk.maxClockSkewMs,
+    ...(config.risk.budget !== undefined ? { budget: formatEther(config.risk.budget) } : {}),
+    tokens: Object.fromEntries(
+      Object.entries(config.risk.tokens).map(([k, t]) => [
+        k,
+        {
+          decimals: t.decimals,
+          budget: t.budget === null ? null : formatUnits(t.budget, t.decimals),
+          maxOpenOffersTotal: formatUnits(t.maxOpenOffersTotal, t.decimals),
+          maxSpendPerDay: formatUnits(t.maxSpendPerDay, t.decimals),
+          maxPricePerItem: formatUnits(t.maxPricePerItem, t.decimals),
+        },
+      ]),
+    ),
+    strategies: Object.fromEntries(
+      Object.entries(config.risk.strategies).map(([k, v]) => [
+        k,
+        { budgets: Object.fromEntries(Object.entries(v.budgets).map(([t, a]) => [t, a.toString()])) },
+      ]),
+    ),
+    collectionDefaults: printableCollection(config.risk.collectionDefaults),
+    collections: Object.fromEntries(
+      Object.entries(config.risk.collections).map(([k, v]) => [k, printableCollection(v)]),
+    ),
+    maxPriceVsFloorBps: config.risk.maxPriceVsFloorBps,
+    floorMaxAgeMs: config.risk.floorMaxAgeMs,
+    staleAfterMs: config.risk.staleAfterMs,
   };
   return out;
+}
+
+function printableCollection(c: CollectionRiskConfig): Record<string, unknown> {
+  return {
+    ...(c.maxOpenOffersTotal !== undefined ? { maxOpenOffersTotal: formatEther(c.maxOpenOffersTotal) } : {}),
+    ...(c.maxSpendPerDay !== undefined ? { maxSpendPerDay: formatEther(c.maxSpendPerDay) } : {}),
+    ...(c.maxItemsPerDay !== undefined ? { maxItemsPerDay: c.maxItemsPerDay } : {}),
+  };
 }
 
 function collectSecrets(value: unknown, out: Secret[]): void {

@@ -188,12 +188,118 @@ const StrategySchema = z.strictObject({
   params: z.record(z.string(), z.unknown()).default({}),
 });
 
+/** A token of the risk section: an upper-case symbol (WETH) or a 0x address. */
+const tokenName = z.string().refine((s) => isAddress(s) || /^[A-Za-z][A-Za-z0-9.]{0,15}$/.test(s), {
+  error: 'is not a token',
+  params: { fix: 'write the token symbol (WETH, USDC) or its 0x address' },
+});
+
+/** An amount in a token with `decimals` decimals (decimal string). */
+function tokenAmount(text: string, decimals: number, ctx: Ctx, path: string): bigint {
+  try {
+    const v = parseUnits(text, decimals);
+    if (v >= 0n) return v;
+  } catch {
+    // reported below
+  }
+  ctx.addIssue({
+    code: 'custom',
+    path: [path],
+    message: `is not a positive decimal amount with at most ${decimals} decimals`,
+    input: text,
+    params: { fix: `write a quoted decimal string, e.g. "0.5"` },
+  });
+  return 0n;
+}
+
+const TokenRiskSchema = z
+  .strictObject({
+    decimals: z.number().int().min(0).max(36).default(18),
+    budget: z.string().optional(),
+    maxOpenOffersTotal: z.string(),
+    maxSpendPerDay: z.string(),
+    maxPricePerItem: z.string(),
+  })
+  .transform((t, ctx) => ({
+    decimals: t.decimals,
+    budget: t.budget === undefined ? null : tokenAmount(t.budget, t.decimals, ctx, 'budget'),
+    maxOpenOffersTotal: tokenAmount(t.maxOpenOffersTotal, t.decimals, ctx, 'maxOpenOffersTotal'),
+    maxSpendPerDay: tokenAmount(t.maxSpendPerDay, t.decimals, ctx, 'maxSpendPerDay'),
+    maxPricePerItem: tokenAmount(t.maxPricePerItem, t.decimals, ctx, 'maxPricePerItem'),
+  }));
+
+const StrategyRiskSchema = z.strictObject({
+  /** Budget per token (symbol or address), written in ETH units (18 decimals) unless {amount, decimals}. */
+  budgets: z
+    .record(
+      tokenName,
+      z.union([
+        z.string(),
+        z.strictObject({ amount: z.string(), decimals: z.number().int().min(0).max(36) }),
+      ]),
+    )
+    .default({})
+    .transform((rec, ctx) => {
+      const out: Record<string, bigint> = {};
+      for (const [k, v] of Object.entries(rec))
+        out[k] =
+          typeof v === 'string' ? tokenAmount(v, 18, ctx, k) : tokenAmount(v.amount, v.decimals, ctx, k);
+      return out;
+    }),
+});
+
+const CollectionRiskSchema = z.strictObject({
+  maxOpenOffersTotal: money(18, 'ETH', '0.1').optional(),
+  maxSpendPerDay: money(18, 'ETH', '0.1').optional(),
+  maxItemsPerDay: z.number().int().min(0).max(1_000_000).optional(),
+});
+
 const RiskSchema = z.strictObject({
   maxPricePerItem: money(18, 'ETH', '0.05').default(parseUnits('0.05', 18)),
   maxOpenOffersTotal: money(18, 'ETH', '0.2').default(parseUnits('0.2', 18)),
   maxSpendPerDay: money(18, 'ETH', '0.2').default(parseUnits('0.2', 18)),
   maxFeePerGasGwei: money(9, 'gwei', '50').default(parseUnits('50', 9)),
   maxClockSkewMs: z.number().int().min(0).max(60_000).default(2_000),
+  /** Overall ETH/WETH budget: spend so far + worst-case open offers + in flight. Absent = caps only. */
+  budget: money(18, 'ETH', '1.0').optional(),
+  /** Limits for other payment tokens (or to override ETH/WETH), keyed by symbol or address. */
+  tokens: z.record(tokenName, TokenRiskSchema).default({}),
+  /** Per-strategy budgets, keyed by strategy id. */
+  strategies: z.record(z.string(), StrategyRiskSchema).default({}),
+  /** Caps for every collection. */
+  collectionDefaults: CollectionRiskSchema.prefault({}),
+  /** Caps per collection slug (override collectionDefaults). */
+  collections: z.record(slug, CollectionRiskSchema).default({}),
+  /** Offers and buys at most this many bps of the (trait) floor (10000 = at the floor). */
+  maxPriceVsFloorBps: z.number().int().min(1).max(100_000).default(10_000),
+  /** A floor older than this is no reference (ms). */
+  floorMaxAgeMs: z.number().int().min(1_000).max(86_400_000).default(900_000),
+  /** No trading on a collection whose newest information is older than this (ms). */
+  staleAfterMs: z.number().int().min(1_000).max(86_400_000).default(300_000),
+});
+
+const EngineSchema = z.strictObject({
+  /** A strategy hook that runs longer is a StrategyError. */
+  hookTimeoutMs: z.number().int().min(10).max(600_000).default(2_000),
+  /** This many hook errors within errorWindowMs disable the strategy. */
+  maxErrors: z.number().int().min(1).max(1_000).default(5),
+  errorWindowMs: z.number().int().min(1_000).max(86_400_000).default(60_000),
+  /** Intents executed at once. */
+  maxInFlight: z.number().int().min(1).max(256).default(8),
+  /** An intent waiting for write budget longer than this is skipped. */
+  queueTtlMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+});
+
+const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
+const ControlSchema = z.strictObject({
+  host: z
+    .string()
+    .refine((h) => LOOPBACK.includes(h), {
+      error: 'is not a loopback address',
+      params: { fix: 'the control endpoint serves only this machine: use 127.0.0.1, ::1 or localhost' },
+    })
+    .default('127.0.0.1'),
+  port: port.default(8787),
 });
 
 const StoreSchema = z.strictObject({
@@ -250,6 +356,8 @@ export const FileConfigSchema = z.strictObject({
       });
     }),
   risk: RiskSchema.prefault({}),
+  engine: EngineSchema.prefault({}),
+  control: ControlSchema.prefault({}),
   store: StoreSchema.prefault({}),
   sandbox: SandboxSchema.prefault({}),
 });

@@ -20,6 +20,8 @@ export interface Config {
   readonly collections: readonly CollectionSlug[];
   readonly strategies: readonly StrategyConfig[];
   readonly risk: RiskConfig;
+  readonly engine: EngineConfig;
+  readonly control: ControlConfig;
   readonly store: StoreConfig;
   readonly sandbox: SandboxConfig;
 }
@@ -118,6 +120,55 @@ export interface RiskConfig {
   readonly maxFeePerGas: Wei;
   /** Refuse to sign when the local clock differs from chain/server time by more than this. */
   readonly maxClockSkewMs: number;
+  /** Overall ETH/WETH budget: spend so far + worst-case open offers + in flight. Absent = caps only. */
+  readonly budget?: Wei;
+  /** Limits for other payment tokens (or overriding ETH/WETH), keyed by symbol or 0x address. */
+  readonly tokens: Readonly<Record<string, TokenRiskConfig>>;
+  /** Per-strategy budgets, keyed by strategy id. */
+  readonly strategies: Readonly<Record<string, { readonly budgets: Readonly<Record<string, bigint>> }>>;
+  readonly collectionDefaults: CollectionRiskConfig;
+  readonly collections: Readonly<Record<string, CollectionRiskConfig>>;
+  /** Offers and buys at most this many bps of the (trait) floor; default 10000 (at the floor). */
+  readonly maxPriceVsFloorBps: number;
+  /** A floor older than this is no reference (ms); default 900000. */
+  readonly floorMaxAgeMs: number;
+  /** No trading on a collection whose newest information is older than this (ms); default 300000. */
+  readonly staleAfterMs: number;
+}
+
+/** Limits of one payment token, in its smallest unit. */
+export interface TokenRiskConfig {
+  readonly decimals: number;
+  readonly budget: bigint | null;
+  readonly maxOpenOffersTotal: bigint;
+  readonly maxSpendPerDay: bigint;
+  readonly maxPricePerItem: bigint;
+}
+
+/** Caps for a collection (ETH/WETH wei). */
+export interface CollectionRiskConfig {
+  readonly maxOpenOffersTotal?: Wei;
+  readonly maxSpendPerDay?: Wei;
+  readonly maxItemsPerDay?: number;
+}
+
+export interface EngineConfig {
+  /** A strategy hook that runs longer is a StrategyError; default 2000 ms. */
+  readonly hookTimeoutMs: number;
+  /** Hook errors within errorWindowMs that disable a strategy; default 5 in 60000 ms. */
+  readonly maxErrors: number;
+  readonly errorWindowMs: number;
+  /** Intents executed at once; default 8. */
+  readonly maxInFlight: number;
+  /** An intent waiting for write budget longer than this is skipped; default 30000 ms. */
+  readonly queueTtlMs: number;
+}
+
+/** The status/metrics endpoint (loopback only). */
+export interface ControlConfig {
+  readonly host: string;
+  /** Default 8787; 0 = pick a free port. */
+  readonly port: number;
 }
 
 export interface StoreConfig {

@@ -46,6 +46,13 @@ describe('sanitizeConfig', () => {
       maxSpendPerDay: '0.2',
       maxFeePerGasGwei: '50',
       maxClockSkewMs: 2000,
+      tokens: {},
+      strategies: {},
+      collectionDefaults: {},
+      collections: {},
+      maxPriceVsFloorBps: 10_000,
+      floorMaxAgeMs: 900_000,
+      staleAfterMs: 300_000,
     });
   });
 

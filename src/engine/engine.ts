@@ -1,0 +1,821 @@
+// The strategy host: runs hooks (events, cron, order updates) through the safe runner, and pushes
+// the intents they return through the pipeline: coalesce -> risk -> journal (write-ahead) -> guard
+// -> executor. Under a short write budget it spends writes on the highest-value intents first and
+// counts what it skipped, with reasons.
+import type { MarketEvent, PaymentToken } from '../domain/events.ts';
+import { type Address, isAddress, type OrderHash } from '../domain/ids.ts';
+import { BaseError, RejectedError, type StrategyError, TransientError } from '../errors/index.ts';
+import type { MarketSnapshot, OwnOrder } from '../market/snapshot.ts';
+import { createLogger, type Logger } from '../observability/index.ts';
+import {
+  cancelOrder,
+  type DropsView,
+  type Intent,
+  type NftTraitsView,
+  type OrderUpdate,
+  offerTarget,
+  type StrategyContext,
+} from '../strategy.ts';
+import { nodeCron } from './cron.ts';
+import type { LoadedStrategy } from './loader.ts';
+import type {
+  CronPort,
+  EngineClock,
+  ExecutionContext,
+  ExecutionResult,
+  Executor,
+  IntentGuard,
+  IntentJournal,
+  MarketSource,
+  SpendLedger,
+  StrategyStateStore,
+  WriteBudget,
+} from './ports.ts';
+import type { RiskLimits } from './risk/limits.ts';
+import { RiskManager, type RiskStatus } from './risk/manager.ts';
+import { type HookName, MemoryStrategyState, type RunnerStatus, StrategyRunner } from './runner.ts';
+
+export interface EngineOptions {
+  readonly strategies: readonly LoadedStrategy[];
+  readonly market: MarketSource;
+  readonly executor: Executor;
+  readonly journal: IntentJournal;
+  readonly stateStore: StrategyStateStore;
+  /** A RiskManager, or the limits to build one. */
+  readonly risk: RiskManager | RiskLimits;
+  readonly guard?: IntentGuard;
+  readonly spendLedger?: SpendLedger;
+  /** Default: unlimited. */
+  readonly writeBudget?: WriteBudget;
+  readonly clock?: EngineClock;
+  readonly cron?: CronPort;
+  readonly logger?: Logger;
+  readonly wallet?: Address | null;
+  /** Per-hook timeout; default 2000 ms. */
+  readonly hookTimeoutMs?: number;
+  /** Errors within errorWindowMs that disable a strategy; default 5 in 60 s. */
+  readonly maxErrors?: number;
+  readonly errorWindowMs?: number;
+  /** Executions at once; default 8. */
+  readonly maxInFlight?: number;
+  /** An intent waiting (write budget, in-flight slots) longer than this is skipped; default 30 s. */
+  readonly queueTtlMs?: number;
+  /** While intents wait for write budget, drain again this often (ms); 0 = only on activity. Default 1000. */
+  readonly retryIntervalMs?: number;
+  /** Write-group requests an intent costs. */
+  readonly writeCost?: (intent: Intent) => number;
+  /** Cancel a strategy's open offers when it gets disabled; default true. */
+  readonly cancelOnDisable?: boolean;
+}
+
+/** Writes an intent costs by default: build + post for criteria offers, +1 cancel for a replace. */
+export function defaultWriteCost(intent: Intent): number {
+  switch (intent.kind) {
+    case 'place_offer':
+      return intent.offer.type === 'item' ? 1 : 2;
+    case 'replace_offer':
+      return intent.target.startsWith('offer:item:') ? 2 : 3;
+    case 'cancel_order':
+    case 'mint':
+      return 1;
+    case 'buy_listing':
+    case 'swap':
+      return 0;
+  }
+}
+
+interface Queued {
+  readonly id: string;
+  readonly key: string;
+  readonly strategyId: string;
+  readonly intent: Intent;
+  readonly createdAt: number;
+  readonly seq: number;
+  waitingFor: 'write_budget' | 'slot' | null;
+}
+
+export interface SkipRecord {
+  readonly at: number;
+  readonly strategyId: string;
+  readonly target: string;
+  readonly kind: Intent['kind'];
+  readonly reason: string;
+}
+
+export interface EngineStatus {
+  readonly mode: string;
+  readonly paused: boolean;
+  readonly killed: boolean;
+  readonly strategies: readonly (RunnerStatus & { readonly module: string; readonly version: string })[];
+  readonly events: number;
+  readonly intents: {
+    readonly emitted: number;
+    readonly accepted: number;
+    readonly done: number;
+    readonly failed: number;
+    readonly unknown: number;
+    readonly rejected: number;
+    readonly queued: number;
+    readonly inFlight: number;
+  };
+  readonly skipped: {
+    readonly total: number;
+    readonly byReason: Readonly<Record<string, number>>;
+    readonly recent: readonly SkipRecord[];
+  };
+  readonly writesAvailable: number;
+  readonly unresolved: readonly string[];
+  readonly risk: RiskStatus;
+}
+
+const emptyDrops: DropsView = Object.freeze({ get: () => undefined });
+const emptyNfts: NftTraitsView = Object.freeze({ get: () => undefined });
+const CLASS_RANK: Record<Intent['kind'], number> = {
+  cancel_order: 0,
+  buy_listing: 1,
+  replace_offer: 2,
+  place_offer: 2,
+  mint: 2,
+  swap: 2,
+};
+
+interface Slot {
+  readonly loaded: LoadedStrategy;
+  readonly runner: StrategyRunner;
+  state: MemoryStrategyState;
+  readonly log: Logger;
+}
+
+export class Engine {
+  readonly risk: RiskManager;
+  private readonly o: EngineOptions;
+  private readonly clock: EngineClock;
+  private readonly log: Logger;
+  private readonly slots = new Map<string, Slot>();
+  private readonly byKind = new Map<string, Slot[]>();
+  private readonly queue = new Map<string, Queued>();
+  private readonly inFlight = new Map<string, Queued>();
+  private readonly executions = new Set<Promise<void>>();
+  private readonly owners = new Map<string, string>();
+  private readonly targetOrders = new Map<string, OrderHash>();
+  private readonly unresolved = new Set<string>();
+  private readonly skipped = new Map<string, number>();
+  private readonly recentSkips: SkipRecord[] = [];
+  private readonly cronTasks: { stop(): void }[] = [];
+  private pendingWrites = 0;
+  private seq = 0;
+  private events = 0;
+  private counts = { emitted: 0, accepted: 0, done: 0, failed: 0, unknown: 0, rejected: 0 };
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
+  private stopped = false;
+  private draining = false;
+  private readonly idPrefix: string;
+
+  constructor(options: EngineOptions) {
+    this.o = options;
+    this.clock = options.clock ?? { now: () => Date.now() };
+    this.log = options.logger ?? createLogger({ level: 'silent' });
+    this.idPrefix = this.clock.now().toString(36);
+    this.risk =
+      options.risk instanceof RiskManager
+        ? options.risk
+        : new RiskManager({
+            limits: options.risk,
+            ...(options.spendLedger
+              ? {
+                  onSpend: (e) => {
+                    void Promise.resolve(options.spendLedger?.record(e)).catch((err: unknown) =>
+                      this.log.error({ err }, 'spend ledger write failed'),
+                    );
+                  },
+                }
+              : {}),
+          });
+    for (const loaded of options.strategies) {
+      if (this.slots.has(loaded.id))
+        throw new RejectedError('duplicate_strategy', `strategy id ${loaded.id} is used twice`);
+      const slot: Slot = {
+        loaded,
+        state: new MemoryStrategyState(),
+        log: this.log.child({ strategy: loaded.id }),
+        runner: new StrategyRunner({
+          id: loaded.id,
+          hookTimeoutMs: options.hookTimeoutMs ?? 2000,
+          maxErrors: options.maxErrors ?? 5,
+          errorWindowMs: options.errorWindowMs ?? 60_000,
+          now: () => this.clock.now(),
+          onError: (err) => this.onStrategyError(err),
+          onDisabled: (err) => this.onStrategyDisabled(err),
+        }),
+      };
+      this.slots.set(loaded.id, slot);
+      for (const kind of loaded.subscriptions.events) {
+        const list = this.byKind.get(kind);
+        if (list) list.push(slot);
+        else this.byKind.set(kind, [slot]);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /**
+   * Loads spend, journal and strategy state; holds the worst case of intents whose outcome is
+   * unknown (`sent`/`unknown`, to be reconciled with settleUnknown); runs init hooks; starts cron.
+   */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const now = this.clock.now();
+    if (this.o.spendLedger) this.risk.loadSpends(await this.o.spendLedger.all());
+    for (const r of await this.o.journal.list()) {
+      if (r.orderHash !== undefined) this.owners.set(r.orderHash, r.strategyId);
+      if (r.state === 'pending') {
+        await this.o.journal.update(r.id, {
+          state: 'failed',
+          at: now,
+          error: { code: 'not_sent', message: 'the process stopped before the intent was sent' },
+        });
+      } else if (r.state === 'sent' || r.state === 'unknown') {
+        this.unresolved.add(r.id);
+        this.risk.holdUnknown(r.id, r.strategyId, r.intent);
+      }
+    }
+    for (const slot of this.slots.values()) {
+      const saved = await this.o.stateStore.load(slot.loaded.id);
+      slot.state = new MemoryStrategyState(saved ?? {});
+    }
+    this.syncRisk();
+    await Promise.all([...this.slots.values()].map((s) => this.runHook(s, 'init', [])));
+    const cron = this.o.cron ?? nodeCron;
+    for (const slot of this.slots.values())
+      for (const expr of slot.loaded.schedules)
+        this.cronTasks.push(cron.schedule(expr, () => void this.tick(slot.loaded.id, expr)));
+  }
+
+  /** Stops cron, runs onStop hooks, waits for executions in flight. Open orders are left as they are. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.cronTasks.splice(0)) t.stop();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    await Promise.all(
+      [...this.slots.values()].map(async (s) => {
+        await this.runHook(s, 'onStop', [], true);
+        s.runner.stop();
+      }),
+    );
+    await this.idle();
+  }
+
+  /** Resolves when no hook is running and no execution is in flight. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await Promise.all([...this.slots.values()].map((s) => s.runner.idle()));
+      if (this.executions.size === 0) return;
+      await Promise.all([...this.executions]);
+    }
+  }
+
+  // ------------------------------------------------------------------ inputs
+
+  /** Feeds one market event: own-order bookkeeping, then onEvent of every subscribed strategy. */
+  async onEvent(event: MarketEvent): Promise<void> {
+    this.events++;
+    const work: Promise<void>[] = [];
+    const update = this.ownOrderUpdate(event);
+    if (update !== null) {
+      const slot = this.slots.get(update.owner);
+      if (slot) work.push(this.runHook(slot, 'onOrderUpdate', [update.update]));
+    }
+    if (!this.risk.paused && !this.risk.killed) {
+      const subs = this.byKind.get(event.kind);
+      if (subs !== undefined)
+        for (const slot of subs) {
+          const cols = slot.loaded.subscriptions.collections;
+          if (cols !== null && !cols.has(event.collection)) continue;
+          work.push(this.runHook(slot, 'onEvent', [event]));
+        }
+    }
+    if (work.length === 1) await work[0];
+    else if (work.length > 1) await Promise.all(work);
+  }
+
+  /** Runs onTick of one strategy (cron calls this). */
+  async tick(strategyId: string, schedule = 'manual'): Promise<void> {
+    const slot = this.slots.get(strategyId);
+    if (slot === undefined || this.risk.paused || this.risk.killed) return;
+    this.syncRisk();
+    await this.runHook(slot, 'onTick', [{ schedule, at: this.clock.now() }]);
+  }
+
+  // ------------------------------------------------------------------ switches
+
+  /** Kill switch: no new intents; every open offer is cancelled. Latched until resume(). */
+  async kill(reason = 'kill switch'): Promise<void> {
+    const now = this.clock.now();
+    this.risk.kill(now);
+    this.log.warn({ reason }, 'kill switch: cancelling open offers');
+    for (const [key, q] of this.queue)
+      if (q.intent.kind !== 'cancel_order') {
+        this.queue.delete(key);
+        this.skip(q, 'killed');
+      }
+    const hashes = new Map<string, string | null>();
+    for (const e of this.risk.openOffers()) hashes.set(e.orderHash, e.strategyId);
+    for (const o of this.o.market.snapshot().ownOrders)
+      if (o.status === 'open' && o.side !== 'listing' && !hashes.has(o.orderHash))
+        hashes.set(o.orderHash, this.owners.get(o.orderHash) ?? null);
+    for (const [hash, owner] of hashes) this.enqueueSystemCancel(hash as OrderHash, owner, reason);
+    this.drain();
+  }
+
+  /** No hooks, no new intents; open orders and all state stay. */
+  pause(): void {
+    this.risk.pause(this.clock.now());
+  }
+
+  resume(): void {
+    this.risk.resume();
+    this.drain();
+  }
+
+  /** Re-enables a strategy that was disabled for repeated errors. */
+  enable(strategyId: string): void {
+    this.slots.get(strategyId)?.runner.enable();
+  }
+
+  /** Resolves an intent whose outcome was unknown (after reconciling it with the API and chain). */
+  async settleUnknown(
+    intentId: string,
+    outcome: { status: 'done'; result: ExecutionResult } | { status: 'failed' },
+  ): Promise<void> {
+    const now = this.clock.now();
+    const rec = (await this.o.journal.list({ states: ['sent', 'unknown'] })).find((r) => r.id === intentId);
+    if (rec === undefined) return;
+    if (outcome.status === 'done') {
+      await this.o.journal.update(intentId, {
+        state: 'done',
+        at: now,
+        ...(outcome.result.orderHash !== undefined ? { orderHash: outcome.result.orderHash } : {}),
+        ...(outcome.result.spent !== undefined ? { spent: outcome.result.spent } : {}),
+      });
+      if (outcome.result.orderHash !== undefined) this.owners.set(outcome.result.orderHash, rec.strategyId);
+    } else {
+      await this.o.journal.update(intentId, {
+        state: 'failed',
+        at: now,
+        error: { code: 'reconciled_not_done', message: 'reconciliation found it was not carried out' },
+      });
+    }
+    this.risk.settle(intentId, outcome, now);
+    this.unresolved.delete(intentId);
+    this.afterOutcome();
+  }
+
+  // ------------------------------------------------------------------ hooks
+
+  private makeCtx(slot: Slot): { ctx: StrategyContext<unknown>; state: MemoryStrategyState } {
+    const market = this.o.market.snapshot();
+    const now = this.clock.now();
+    const id = slot.loaded.id;
+    const risk = this.risk;
+    const ctx: StrategyContext<unknown> = {
+      id,
+      now,
+      clock: this.clock,
+      market,
+      ownOrders: this.ownOrdersOf(id, market),
+      budget: { remaining: (token) => risk.remaining(id, asToken(token), now) },
+      state: slot.state,
+      params: slot.loaded.params,
+      log: slot.log,
+      wallet: this.o.wallet ?? null,
+      balances: this.o.market.balances?.() ?? null,
+      drops: this.o.market.drops?.() ?? emptyDrops,
+      nfts: this.o.market.nfts?.() ?? emptyNfts,
+    };
+    return { ctx, state: slot.state };
+  }
+
+  private ownOrdersOf(id: string, market: MarketSnapshot): OwnOrder[] {
+    const out: OwnOrder[] = [];
+    const seen = new Set<string>();
+    for (const o of market.ownOrders) {
+      if (this.owners.get(o.orderHash) !== id) continue;
+      seen.add(o.orderHash);
+      out.push(o);
+    }
+    for (const e of this.risk.openOffers(id)) {
+      if (seen.has(e.orderHash)) continue;
+      out.push({
+        orderHash: e.orderHash,
+        side:
+          e.offerType === 'collection'
+            ? 'collection_offer'
+            : e.offerType === 'trait'
+              ? 'trait_offer'
+              : 'item_offer',
+        collection: e.collection as OwnOrder['collection'],
+        nftKey: null,
+        trait: e.trait,
+        price: e.price,
+        paymentToken: e.token,
+        quantity: e.quantity,
+        expiresAt: e.expiresAt,
+        status: 'open',
+      });
+    }
+    return out;
+  }
+
+  private async runHook(slot: Slot, name: HookName, args: readonly unknown[], force = false): Promise<void> {
+    const def = slot.loaded.definition as unknown as Record<
+      HookName,
+      ((...a: never[]) => unknown) | undefined
+    >;
+    const hook = def[name] as ((ctx: StrategyContext<unknown>, ...a: unknown[]) => unknown) | undefined;
+    if (hook === undefined) return;
+    const intents = await slot.runner.run(name, hook, () => this.makeCtx(slot), args, { force });
+    if (slot.state.dirty) {
+      slot.state.dirty = false;
+      try {
+        await this.o.stateStore.save(slot.loaded.id, slot.state.toJSON());
+      } catch (err) {
+        slot.log.error({ err }, 'saving strategy state failed');
+      }
+    }
+    if (intents.length > 0 && (slot.runner.active || name === 'onStop')) {
+      this.enqueue(slot.loaded.id, intents);
+      this.drain();
+    }
+  }
+
+  private onStrategyError(err: StrategyError): void {
+    this.log.warn({ err: err.toJSON() }, 'strategy hook failed');
+  }
+
+  private onStrategyDisabled(err: StrategyError): void {
+    const id = err.strategyId;
+    this.log.error({ err: err.toJSON() }, 'strategy disabled');
+    for (const [key, q] of this.queue)
+      if (q.strategyId === id) {
+        this.queue.delete(key);
+        this.skip(q, 'strategy_disabled');
+      }
+    if (this.o.cancelOnDisable !== false) {
+      for (const e of this.risk.openOffers(id))
+        this.enqueueSystemCancel(e.orderHash, id, 'strategy disabled');
+      this.drain();
+    }
+  }
+
+  private ownOrderUpdate(event: MarketEvent): { owner: string; update: OrderUpdate } | null {
+    let hash: string | null = null;
+    switch (event.kind) {
+      case 'sale':
+      case 'cancel':
+      case 'order_invalidated':
+      case 'order_revalidated':
+        hash = event.orderHash;
+        break;
+      default:
+        return null;
+    }
+    if (hash === null) return null;
+    const owner = this.owners.get(hash);
+    const now = this.clock.now();
+    let status: Extract<OrderUpdate, { kind: 'order' }>['status'];
+    if (event.kind === 'sale') {
+      const e = this.risk.observeFill(hash, now, event.price);
+      if (e === undefined && owner === undefined) return null;
+      status = 'filled';
+      this.afterOutcome();
+    } else if (event.kind === 'cancel') {
+      const e = this.risk.observeClosed(hash);
+      if (e === undefined && owner === undefined) return null;
+      status = 'cancelled';
+    } else {
+      if (owner === undefined) return null;
+      status = event.kind === 'order_invalidated' ? 'invalid' : 'revalidated';
+    }
+    if (owner === undefined) return null;
+    return { owner, update: { kind: 'order', orderHash: hash as OrderHash, status, event } };
+  }
+
+  // ------------------------------------------------------------------ queue
+
+  private skip(q: { strategyId: string; intent: Intent }, reason: string): void {
+    this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+    this.recentSkips.push({
+      at: this.clock.now(),
+      strategyId: q.strategyId,
+      target: q.intent.target,
+      kind: q.intent.kind,
+      reason,
+    });
+    if (this.recentSkips.length > 50) this.recentSkips.shift();
+  }
+
+  private enqueue(strategyId: string, intents: readonly Intent[]): void {
+    const now = this.clock.now();
+    for (const intent of intents) {
+      this.counts.emitted++;
+      const key = `${strategyId}|${intent.target}`;
+      const item = { strategyId, intent };
+      if (this.risk.killed && intent.kind !== 'cancel_order') {
+        this.risk.countRefusal('risk_killed');
+        this.counts.rejected++;
+        continue;
+      }
+      if (this.inFlight.has(key)) {
+        this.skip(item, 'in_flight');
+        continue;
+      }
+      if (intent.kind === 'place_offer') {
+        const open = this.targetOrders.get(key);
+        if (open !== undefined && this.risk.bookEntry(open) !== undefined) {
+          this.skip(item, 'duplicate_offer');
+          continue;
+        }
+      }
+      const prev = this.queue.get(key);
+      if (prev !== undefined) {
+        this.queue.delete(key);
+        this.skip(prev, 'superseded');
+      }
+      this.queue.set(key, {
+        id: `${this.idPrefix}-${++this.seq}`,
+        key,
+        strategyId,
+        intent,
+        createdAt: now,
+        seq: this.seq,
+        waitingFor: null,
+      });
+    }
+  }
+
+  private enqueueSystemCancel(orderHash: OrderHash, owner: string | null, reason: string): void {
+    const strategyId = owner ?? 'risk';
+    const intent = cancelOrder({ orderHash, priority: Number.MAX_SAFE_INTEGER, reason });
+    const key = `${strategyId}|${intent.target}`;
+    if (this.queue.has(key) || this.inFlight.has(key)) return;
+    this.queue.set(key, {
+      id: `${this.idPrefix}-${++this.seq}`,
+      key,
+      strategyId,
+      intent,
+      createdAt: this.clock.now(),
+      seq: this.seq,
+      waitingFor: null,
+    });
+  }
+
+  /** Sync risk with the market view's own orders and cancel offers above the headroom. */
+  private syncRisk(): void {
+    const now = this.clock.now();
+    this.risk.sync(this.o.market.snapshot(), now, (h) => this.owners.get(h) ?? null);
+    for (const c of this.risk.excess(now))
+      this.enqueueSystemCancel(c.orderHash, c.strategyId, `risk: ${c.reason}`);
+  }
+
+  private afterOutcome(): void {
+    const now = this.clock.now();
+    for (const c of this.risk.excess(now))
+      this.enqueueSystemCancel(c.orderHash, c.strategyId, `risk: ${c.reason}`);
+  }
+
+  /**
+   * Dispatches queued intents: cancels first, then buys, then by priority; each needs its write
+   * cost in the budget (else it waits, until queueTtlMs, then is skipped as `write_budget`).
+   */
+  drain(): void {
+    if (this.draining || this.stopped) return;
+    this.draining = true;
+    try {
+      const now = this.clock.now();
+      const ttl = this.o.queueTtlMs ?? 30_000;
+      for (const [key, q] of this.queue)
+        if (now - q.createdAt > ttl) {
+          this.queue.delete(key);
+          this.skip(q, q.waitingFor ?? 'expired');
+        }
+      if (this.queue.size === 0) return;
+      const maxInFlight = this.o.maxInFlight ?? 8;
+      const items = [...this.queue.values()];
+      if (items.length > 1)
+        items.sort(
+          (a, b) =>
+            CLASS_RANK[a.intent.kind] - CLASS_RANK[b.intent.kind] ||
+            b.intent.priority - a.intent.priority ||
+            a.seq - b.seq,
+        );
+      let writes = (this.o.writeBudget?.writesAvailable() ?? Number.POSITIVE_INFINITY) - this.pendingWrites;
+      const cost = this.o.writeCost ?? defaultWriteCost;
+      let waiting = false;
+      for (const q of items) {
+        if (this.inFlight.has(q.key)) continue;
+        if (this.inFlight.size >= maxInFlight) {
+          q.waitingFor ??= 'slot';
+          waiting = true;
+          continue;
+        }
+        const c = cost(q.intent);
+        if (c > writes) {
+          q.waitingFor = 'write_budget';
+          waiting = true;
+          continue;
+        }
+        this.queue.delete(q.key);
+        try {
+          this.risk.check(q.intent, {
+            intentId: q.id,
+            strategyId: q.strategyId,
+            market: this.o.market.snapshot(),
+            now,
+          });
+        } catch (e) {
+          this.counts.rejected++;
+          const err = e instanceof BaseError ? e : new RejectedError('risk_error', String(e));
+          this.slots
+            .get(q.strategyId)
+            ?.log.info({ code: err.code, target: q.intent.target }, err.shortMessage);
+          this.notify(q, { status: 'rejected', error: { code: err.code, message: err.shortMessage } });
+          continue;
+        }
+        this.counts.accepted++;
+        writes -= c;
+        this.pendingWrites += c;
+        this.inFlight.set(q.key, q);
+        const p = this.execute(q, c, now);
+        this.executions.add(p);
+        void p.finally(() => this.executions.delete(p));
+      }
+      if (waiting) this.armRetry();
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private armRetry(): void {
+    const every = this.o.retryIntervalMs ?? 1000;
+    if (every <= 0 || this.retryTimer !== null || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.drain();
+    }, every);
+    this.retryTimer.unref?.();
+  }
+
+  private async execute(q: Queued, cost: number, acceptedAt: number): Promise<void> {
+    const intent = q.intent;
+    const ctx: ExecutionContext = {
+      intentId: q.id,
+      strategyId: q.strategyId,
+      now: acceptedAt,
+      market: this.o.market.snapshot(),
+    };
+    let state: 'done' | 'failed' | 'unknown' = 'failed';
+    let result: ExecutionResult | undefined;
+    let error: { code: string; message: string } | undefined;
+    try {
+      await this.o.journal.append({
+        id: q.id,
+        strategyId: q.strategyId,
+        intent,
+        state: 'pending',
+        createdAt: acceptedAt,
+        updatedAt: acceptedAt,
+      });
+    } catch (e) {
+      this.log.error({ err: e }, 'journal write failed; intent not sent');
+      this.risk.settle(q.id, { status: 'failed' }, this.clock.now());
+      this.counts.failed++;
+      this.finish(q, cost);
+      return;
+    }
+    try {
+      if (this.o.guard) await this.o.guard.check(intent, ctx);
+      await this.o.journal.update(q.id, { state: 'sent', at: this.clock.now() });
+      try {
+        result = await this.o.executor.execute(intent, ctx);
+        state = 'done';
+      } catch (e) {
+        const definite = e instanceof RejectedError || (e instanceof TransientError && !e.maybeProcessed);
+        state = definite ? 'failed' : 'unknown';
+        error = errorInfo(e);
+      }
+    } catch (e) {
+      // guard refusal or journal failure before sending: definitely not done
+      state = 'failed';
+      error = errorInfo(e);
+    }
+    const now = this.clock.now();
+    try {
+      await this.o.journal.update(q.id, {
+        state,
+        at: now,
+        ...(result?.orderHash !== undefined ? { orderHash: result.orderHash } : {}),
+        ...(result?.spent !== undefined ? { spent: result.spent } : {}),
+        ...(error !== undefined ? { error } : {}),
+      });
+    } catch (e) {
+      this.log.error({ err: e, intentId: q.id }, 'journal update failed');
+    }
+    if (state === 'done' && result !== undefined) {
+      this.risk.settle(q.id, { status: 'done', result }, now);
+      this.counts.done++;
+      if (result.orderHash !== undefined) {
+        this.owners.set(result.orderHash, q.strategyId);
+        this.targetOrders.set(q.key, result.orderHash);
+      }
+      if (intent.kind === 'cancel_order' || intent.kind === 'replace_offer') {
+        const old = intent.orderHash;
+        for (const [k, h] of this.targetOrders) if (h === old && k !== q.key) this.targetOrders.delete(k);
+        if (intent.kind === 'cancel_order' && this.targetOrders.get(q.key) === old)
+          this.targetOrders.delete(q.key);
+      }
+    } else if (state === 'unknown') {
+      this.risk.settle(q.id, { status: 'unknown' }, now);
+      this.unresolved.add(q.id);
+      this.counts.unknown++;
+    } else {
+      this.risk.settle(q.id, { status: 'failed' }, now);
+      this.counts.failed++;
+    }
+    this.finish(q, cost);
+    this.notify(q, {
+      status: state,
+      ...(result?.orderHash !== undefined ? { orderHash: result.orderHash } : {}),
+      ...(result?.spent !== undefined ? { spent: result.spent } : {}),
+      ...(error !== undefined ? { error } : {}),
+    });
+    this.afterOutcome();
+    this.drain();
+  }
+
+  private finish(q: Queued, cost: number): void {
+    this.inFlight.delete(q.key);
+    this.pendingWrites -= cost;
+  }
+
+  private notify(
+    q: Queued,
+    r: {
+      status: 'done' | 'failed' | 'unknown' | 'rejected' | 'skipped';
+      orderHash?: OrderHash;
+      spent?: bigint;
+      error?: { code: string; message: string };
+    },
+  ): void {
+    const slot = this.slots.get(q.strategyId);
+    if (slot === undefined || slot.loaded.definition.onOrderUpdate === undefined) return;
+    const update: OrderUpdate = { kind: 'intent_result', intentId: q.id, intent: q.intent, ...r };
+    void this.runHook(slot, 'onOrderUpdate', [update]);
+  }
+
+  // ------------------------------------------------------------------ status
+
+  status(): EngineStatus {
+    const now = this.clock.now();
+    let total = 0;
+    for (const n of this.skipped.values()) total += n;
+    return {
+      mode: this.o.executor.mode,
+      paused: this.risk.paused,
+      killed: this.risk.killed,
+      strategies: [...this.slots.values()].map((s) => ({
+        ...s.runner.status(),
+        module: s.loaded.definition.id,
+        version: s.loaded.definition.version,
+      })),
+      events: this.events,
+      intents: { ...this.counts, queued: this.queue.size, inFlight: this.inFlight.size },
+      skipped: { total, byReason: Object.fromEntries(this.skipped), recent: [...this.recentSkips] },
+      writesAvailable: this.o.writeBudget?.writesAvailable() ?? Number.POSITIVE_INFINITY,
+      unresolved: [...this.unresolved],
+      risk: this.risk.status(now),
+    };
+  }
+}
+
+function errorInfo(e: unknown): { code: string; message: string } {
+  if (e instanceof BaseError) return { code: e.code, message: e.shortMessage };
+  return { code: 'error', message: e instanceof Error ? e.message : String(e) };
+}
+
+function asToken(token: PaymentToken | string): PaymentToken {
+  if (typeof token !== 'string') return token;
+  return isAddress(token)
+    ? { address: token.toLowerCase() as Address, symbol: '', decimals: 18 }
+    : { address: '' as Address, symbol: token, decimals: 18 };
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  return new Engine(options);
+}
+
+export { offerTarget };

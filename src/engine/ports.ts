@@ -1,0 +1,127 @@
+// The ports the engine is wired to. Only the future src/daemon picks concrete adapters (the SQLite
+// store, the live/paper executors, the calldata guard, the scheduler, the market view); tests and
+// benchmarks use the in-memory implementations in ./memory.ts.
+import type { OrderHash } from '../domain/ids.ts';
+import type { MarketSnapshot } from '../market/snapshot.ts';
+import type { Balances, DropsView, Intent, NftTraitsView } from '../strategy.ts';
+
+/** Epoch milliseconds. */
+export interface EngineClock {
+  now(): number;
+}
+
+export interface ExecutionContext {
+  readonly intentId: string;
+  readonly strategyId: string;
+  readonly now: number;
+  readonly market: MarketSnapshot;
+}
+
+/** What an executor reports for an intent it carried out. */
+export interface ExecutionResult {
+  /** New order (place/replace offer). */
+  readonly orderHash?: OrderHash;
+  /** What was actually paid (buy, mint, swap amountIn), in the intent's payment token. */
+  readonly spent?: bigint;
+  readonly txHash?: string;
+}
+
+/**
+ * Carries out one intent, live or on paper. Throws:
+ * - RejectedError: definitively not done (API 4xx, guard refusal, precondition failed);
+ * - TransientError with maybeProcessed=false: definitively not done (retry is the strategy's call);
+ * - TransientError with maybeProcessed=true (or any other error): outcome UNKNOWN, to reconcile.
+ * ReplaceOffer: the old order is cancelled (confirmed) before the new one is signed.
+ */
+export interface Executor {
+  readonly mode: string;
+  execute(intent: Intent, ctx: ExecutionContext): Promise<ExecutionResult>;
+}
+
+/** Last check before execution (e.g. allowlists, simulation). Throws RejectedError to refuse. */
+export interface IntentGuard {
+  check(intent: Intent, ctx: ExecutionContext): void | Promise<void>;
+}
+
+export type IntentState = 'pending' | 'sent' | 'unknown' | 'done' | 'failed';
+
+export interface JournalRecord {
+  readonly id: string;
+  readonly strategyId: string;
+  readonly intent: Intent;
+  readonly state: IntentState;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly orderHash?: OrderHash;
+  readonly spent?: bigint;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+export interface JournalPatch {
+  readonly state: IntentState;
+  readonly at: number;
+  readonly orderHash?: OrderHash;
+  readonly spent?: bigint;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/**
+ * Write-ahead journal of intents. `append` happens before anything is sent; a crash between
+ * `sent` and `done` leaves the record `sent`, which start-up reconciliation resolves.
+ * (Use ./codec.ts to store intents as text.)
+ */
+export interface IntentJournal {
+  append(record: JournalRecord): void | Promise<void>;
+  update(id: string, patch: JournalPatch): void | Promise<void>;
+  list(filter?: {
+    readonly states?: readonly IntentState[];
+  }): readonly JournalRecord[] | Promise<readonly JournalRecord[]>;
+}
+
+/** Per-strategy persisted state (a JSON object). */
+export interface StrategyStateStore {
+  load(
+    strategyId: string,
+  ): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
+  save(strategyId: string, state: Record<string, unknown>): void | Promise<void>;
+}
+
+export interface SpendEntry {
+  readonly at: number;
+  readonly strategyId: string;
+  readonly collection: string | null;
+  /** Lower-case token address. */
+  readonly token: string;
+  readonly amount: bigint;
+  /** buy (listing bought), fill (own offer filled), mint, swap (counts only against the daily cap). */
+  readonly kind: 'buy' | 'fill' | 'mint' | 'swap';
+  /** Items received (buys, fills, mints), for per-collection item caps. */
+  readonly items: bigint;
+  readonly intentId: string | null;
+}
+
+/** Spend ledger (fills, buys, mints, swaps) for budgets and the daily cap. */
+export interface SpendLedger {
+  record(entry: SpendEntry): void | Promise<void>;
+  /** Every entry (loaded once at start; the risk manager keeps its own running totals). */
+  all(): readonly SpendEntry[] | Promise<readonly SpendEntry[]>;
+}
+
+/** How many write-group requests the rate-limit scheduler can serve now. */
+export interface WriteBudget {
+  writesAvailable(): number;
+}
+
+/** Where hook contexts come from (the market view). */
+export interface MarketSource {
+  snapshot(): MarketSnapshot;
+  balances?(): Balances | null;
+  drops?(): DropsView;
+  nfts?(): NftTraitsView;
+}
+
+/** Cron: calls `fn` on `expression`; the handle stops it. */
+export interface CronPort {
+  validate(expression: string): boolean;
+  schedule(expression: string, fn: () => void): { stop(): void };
+}

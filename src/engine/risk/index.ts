@@ -1,0 +1,3 @@
+export * from './checks.ts';
+export * from './limits.ts';
+export * from './manager.ts';

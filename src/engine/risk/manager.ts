@@ -1,0 +1,639 @@
+// The stateful part of risk: the book of own open offers (worst-case exposure), reservations of
+// intents in flight, the spend ledger totals, kill switch and pause. Every refusal is a
+// RejectedError with a `risk_*` code, counted.
+import type { PaymentToken } from '../../domain/events.ts';
+import type { OrderHash } from '../../domain/ids.ts';
+import { RejectedError } from '../../errors/index.ts';
+import type { MarketSnapshot, OwnOrder } from '../../market/snapshot.ts';
+import type { Intent } from '../../strategy.ts';
+import type { ExecutionResult, SpendEntry } from '../ports.ts';
+import {
+  type Commitment,
+  checkFloor,
+  checkFreshness,
+  checkMaxPrice,
+  checkShape,
+  commitmentOf,
+  type OldOrder,
+  type Refusal,
+  type RiskCode,
+} from './checks.ts';
+import { collectionLimits, limitsFor, type RiskLimits, strategyBudget, type TokenLimits } from './limits.ts';
+
+export interface BookEntry extends OldOrder {
+  readonly orderHash: OrderHash;
+  readonly strategyId: string | null;
+  readonly tokenKey: string;
+  /** Worst case: price x quantity. */
+  readonly amount: bigint;
+  readonly expiresAt: number | null;
+}
+
+interface Reservation {
+  readonly intentId: string;
+  readonly strategyId: string;
+  readonly intent: Intent;
+  readonly commitment: Commitment | null;
+  readonly tokenKey: string | null;
+  /** Amount held: exposure increase (offers, never negative) or spend (buy, mint, swap). */
+  readonly amount: bigint;
+  readonly items: bigint;
+  held: 'inflight' | 'unknown';
+}
+
+export interface CheckInput {
+  readonly intentId: string;
+  readonly strategyId: string;
+  readonly market: MarketSnapshot;
+  readonly now: number;
+}
+
+export interface ExcessCancel {
+  readonly orderHash: OrderHash;
+  readonly strategyId: string | null;
+  readonly reason: string;
+}
+
+export interface RiskManagerOptions {
+  readonly limits: RiskLimits;
+  /** Called for every spend (persist it in the spend ledger). */
+  readonly onSpend?: (entry: SpendEntry) => void;
+}
+
+interface Totals {
+  exposure: bigint;
+  reserved: bigint;
+  spentAll: bigint;
+  spentDay: bigint;
+  itemsDay: bigint;
+}
+
+const zero = (): Totals => ({ exposure: 0n, reserved: 0n, spentAll: 0n, spentDay: 0n, itemsDay: 0n });
+const max0 = (v: bigint) => (v < 0n ? 0n : v);
+
+export class RiskManager {
+  readonly limits: RiskLimits;
+  private readonly onSpend: ((entry: SpendEntry) => void) | undefined;
+  private readonly book = new Map<string, BookEntry>();
+  private readonly reservations = new Map<string, Reservation>();
+  private readonly cancelling = new Set<string>();
+  private spends: SpendEntry[] = [];
+  private readonly refusals = new Map<string, number>();
+  private killedAt: number | null = null;
+  private pausedAt: number | null = null;
+
+  constructor(options: RiskManagerOptions) {
+    this.limits = options.limits;
+    this.onSpend = options.onSpend;
+  }
+
+  // ---- switches
+
+  get killed(): boolean {
+    return this.killedAt !== null;
+  }
+  get paused(): boolean {
+    return this.pausedAt !== null;
+  }
+  /** Stops every new intent except cancels (latched until resume). */
+  kill(now: number): void {
+    this.killedAt ??= now;
+  }
+  pause(now: number): void {
+    this.pausedAt ??= now;
+  }
+  /** Clears pause and kill. Book, spend and reservations are kept. */
+  resume(): void {
+    this.pausedAt = null;
+    this.killedAt = null;
+  }
+
+  // ---- ledger and book
+
+  /** Seeds spend history (from the persistent ledger) at start. */
+  loadSpends(entries: readonly SpendEntry[]): void {
+    this.spends = [...entries].sort((a, b) => a.at - b.at);
+  }
+
+  /** Adds (or refreshes) an open offer in the book. */
+  adopt(order: OwnOrder, strategyId: string | null): void {
+    if (order.status !== 'open' || order.side === 'listing') {
+      this.book.delete(order.orderHash);
+      return;
+    }
+    this.book.set(order.orderHash, {
+      orderHash: order.orderHash,
+      strategyId,
+      collection: order.collection,
+      token: order.paymentToken,
+      tokenKey: order.paymentToken.address.toLowerCase(),
+      price: order.price,
+      quantity: order.quantity,
+      amount: order.price * order.quantity,
+      trait: order.trait,
+      offerType:
+        order.side === 'collection_offer' ? 'collection' : order.side === 'trait_offer' ? 'trait' : 'item',
+      expiresAt: order.expiresAt,
+    });
+  }
+
+  bookEntry(orderHash: string): BookEntry | undefined {
+    return this.book.get(orderHash);
+  }
+
+  openOffers(strategyId?: string): readonly BookEntry[] {
+    const out: BookEntry[] = [];
+    for (const e of this.book.values())
+      if (strategyId === undefined || e.strategyId === strategyId) out.push(e);
+    return out;
+  }
+
+  /** Brings the book in line with the market view's own orders; drops expired entries. */
+  sync(market: MarketSnapshot, now: number, ownerOf: (orderHash: string) => string | null): OrderHash[] {
+    const filled: OrderHash[] = [];
+    for (const o of market.ownOrders) {
+      if (o.side === 'listing') continue;
+      const known = this.book.get(o.orderHash);
+      if (o.status === 'open') {
+        if (known === undefined) this.adopt(o, ownerOf(o.orderHash));
+      } else if (known !== undefined) {
+        if (o.status === 'filled') {
+          this.observeFill(o.orderHash, now, null);
+          filled.push(o.orderHash);
+        } else this.observeClosed(o.orderHash);
+      }
+    }
+    for (const [hash, e] of this.book) if (e.expiresAt !== null && e.expiresAt <= now) this.book.delete(hash);
+    return filled;
+  }
+
+  /** An own offer filled: its worst case becomes spend. Returns the entry (once), or undefined. */
+  observeFill(orderHash: string, now: number, price: bigint | null): BookEntry | undefined {
+    const e = this.book.get(orderHash);
+    if (e === undefined) return undefined;
+    this.book.delete(orderHash);
+    this.cancelling.delete(orderHash);
+    this.spend({
+      at: now,
+      strategyId: e.strategyId ?? 'unowned',
+      collection: e.collection,
+      token: e.tokenKey,
+      amount: price ?? e.amount,
+      kind: 'fill',
+      items: e.quantity,
+      intentId: null,
+    });
+    return e;
+  }
+
+  observeClosed(orderHash: string): BookEntry | undefined {
+    const e = this.book.get(orderHash);
+    this.book.delete(orderHash);
+    this.cancelling.delete(orderHash);
+    return e;
+  }
+
+  markCancelling(orderHash: string, on: boolean): void {
+    if (on) this.cancelling.add(orderHash);
+    else this.cancelling.delete(orderHash);
+  }
+
+  private spend(entry: SpendEntry): void {
+    this.spends.push(entry);
+    this.onSpend?.(entry);
+  }
+
+  // ---- totals
+
+  private totals(
+    now: number,
+    tokenKey: string,
+    filter: { strategyId?: string; collection?: string } = {},
+  ): Totals {
+    const t = zero();
+    const dayStart = now - this.limits.dayMs;
+    const sId = filter.strategyId;
+    const col = filter.collection;
+    for (const e of this.book.values()) {
+      if (e.tokenKey !== tokenKey) continue;
+      if (sId !== undefined && e.strategyId !== sId) continue;
+      if (col !== undefined && e.collection !== col) continue;
+      t.exposure += e.amount;
+      t.itemsDay += e.quantity;
+    }
+    for (const r of this.reservations.values()) {
+      if (r.tokenKey !== tokenKey) continue;
+      if (sId !== undefined && r.strategyId !== sId) continue;
+      if (col !== undefined && r.commitment?.collection !== col) continue;
+      if (r.commitment?.type === 'exposure') t.exposure += r.amount;
+      else t.reserved += r.amount;
+      t.itemsDay += r.items;
+    }
+    for (const s of this.spends) {
+      if (s.token !== tokenKey) continue;
+      if (sId !== undefined && s.strategyId !== sId) continue;
+      if (col !== undefined && s.collection !== col) continue;
+      if (s.kind !== 'swap') t.spentAll += s.amount;
+      if (s.at > dayStart) {
+        t.spentDay += s.amount;
+        t.itemsDay += s.items;
+      }
+    }
+    return t;
+  }
+
+  /** What `strategyId` may still commit in `token`; null when no limits apply to the token. */
+  remaining(strategyId: string, token: PaymentToken, now: number): bigint | null {
+    const lim = limitsFor(this.limits, token);
+    if (lim === undefined) return null;
+    const key = token.address.toLowerCase();
+    const g = this.totals(now, key);
+    let left = max0(lim.maxSpendPerDay - (g.spentDay + g.exposure + g.reserved));
+    const exp = max0(lim.maxExposure - g.exposure);
+    if (exp < left) left = exp;
+    if (lim.budget !== null) {
+      const b = max0(lim.budget - (g.spentAll + g.exposure + g.reserved));
+      if (b < left) left = b;
+    }
+    const sb = strategyBudget(this.limits, strategyId, token);
+    if (sb !== null) {
+      const s = this.totals(now, key, { strategyId });
+      const b = max0(sb - (s.spentAll + s.exposure + s.reserved));
+      if (b < left) left = b;
+    }
+    return left;
+  }
+
+  // ---- the check
+
+  private refuse(r: Refusal, intent: Intent, strategyId: string): never {
+    this.refusals.set(r.code, (this.refusals.get(r.code) ?? 0) + 1);
+    throw new RejectedError(r.code, r.message, {
+      details: { strategyId, intent: intent.kind, target: intent.target },
+    });
+  }
+
+  /**
+   * Checks `intent` and reserves what it commits until `settle`. Throws RejectedError (`risk_*`)
+   * when any limit would be crossed. Cancels always pass (even when killed).
+   */
+  check(intent: Intent, input: CheckInput): void {
+    const { strategyId } = input;
+    if (intent.kind === 'cancel_order') {
+      this.cancelling.add(intent.orderHash);
+      this.reservations.set(input.intentId, {
+        intentId: input.intentId,
+        strategyId,
+        intent,
+        commitment: null,
+        tokenKey: null,
+        amount: 0n,
+        items: 0n,
+        held: 'inflight',
+      });
+      return;
+    }
+    if (this.killedAt !== null)
+      this.refuse({ code: 'risk_killed', message: 'kill switch is on' }, intent, strategyId);
+    if (this.pausedAt !== null)
+      this.refuse({ code: 'risk_paused', message: 'trading is paused' }, intent, strategyId);
+
+    let old: BookEntry | undefined;
+    if (intent.kind === 'replace_offer') {
+      old = this.book.get(intent.orderHash);
+      if (old === undefined || this.cancelling.has(intent.orderHash))
+        this.refuse(
+          { code: 'risk_unknown_order', message: `order ${intent.orderHash} is not an open own offer` },
+          intent,
+          strategyId,
+        );
+    }
+    const c = commitmentOf(intent, old);
+    if (c === null) this.refuse({ code: 'risk_invalid', message: 'nothing to check' }, intent, strategyId);
+    const lim = limitsFor(this.limits, c.token);
+    if (lim === undefined)
+      this.refuse(
+        { code: 'risk_no_limits', message: `no risk limits configured for token ${c.token.symbol}` },
+        intent,
+        strategyId,
+      );
+    const r = this.evaluate(c, lim, old, input);
+    if (r !== null) this.refuse(r, intent, strategyId);
+    const amount = c.type === 'exposure' ? max0(c.total - (old?.amount ?? 0n)) : c.total;
+    const items = c.type === 'swap' ? 0n : max0(c.quantity - (old?.quantity ?? 0n));
+    this.reservations.set(input.intentId, {
+      intentId: input.intentId,
+      strategyId,
+      intent,
+      commitment: c,
+      tokenKey: c.token.address.toLowerCase(),
+      amount,
+      items,
+      held: 'inflight',
+    });
+    if (old !== undefined) this.cancelling.add(old.orderHash);
+  }
+
+  private evaluate(
+    c: Commitment,
+    lim: TokenLimits,
+    old: BookEntry | undefined,
+    input: CheckInput,
+  ): Refusal | null {
+    const { now, market, strategyId } = input;
+    const shape = checkShape(c);
+    if (shape) return shape;
+    const price = checkMaxPrice(c, lim);
+    if (price) return price;
+    if (c.collection !== null && c.type !== 'swap') {
+      const col = market.collection(c.collection);
+      const fresh = checkFreshness(col, c.collection, this.limits);
+      if (fresh) return fresh;
+      if (col !== undefined) {
+        const floor = checkFloor(c, col, this.limits, now);
+        if (floor) return floor;
+      }
+    }
+    const key = c.token.address.toLowerCase();
+    const add = c.type === 'exposure' ? max0(c.total - (old?.amount ?? 0n)) : c.total;
+    const g = this.totals(now, key);
+    if (c.type === 'exposure' && g.exposure + add > lim.maxExposure)
+      return {
+        code: 'risk_exposure',
+        message: `open offers would reach ${g.exposure + add} (worst case), above ${lim.maxExposure}`,
+      };
+    if (g.spentDay + g.exposure + g.reserved + add > lim.maxSpendPerDay)
+      return {
+        code: 'risk_daily_cap',
+        message: `spend today + worst-case exposure would reach ${g.spentDay + g.exposure + g.reserved + add}, above ${lim.maxSpendPerDay}`,
+      };
+    if (c.type !== 'swap' && lim.budget !== null && g.spentAll + g.exposure + g.reserved + add > lim.budget)
+      return { code: 'risk_budget', message: `the ${c.token.symbol} budget ${lim.budget} would be crossed` };
+    const sb = c.type === 'swap' ? null : strategyBudget(this.limits, strategyId, c.token);
+    if (sb !== null) {
+      const s = this.totals(now, key, { strategyId });
+      if (s.spentAll + s.exposure + s.reserved + add > sb)
+        return {
+          code: 'risk_strategy_budget',
+          message: `strategy ${strategyId}'s ${c.token.symbol} budget ${sb} would be crossed`,
+        };
+    }
+    if (c.collection !== null) {
+      const cl = collectionLimits(this.limits, c.collection);
+      if (
+        cl.maxExposure !== undefined ||
+        cl.maxSpendPerDay !== undefined ||
+        cl.maxItemsPerDay !== undefined
+      ) {
+        const t = this.totals(now, key, { collection: c.collection });
+        if (c.type === 'exposure' && cl.maxExposure !== undefined && t.exposure + add > cl.maxExposure)
+          return {
+            code: 'risk_collection_exposure',
+            message: `open offers in ${c.collection} would reach ${t.exposure + add}, above ${cl.maxExposure}`,
+          };
+        if (cl.maxSpendPerDay !== undefined && t.spentDay + t.exposure + t.reserved + add > cl.maxSpendPerDay)
+          return {
+            code: 'risk_collection_daily_cap',
+            message: `spend today in ${c.collection} would cross ${cl.maxSpendPerDay}`,
+          };
+        const items = max0(c.quantity - (old?.quantity ?? 0n));
+        if (cl.maxItemsPerDay !== undefined && t.itemsDay + items > BigInt(cl.maxItemsPerDay))
+          return {
+            code: 'risk_collection_items',
+            message: `items in ${c.collection} today would reach ${t.itemsDay + items}, above ${cl.maxItemsPerDay}`,
+          };
+      }
+    }
+    return null;
+  }
+
+  // ---- outcomes
+
+  /**
+   * Settles a reservation. done: offers enter the book (a replace's old order leaves it), buys and
+   * mints become spend; failed: released; unknown: kept (counted) until settled again.
+   */
+  settle(
+    intentId: string,
+    outcome: { status: 'done'; result: ExecutionResult } | { status: 'failed' } | { status: 'unknown' },
+    now: number,
+  ): void {
+    const r = this.reservations.get(intentId);
+    if (r === undefined) return;
+    if (outcome.status === 'unknown') {
+      r.held = 'unknown';
+      return;
+    }
+    this.reservations.delete(intentId);
+    const intent = r.intent;
+    if (outcome.status === 'failed') {
+      if (intent.kind === 'cancel_order') this.cancelling.delete(intent.orderHash);
+      if (intent.kind === 'replace_offer') this.cancelling.delete(intent.orderHash);
+      return;
+    }
+    const res = outcome.result;
+    const c = r.commitment;
+    switch (intent.kind) {
+      case 'cancel_order':
+        this.observeClosed(intent.orderHash);
+        return;
+      case 'place_offer':
+      case 'replace_offer': {
+        const old = intent.kind === 'replace_offer' ? this.observeClosed(intent.orderHash) : undefined;
+        if (res.orderHash === undefined || c === null) return;
+        const offer = intent.kind === 'place_offer' ? intent.offer : undefined;
+        this.book.set(res.orderHash, {
+          orderHash: res.orderHash,
+          strategyId: r.strategyId,
+          collection: c.collection ?? old?.collection ?? '',
+          token: c.token,
+          tokenKey: c.token.address.toLowerCase(),
+          price: c.unitPrice,
+          quantity: c.quantity,
+          amount: c.total,
+          trait: c.trait ?? null,
+          offerType: offer?.type ?? old?.offerType ?? 'collection',
+          expiresAt: intent.expiresAt,
+        });
+        return;
+      }
+      case 'buy_listing':
+      case 'mint':
+      case 'swap':
+        if (c === null) return;
+        this.spend({
+          at: now,
+          strategyId: r.strategyId,
+          collection: c.collection,
+          token: c.token.address.toLowerCase(),
+          amount: res.spent ?? c.total,
+          kind: intent.kind === 'buy_listing' ? 'buy' : intent.kind,
+          items: c.type === 'swap' ? 0n : c.quantity,
+          intentId,
+        });
+        return;
+    }
+  }
+
+  /** Holds the worst case of an intent whose outcome is unknown (journal `sent`/`unknown` at start). */
+  holdUnknown(intentId: string, strategyId: string, intent: Intent): void {
+    const old = intent.kind === 'replace_offer' ? this.book.get(intent.orderHash) : undefined;
+    const c = commitmentOf(intent, old);
+    this.reservations.set(intentId, {
+      intentId,
+      strategyId,
+      intent,
+      commitment: c,
+      tokenKey: c === null ? null : c.token.address.toLowerCase(),
+      amount: c === null ? 0n : c.total,
+      items: c === null || c.type === 'swap' ? 0n : c.quantity,
+      held: 'unknown',
+    });
+  }
+
+  /**
+   * Open offers to cancel so that worst-case exposure fits the headroom left (exposure cap, daily
+   * cap after today's spend, budgets, collection caps). Largest offers first; offers already being
+   * cancelled are not picked again.
+   */
+  excess(now: number): ExcessCancel[] {
+    const out: ExcessCancel[] = [];
+    const picked = new Set<string>();
+    const pick = (entries: BookEntry[], over: bigint, reason: string) => {
+      let left = over;
+      for (const e of entries.sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : 0))) {
+        if (left <= 0n) break;
+        if (this.cancelling.has(e.orderHash) || picked.has(e.orderHash)) continue;
+        picked.add(e.orderHash);
+        out.push({ orderHash: e.orderHash, strategyId: e.strategyId, reason });
+        left -= e.amount;
+      }
+    };
+    const pendingCancel = (entries: Iterable<BookEntry>) => {
+      let s = 0n;
+      for (const e of entries) if (this.cancelling.has(e.orderHash) || picked.has(e.orderHash)) s += e.amount;
+      return s;
+    };
+    const byToken = new Map<string, BookEntry[]>();
+    for (const e of this.book.values()) {
+      const list = byToken.get(e.tokenKey);
+      if (list) list.push(e);
+      else byToken.set(e.tokenKey, [e]);
+    }
+    for (const [key, entries] of byToken) {
+      const token = entries[0]?.token;
+      if (token === undefined) continue;
+      const lim = limitsFor(this.limits, token);
+      const g = this.totals(now, key);
+      const live = g.exposure - pendingCancel(entries);
+      if (lim === undefined) {
+        pick(entries, live, 'no_limits');
+        continue;
+      }
+      let headroom = lim.maxExposure;
+      const daily = max0(lim.maxSpendPerDay - g.spentDay - g.reserved);
+      if (daily < headroom) headroom = daily;
+      if (lim.budget !== null) {
+        const b = max0(lim.budget - g.spentAll - g.reserved);
+        if (b < headroom) headroom = b;
+      }
+      if (live > headroom) pick(entries, live - headroom, 'exposure_over_headroom');
+      const byStrategy = new Map<string, BookEntry[]>();
+      const byCollection = new Map<string, BookEntry[]>();
+      for (const e of entries) {
+        if (e.strategyId !== null) byStrategy.set(e.strategyId, [...(byStrategy.get(e.strategyId) ?? []), e]);
+        byCollection.set(e.collection, [...(byCollection.get(e.collection) ?? []), e]);
+      }
+      for (const [sId, list] of byStrategy) {
+        const sb = strategyBudget(this.limits, sId, token);
+        if (sb === null) continue;
+        const s = this.totals(now, key, { strategyId: sId });
+        const room = max0(sb - s.spentAll - s.reserved);
+        const liveS = s.exposure - pendingCancel(list);
+        if (liveS > room) pick(list, liveS - room, 'strategy_budget');
+      }
+      for (const [col, list] of byCollection) {
+        const cl = collectionLimits(this.limits, col);
+        if (cl.maxExposure === undefined && cl.maxSpendPerDay === undefined) continue;
+        const t = this.totals(now, key, { collection: col });
+        let room = cl.maxExposure ?? t.exposure;
+        if (cl.maxSpendPerDay !== undefined) {
+          const d = max0(cl.maxSpendPerDay - t.spentDay - t.reserved);
+          if (d < room) room = d;
+        }
+        const liveC = t.exposure - pendingCancel(list);
+        if (liveC > room) pick(list, liveC - room, 'collection_cap');
+      }
+    }
+    return out;
+  }
+
+  // ---- status
+
+  refusalCounts(): Readonly<Record<string, number>> {
+    return Object.fromEntries(this.refusals);
+  }
+
+  countRefusal(code: RiskCode | string): void {
+    this.refusals.set(code, (this.refusals.get(code) ?? 0) + 1);
+  }
+
+  status(now: number): RiskStatus {
+    const tokens = new Map<string, PaymentToken>();
+    for (const e of this.book.values()) tokens.set(e.tokenKey, e.token);
+    for (const r of this.reservations.values())
+      if (r.commitment !== null && r.tokenKey !== null) tokens.set(r.tokenKey, r.commitment.token);
+    const spendTokens = new Set(this.spends.map((s) => s.token));
+    const perToken: RiskTokenStatus[] = [];
+    const keys = new Set([...tokens.keys(), ...spendTokens]);
+    for (const key of keys) {
+      const t = this.totals(now, key);
+      const token = tokens.get(key);
+      const lim = token === undefined ? undefined : limitsFor(this.limits, token);
+      perToken.push({
+        token: key,
+        symbol: token?.symbol ?? null,
+        exposure: t.exposure,
+        reserved: t.reserved,
+        spentToday: t.spentDay,
+        spentTotal: t.spentAll,
+        maxExposure: lim?.maxExposure ?? null,
+        maxSpendPerDay: lim?.maxSpendPerDay ?? null,
+        budget: lim?.budget ?? null,
+      });
+    }
+    let unknown = 0;
+    for (const r of this.reservations.values()) if (r.held === 'unknown') unknown++;
+    return {
+      killed: this.killed,
+      paused: this.paused,
+      openOffers: this.book.size,
+      inFlight: this.reservations.size - unknown,
+      unknown,
+      tokens: perToken,
+      refusals: this.refusalCounts(),
+    };
+  }
+}
+
+export interface RiskStatus {
+  readonly killed: boolean;
+  readonly paused: boolean;
+  readonly openOffers: number;
+  readonly inFlight: number;
+  readonly unknown: number;
+  readonly tokens: readonly RiskTokenStatus[];
+  readonly refusals: Readonly<Record<string, number>>;
+}
+
+export interface RiskTokenStatus {
+  readonly token: string;
+  readonly symbol: string | null;
+  readonly exposure: bigint;
+  readonly reserved: bigint;
+  readonly spentToday: bigint;
+  readonly spentTotal: bigint;
+  readonly maxExposure: bigint | null;
+  readonly maxSpendPerDay: bigint | null;
+  readonly budget: bigint | null;
+}

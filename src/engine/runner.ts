@@ -1,0 +1,242 @@
+// The safe runner: one strategy's hooks run one at a time, each with a timeout. A throw, a timeout
+// or a malformed intent is a StrategyError; `maxErrors` of them within `errorWindowMs` disable this
+// strategy alone.
+import { StrategyError } from '../errors/index.ts';
+import { INTENT_KINDS, type Intent, type StrategyContext, type StrategyState } from '../strategy.ts';
+
+export type HookName = 'init' | 'onEvent' | 'onTick' | 'onOrderUpdate' | 'onStop';
+export type RunnerState = 'idle' | 'running' | 'disabled' | 'stopped';
+
+export interface RunnerOptions {
+  readonly id: string;
+  /** Per-hook timeout (ms). */
+  readonly hookTimeoutMs: number;
+  readonly maxErrors: number;
+  readonly errorWindowMs: number;
+  readonly now: () => number;
+  readonly onError?: (error: StrategyError) => void;
+  readonly onDisabled?: (error: StrategyError) => void;
+}
+
+export interface RunnerStatus {
+  readonly id: string;
+  readonly state: RunnerState;
+  readonly hooksRun: number;
+  readonly errors: number;
+  readonly errorsInWindow: number;
+  readonly intents: number;
+  readonly lastError: { readonly code: string; readonly message: string; readonly at: number } | null;
+  readonly disabledAt: number | null;
+}
+
+type AnyHook = (ctx: StrategyContext<unknown>, ...args: unknown[]) => unknown;
+
+/** JSON-only state, marked dirty on change; revoked when a hook timed out. */
+export class MemoryStrategyState implements StrategyState {
+  private data: Record<string, unknown>;
+  dirty = false;
+  revoked = false;
+  constructor(initial: Record<string, unknown> = {}) {
+    this.data = { ...initial };
+  }
+  get<T = unknown>(key: string): T | undefined {
+    return this.data[key] as T | undefined;
+  }
+  set(key: string, value: unknown): void {
+    if (this.revoked) throw new Error('state is read-only after the hook timed out');
+    const text = JSON.stringify(value);
+    this.data[key] = text === undefined ? undefined : JSON.parse(text);
+    this.dirty = true;
+  }
+  delete(key: string): void {
+    if (this.revoked) throw new Error('state is read-only after the hook timed out');
+    delete this.data[key];
+    this.dirty = true;
+  }
+  keys(): readonly string[] {
+    return Object.keys(this.data);
+  }
+  toJSON(): Record<string, unknown> {
+    return { ...this.data };
+  }
+}
+
+export function validateIntents(id: string, hook: string, out: unknown): Intent[] {
+  if (out === undefined || out === null) return [];
+  if (!Array.isArray(out))
+    throw new StrategyError(id, `${hook} returned ${typeof out}, not an array of intents`);
+  for (const it of out as unknown[]) {
+    const i = it as Partial<Intent> | null;
+    if (
+      i === null ||
+      typeof i !== 'object' ||
+      !INTENT_KINDS.includes(i.kind as Intent['kind']) ||
+      typeof i.target !== 'string' ||
+      i.target === '' ||
+      typeof i.priority !== 'number' ||
+      !Number.isFinite(i.priority)
+    ) {
+      throw new StrategyError(
+        id,
+        `${hook} returned a malformed intent (kind, target and priority are required)`,
+        {
+          details: { kind: String(i?.kind) },
+        },
+      );
+    }
+  }
+  return out as Intent[];
+}
+
+export class StrategyRunner {
+  readonly id: string;
+  private readonly opts: RunnerOptions;
+  private tail: Promise<unknown> = Promise.resolve();
+  private stateName: RunnerState = 'idle';
+  private hooksRun = 0;
+  private errorCount = 0;
+  private intents = 0;
+  private window: number[] = [];
+  private lastError: RunnerStatus['lastError'] = null;
+  private disabledAt: number | null = null;
+
+  constructor(options: RunnerOptions) {
+    this.id = options.id;
+    this.opts = options;
+  }
+
+  get state(): RunnerState {
+    return this.stateName;
+  }
+  get active(): boolean {
+    return this.stateName === 'idle' || this.stateName === 'running';
+  }
+
+  /**
+   * Queues `hook` behind the strategy's previous hook. Resolves with its intents, or [] when it
+   * failed, timed out or the strategy is disabled (failures go to onError/onDisabled).
+   * `makeCtx` is called when the hook starts, so it sees the newest market snapshot.
+   */
+  run(
+    name: HookName,
+    hook: AnyHook | undefined,
+    makeCtx: () => { ctx: StrategyContext<unknown>; state: MemoryStrategyState },
+    args: readonly unknown[] = [],
+    options: { force?: boolean } = {},
+  ): Promise<Intent[]> {
+    if (hook === undefined) return Promise.resolve([]);
+    const next = this.tail.then(() => this.exec(name, hook, makeCtx, args, options.force === true));
+    this.tail = next;
+    return next;
+  }
+
+  private async exec(
+    name: HookName,
+    hook: AnyHook,
+    makeCtx: () => { ctx: StrategyContext<unknown>; state: MemoryStrategyState },
+    args: readonly unknown[],
+    force: boolean,
+  ): Promise<Intent[]> {
+    if (!force && !this.active) return [];
+    const prev = this.stateName;
+    this.stateName = prev === 'idle' ? 'running' : prev;
+    this.hooksRun++;
+    let state: MemoryStrategyState | undefined;
+    try {
+      const made = makeCtx();
+      state = made.state;
+      let out = hook(made.ctx, ...args);
+      if (out !== null && typeof out === 'object' && typeof (out as Promise<unknown>).then === 'function') {
+        out = await this.withTimeout(name, out as Promise<unknown>, made.state);
+      }
+      const intents = validateIntents(this.id, name, out);
+      this.intents += intents.length;
+      return intents;
+    } catch (e) {
+      const err =
+        e instanceof StrategyError && e.strategyId === this.id
+          ? e
+          : new StrategyError(this.id, `${name} threw: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+      this.fail(err);
+      return [];
+    } finally {
+      if (this.stateName === 'running') this.stateName = 'idle';
+      void state;
+    }
+  }
+
+  private withTimeout(name: HookName, p: Promise<unknown>, state: MemoryStrategyState): Promise<unknown> {
+    const ms = this.opts.hookTimeoutMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        state.revoked = true;
+        reject(
+          new StrategyError(this.id, `${name} timed out after ${ms} ms`, {
+            details: { hook: name, timeoutMs: ms },
+          }),
+        );
+      }, ms);
+      p.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  private fail(err: StrategyError): void {
+    const now = this.opts.now();
+    this.errorCount++;
+    this.lastError = { code: err.code, message: err.shortMessage, at: now };
+    this.window = this.window.filter((t) => t > now - this.opts.errorWindowMs);
+    this.window.push(now);
+    this.opts.onError?.(err);
+    if (this.active && this.window.length >= this.opts.maxErrors) {
+      this.stateName = 'disabled';
+      this.disabledAt = now;
+      this.opts.onDisabled?.(
+        new StrategyError(
+          this.id,
+          `disabled after ${this.window.length} errors within ${this.opts.errorWindowMs} ms (last: ${err.shortMessage})`,
+          { cause: err },
+        ),
+      );
+    }
+  }
+
+  /** Marks the strategy stopped (after onStop). */
+  stop(): void {
+    if (this.stateName !== 'disabled') this.stateName = 'stopped';
+  }
+
+  /** Re-enables a disabled strategy (operator action); the error window starts empty. */
+  enable(): void {
+    this.window = [];
+    this.disabledAt = null;
+    this.stateName = 'idle';
+  }
+
+  /** Resolves when every queued hook has finished. */
+  idle(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+
+  status(): RunnerStatus {
+    const now = this.opts.now();
+    return {
+      id: this.id,
+      state: this.stateName,
+      hooksRun: this.hooksRun,
+      errors: this.errorCount,
+      errorsInWindow: this.window.filter((t) => t > now - this.opts.errorWindowMs).length,
+      intents: this.intents,
+      lastError: this.lastError,
+      disabledAt: this.disabledAt,
+    };
+  }
+}

@@ -1,0 +1,433 @@
+// The public strategy API. A strategy module imports ONLY this file: it declares its metadata with
+// `defineStrategy` and returns intents from its hooks. It never touches the API, the chain or the
+// wallet; the engine coalesces its intents, checks risk, runs the guard and executes them (live or
+// on paper).
+import { z } from 'zod';
+import type { MarketEvent, MarketEventKind, NftRef, PaymentToken } from './domain/events.ts';
+import type { Address, CollectionSlug, OrderHash } from './domain/ids.ts';
+import type { Known, MarketSnapshot, OwnOrder } from './market/snapshot.ts';
+
+export type {
+  CancelEvent,
+  CollectionOfferEvent,
+  EventSource,
+  ItemOfferEvent,
+  ListingEvent,
+  MarketEvent,
+  MarketEventKind,
+  MetadataUpdateEvent,
+  NftRef,
+  OrderValidityEvent,
+  PaymentToken,
+  SaleEvent,
+  TraitOfferEvent,
+  TransferEvent,
+} from './domain/events.ts';
+export { MARKET_EVENT_KINDS, nftKey } from './domain/events.ts';
+export type { Address, CollectionSlug, Hash32, OrderHash, TokenId } from './domain/ids.ts';
+export { bps, formatUnits, parseUnits } from './domain/money.ts';
+export type {
+  CollectionSnapshot,
+  Known,
+  MarketSnapshot,
+  OwnOrder,
+  PriceLevel,
+  Provenance,
+  TraitCategory,
+  TraitFloor,
+} from './market/snapshot.ts';
+export { traitKey } from './market/snapshot.ts';
+/** zod, re-exported so strategies can write their params schema without another import. */
+export { z };
+
+// ---------------------------------------------------------------------------------------------
+// Intents
+
+/** What an offer is for. */
+export type OfferSpec =
+  | { readonly type: 'collection'; readonly collection: string }
+  | {
+      readonly type: 'trait';
+      readonly collection: string;
+      readonly traitType: string;
+      readonly value: string;
+    }
+  | { readonly type: 'item'; readonly collection: string; readonly nft: NftRef };
+
+interface IntentBase {
+  /**
+   * Coalescing key: a newer intent of the same strategy for the same target replaces a queued
+   * one. Builders below fill it (`offer:collection:<slug>`, `offer:trait:<slug>:<type>:<value>`,
+   * `offer:item:<nftKey>`, `order:<hash>`, `buy:<hash>`, `swap:<from>:<to>`, `mint:<slug>`).
+   */
+  readonly target: string;
+  /**
+   * Estimated value of doing this, for ranking only (not money): when the write budget is short,
+   * higher first. Builders default it to 0.
+   */
+  readonly priority: number;
+  /** Why the strategy wants this (shows in logs and status). */
+  readonly reason?: string;
+}
+
+export interface PlaceOffer extends IntentBase {
+  readonly kind: 'place_offer';
+  readonly offer: OfferSpec;
+  /** Price per unit, in `paymentToken`'s smallest unit. */
+  readonly price: bigint;
+  readonly paymentToken: PaymentToken;
+  /** Expiry, ms since epoch. */
+  readonly expiresAt: number;
+  readonly quantity: bigint;
+}
+
+/**
+ * Replace an own open offer by the same offer at a new price (and expiry). The executor cancels
+ * the old order (confirmed) before signing the new one, so both never stand at once.
+ */
+export interface ReplaceOffer extends IntentBase {
+  readonly kind: 'replace_offer';
+  readonly orderHash: OrderHash;
+  readonly price: bigint;
+  readonly expiresAt: number;
+}
+
+export interface CancelOrder extends IntentBase {
+  readonly kind: 'cancel_order';
+  readonly orderHash: OrderHash;
+}
+
+export interface BuyListing extends IntentBase {
+  readonly kind: 'buy_listing';
+  readonly orderHash: OrderHash;
+  readonly collection: string;
+  readonly nft: NftRef;
+  /** Most we pay in total (all units), in `paymentToken`'s smallest unit. */
+  readonly maxPrice: bigint;
+  readonly paymentToken: PaymentToken;
+  readonly quantity: bigint;
+  /** The trait whose floor justified the buy (risk compares against that floor), if any. */
+  readonly trait?: { readonly type: string; readonly value: string };
+}
+
+export interface Swap extends IntentBase {
+  readonly kind: 'swap';
+  readonly fromToken: PaymentToken;
+  readonly toToken: PaymentToken;
+  readonly amountIn: bigint;
+  readonly slippageBps: number;
+}
+
+export interface Mint extends IntentBase {
+  readonly kind: 'mint';
+  readonly drop: string;
+  readonly quantity: bigint;
+  readonly maxPricePerToken: bigint;
+  readonly paymentToken: PaymentToken;
+}
+
+export type Intent = PlaceOffer | ReplaceOffer | CancelOrder | BuyListing | Swap | Mint;
+export type IntentKind = Intent['kind'];
+export const INTENT_KINDS: readonly IntentKind[] = Object.freeze([
+  'place_offer',
+  'replace_offer',
+  'cancel_order',
+  'buy_listing',
+  'swap',
+  'mint',
+]);
+
+type Opt = { readonly priority?: number; readonly reason?: string; readonly target?: string };
+
+function base(target: string, o: Opt): IntentBase {
+  return {
+    target: o.target ?? target,
+    priority: o.priority ?? 0,
+    ...(o.reason !== undefined ? { reason: o.reason } : {}),
+  };
+}
+
+function nftKeyOf(nft: NftRef): string {
+  return `${nft.chain}/${nft.contract.toLowerCase()}/${nft.identifier}`;
+}
+
+/** The coalescing target of an offer. */
+export function offerTarget(offer: OfferSpec): string {
+  switch (offer.type) {
+    case 'collection':
+      return `offer:collection:${offer.collection}`;
+    case 'trait':
+      return `offer:trait:${offer.collection}:${offer.traitType}:${offer.value}`;
+    case 'item':
+      return `offer:item:${nftKeyOf(offer.nft)}`;
+  }
+}
+
+export function placeOffer(
+  a: Omit<PlaceOffer, 'kind' | 'target' | 'priority' | 'reason' | 'quantity'> & Opt & { quantity?: bigint },
+): PlaceOffer {
+  return {
+    kind: 'place_offer',
+    ...base(offerTarget(a.offer), a),
+    offer: a.offer,
+    price: a.price,
+    paymentToken: a.paymentToken,
+    expiresAt: a.expiresAt,
+    quantity: a.quantity ?? 1n,
+  };
+}
+
+/** `target` should be the offer's target (so it coalesces with a place for the same offer). */
+export function replaceOffer(a: {
+  orderHash: OrderHash;
+  price: bigint;
+  expiresAt: number;
+  target: string;
+  priority?: number;
+  reason?: string;
+}): ReplaceOffer {
+  return {
+    kind: 'replace_offer',
+    ...base(a.target, a),
+    orderHash: a.orderHash,
+    price: a.price,
+    expiresAt: a.expiresAt,
+  };
+}
+
+export function cancelOrder(a: { orderHash: OrderHash } & Opt): CancelOrder {
+  return { kind: 'cancel_order', ...base(`order:${a.orderHash}`, a), orderHash: a.orderHash };
+}
+
+export function buyListing(
+  a: Omit<BuyListing, 'kind' | 'target' | 'priority' | 'reason' | 'quantity'> & Opt & { quantity?: bigint },
+): BuyListing {
+  return {
+    kind: 'buy_listing',
+    ...base(`buy:${a.orderHash}`, a),
+    orderHash: a.orderHash,
+    collection: a.collection,
+    nft: a.nft,
+    maxPrice: a.maxPrice,
+    paymentToken: a.paymentToken,
+    quantity: a.quantity ?? 1n,
+    ...(a.trait !== undefined ? { trait: a.trait } : {}),
+  };
+}
+
+export function swap(a: Omit<Swap, 'kind' | 'target' | 'priority' | 'reason'> & Opt): Swap {
+  return {
+    kind: 'swap',
+    ...base(`swap:${a.fromToken.address.toLowerCase()}:${a.toToken.address.toLowerCase()}`, a),
+    fromToken: a.fromToken,
+    toToken: a.toToken,
+    amountIn: a.amountIn,
+    slippageBps: a.slippageBps,
+  };
+}
+
+export function mint(a: Omit<Mint, 'kind' | 'target' | 'priority' | 'reason'> & Opt): Mint {
+  return {
+    kind: 'mint',
+    ...base(`mint:${a.drop}`, a),
+    drop: a.drop,
+    quantity: a.quantity,
+    maxPricePerToken: a.maxPricePerToken,
+    paymentToken: a.paymentToken,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What hooks see
+
+/** Drop status, as the market view knows it for our wallet. */
+export interface DropStatus {
+  readonly slug: string;
+  readonly stage: 'upcoming' | 'active' | 'ended' | 'sold_out';
+  /** Whether our wallet may mint now (allowlist, stage); null = unknown. */
+  readonly eligible: boolean | null;
+  /** Price per token in `paymentToken`'s smallest unit. */
+  readonly pricePerToken: bigint;
+  readonly paymentToken: PaymentToken;
+  /** Per-wallet cap of the current stage; null = none. */
+  readonly maxPerWallet: number | null;
+  /** How many our wallet has minted so far (as the drop reports it); null = unknown. */
+  readonly mintedByWallet: number | null;
+  /** Tokens left; null = unknown or unlimited. */
+  readonly remaining: bigint | null;
+  readonly startsAt: number | null;
+  readonly endsAt: number | null;
+}
+
+export interface DropsView {
+  get(slug: string): Known<DropStatus> | undefined;
+}
+
+/** Traits of one NFT (from metadata), when the market view knows them. */
+export interface NftTraitsView {
+  get(nftKey: string): Known<readonly { readonly type: string; readonly value: string }[]> | undefined;
+}
+
+/** Token balances of our wallet, keyed by lower-case token address (zero address = native). */
+export type Balances = Known<ReadonlyMap<string, bigint>>;
+
+export interface BudgetView {
+  /**
+   * What this strategy may still commit in `token` (address or symbol): the smallest of the global
+   * and strategy budgets left after spend and worst-case open exposure, and the daily cap left.
+   * null = no limit is configured for that token (risk will refuse it).
+   */
+  remaining(token: PaymentToken | string): bigint | null;
+}
+
+/** Per-strategy persisted state (JSON values only). Saved by the engine after each hook. */
+export interface StrategyState {
+  get<T = unknown>(key: string): T | undefined;
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+  keys(): readonly string[];
+}
+
+export interface StrategyLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface StrategyContext<P = unknown> {
+  /** This strategy instance's id (from config). */
+  readonly id: string;
+  /** Now, ms since epoch (injected clock). */
+  readonly now: number;
+  readonly clock: { now(): number };
+  readonly market: MarketSnapshot;
+  /** This strategy's own orders (open and recently closed), including ones placed moments ago. */
+  readonly ownOrders: readonly OwnOrder[];
+  readonly budget: BudgetView;
+  readonly state: StrategyState;
+  readonly params: P;
+  readonly log: StrategyLogger;
+  /** Our wallet address, when known. */
+  readonly wallet: Address | null;
+  readonly balances: Balances | null;
+  readonly drops: DropsView;
+  readonly nfts: NftTraitsView;
+}
+
+export interface Tick {
+  /** The cron expression that fired. */
+  readonly schedule: string;
+  readonly at: number;
+}
+
+/** What happened to one of this strategy's intents or orders. */
+export type OrderUpdate =
+  | {
+      readonly kind: 'intent_result';
+      readonly intentId: string;
+      readonly intent: Intent;
+      readonly status: 'done' | 'failed' | 'unknown' | 'rejected' | 'skipped';
+      readonly orderHash?: OrderHash;
+      /** Amount actually paid (buys, mints, swaps), when known. */
+      readonly spent?: bigint;
+      readonly error?: { readonly code: string; readonly message: string };
+    }
+  | {
+      readonly kind: 'order';
+      readonly orderHash: OrderHash;
+      readonly status: 'filled' | 'cancelled' | 'expired' | 'invalid' | 'revalidated';
+      readonly event?: MarketEvent;
+    };
+
+export type HookResult = readonly Intent[] | undefined | void;
+type Hook<P, A extends unknown[]> = (ctx: StrategyContext<P>, ...args: A) => HookResult | Promise<HookResult>;
+
+export interface Subscriptions {
+  /** Collections whose events reach onEvent; absent = every collection. */
+  readonly collections?: readonly string[];
+  /** Event kinds that reach onEvent; absent = none. */
+  readonly events?: readonly MarketEventKind[];
+}
+
+export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {
+  readonly id: string;
+  readonly version: string;
+  readonly description?: string;
+  readonly params: S;
+  readonly subscriptions: Subscriptions | ((params: z.output<S>) => Subscriptions);
+  /** Cron expressions (5 or 6 fields) that call onTick. */
+  readonly schedules?: readonly string[] | ((params: z.output<S>) => readonly string[]);
+  readonly init?: Hook<z.output<S>, []>;
+  readonly onEvent?: Hook<z.output<S>, [event: MarketEvent]>;
+  readonly onTick?: Hook<z.output<S>, [tick: Tick]>;
+  readonly onOrderUpdate?: Hook<z.output<S>, [update: OrderUpdate]>;
+  readonly onStop?: Hook<z.output<S>, []>;
+}
+
+export const STRATEGY_BRAND: unique symbol = Symbol.for('harpoon.strategy');
+
+export type Strategy<S extends z.ZodType = z.ZodType> = StrategyDefinition<S> & {
+  readonly [STRATEGY_BRAND]: true;
+};
+
+/** Declares a strategy. The engine validates the metadata and the params at load. */
+export function defineStrategy<S extends z.ZodType>(definition: StrategyDefinition<S>): Strategy<S> {
+  return Object.freeze({ ...definition, [STRATEGY_BRAND]: true as const });
+}
+
+export function isStrategy(v: unknown): v is Strategy {
+  return typeof v === 'object' && v !== null && (v as Record<symbol, unknown>)[STRATEGY_BRAND] === true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers strategies commonly need
+
+/** zod schema for a payment token written in params: `{ address, symbol, decimals }`. */
+export const paymentTokenSchema = z.strictObject({
+  address: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+    .transform((s) => s.toLowerCase() as Address),
+  symbol: z.string().min(1).max(16),
+  decimals: z.number().int().min(0).max(36).default(18),
+});
+
+/** zod schema for an amount written as a decimal string ("0.05"), parsed with `decimals`. */
+export function amountSchema(decimals = 18) {
+  return z.string().transform((text, ctx) => {
+    const m = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
+    if (!m || (m[2] ?? '').length > decimals) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a quoted decimal amount with at most ${decimals} decimals, e.g. "0.05"`,
+      });
+      return z.NEVER;
+    }
+    const frac = (m[2] ?? '').padEnd(decimals, '0');
+    return BigInt(m[1] ?? '0') * 10n ** BigInt(decimals) + BigInt(frac || '0');
+  });
+}
+
+/** zod schema for a collection slug. */
+export const slugSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,127}$/i, "must be a collection slug: letters, digits, '-' or '_'")
+  .transform((s) => s as CollectionSlug);
+
+/** `price * (10000 - distanceBps) / 10000`, rounded down. */
+export function belowBy(price: bigint, distanceBps: number): bigint {
+  return (price * BigInt(10_000 - distanceBps)) / 10_000n;
+}
+
+/** Whether `a` differs from `b` by at least `thresholdBps` of `b`. */
+export function movedBy(a: bigint, b: bigint, thresholdBps: number): boolean {
+  if (b === 0n) return a !== 0n;
+  const d = a > b ? a - b : b - a;
+  return d * 10_000n >= b * BigInt(thresholdBps);
+}
+
+/** A bigint as a float for ranking (`priority`), scaled down by `decimals`. Not for money. */
+export function toScore(v: bigint, decimals = 18): number {
+  return Number(v) / 10 ** decimals;
+}
