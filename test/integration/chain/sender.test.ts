@@ -95,7 +95,7 @@ describe('chain RPC on anvil', () => {
     expect((e2 as TransientError).maybeProcessed).toBe(true);
   });
 
-  it('classifies the node refusals: insufficient funds, nonce too low, already known', async () => {
+  it('classifies the node refusals: insufficient funds, nonce too low, already known, underpriced replacement', async () => {
     const { signer } = account();
     const s = sender(signer, store('refusals.db'));
     await s.reconcile();
@@ -118,6 +118,35 @@ describe('chain RPC on anvil', () => {
     expect(await rpc.sendRawTransaction(raw).catch((e: unknown) => (e as RejectedError).code)).toBe(
       'nonce_too_low',
     );
+    await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [false]);
+    try {
+      const pending = await signer.signTransaction({
+        chainId: CHAIN_ID,
+        nonce: 1,
+        to: TO,
+        gasLimit: 21_000n,
+        maxFeePerGas: gwei(50),
+        maxPriorityFeePerGas: gwei(2),
+      });
+      const h1 = await rpc.sendRawTransaction(pending);
+      // the node already has it: the same hash, not an error
+      expect(await rpc.sendRawTransaction(pending)).toBe(h1);
+      const cheaper = await signer.signTransaction({
+        chainId: CHAIN_ID,
+        nonce: 1,
+        to: TO,
+        value: 1n,
+        gasLimit: 21_000n,
+        maxFeePerGas: gwei(50),
+        maxPriorityFeePerGas: gwei(2),
+      });
+      expect(await rpc.sendRawTransaction(cheaper).catch((e: unknown) => (e as RejectedError).code)).toBe(
+        'replacement_underpriced',
+      );
+      await rpcCall(anvil.rpcUrl, 'evm_mine');
+    } finally {
+      await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [true]);
+    }
   });
 });
 
