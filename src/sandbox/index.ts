@@ -3,6 +3,11 @@ import { chainNameOf } from '../domain/chains.ts';
 import type { TokenStandard } from './catalog/catalog.ts';
 import { Catalog, type CatalogCollection, MARKETPLACE_FEE_PERCENT } from './catalog/catalog.ts';
 import { type ChainFixture, startChainFixture } from './chain/fixture.ts';
+import {
+  type OffchainCollection,
+  type OffchainCollectionOptions,
+  offchainCollection,
+} from './data/offchain.ts';
 import { EventLog } from './events/log.ts';
 import { createMarket, legacyOrderOf, type SandboxMarket } from './market/index.ts';
 import type { BucketLimit, LimitGroup } from './ratelimit/token-bucket.ts';
@@ -50,6 +55,12 @@ export interface SandboxOptions {
   readonly onProgress?: (message: string) => void;
   /** Compile cache directory; default the project's. */
   readonly cacheDir?: string;
+  /**
+   * An extra collection known only from other marketplaces: `items` items with deterministic
+   * traits and `listings` external listings, in the sandbox's data, nothing on chain
+   * (src/sandbox/data/offchain.ts). Default none. The benchmark uses 10 000 items.
+   */
+  readonly offchainCollection?: OffchainCollectionOptions;
 }
 
 export interface SandboxCollectionInfo {
@@ -92,6 +103,8 @@ export interface Sandbox extends SandboxInfo {
   readonly events: EventLog;
   /** Requested activity (simulator actions per second; 0 = quiet); `simulated`: the simulator is built. */
   readonly activity: { readonly requested: number; readonly simulated: boolean };
+  /** The off-chain collection, when `offchainCollection` was given. */
+  readonly offchain: OffchainCollection | undefined;
   /** The running market simulator; undefined when `activity` is 0. */
   readonly simulator: Simulator | undefined;
   /** Only the client-facing facts (no secrets beyond the dev wallets and the key it made). */
@@ -167,6 +180,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     });
     cleanup.push(() => stream.close());
 
+    const offchain =
+      options.offchainCollection !== undefined
+        ? offchainCollection(seed, options.offchainCollection)
+        : undefined;
     const txCache = new Map<string, TxInfo>();
     server.attach({
       fixture,
@@ -174,6 +191,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       market,
       legacyOrderOf,
       stream,
+      ...(offchain !== undefined ? { offchain } : {}),
       txInfo: async (hash) => {
         const hit = txCache.get(hash);
         if (hit) return hit;
@@ -242,6 +260,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       fixture,
       catalog,
       events,
+      offchain,
       activity: { requested: activity, simulated: true },
       simulator,
       info: () => info,

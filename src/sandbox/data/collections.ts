@@ -5,6 +5,7 @@ import type { TokenTrait } from '../catalog/traits.ts';
 import type { DropDeployment } from '../chain/drops.ts';
 import { decimalString, type PriceBook, priceOf, type TokenInfo } from './currencies.ts';
 import type { OwnerUnits } from './holdings.ts';
+import type { OffchainCollection } from './offchain.ts';
 
 /**
  * One view over the sandbox's NFT collections: the catalog's (traits, fees, book) and the drops'
@@ -16,7 +17,8 @@ import type { OwnerUnits } from './holdings.ts';
 export const MARKETPLACE_FEE_RECIPIENT = '0x0000a26b00c1f0df003000390027140000faa719';
 
 export interface CollectionView {
-  readonly kind: 'catalog' | 'drop';
+  /** `offchain`: items and listings only in the sandbox's data (src/sandbox/data/offchain.ts). */
+  readonly kind: 'catalog' | 'drop' | 'offchain';
   readonly slug: string;
   readonly name: string;
   readonly symbol: string;
@@ -66,6 +68,25 @@ export function dropViews(drops: readonly DropDeployment[], owner: string): Coll
     presetSupply: undefined,
     traits: () => [],
   }));
+}
+
+export function offchainView(c: OffchainCollection, owner: string): CollectionView {
+  return {
+    kind: 'offchain',
+    slug: c.slug,
+    name: c.name,
+    symbol: c.symbol,
+    description: c.description,
+    contract: c.contract,
+    standard: c.standard,
+    owner,
+    fees: [
+      { fee: MARKETPLACE_FEE_PERCENT, recipient: getAddress(MARKETPLACE_FEE_RECIPIENT), required: true },
+    ],
+    traitOffersSupported: false,
+    presetSupply: c.items,
+    traits: (id: bigint) => c.traits(id),
+  };
 }
 
 export interface RenderContext {

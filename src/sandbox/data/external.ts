@@ -166,9 +166,16 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
  * `currency` (symbol or token address; default ETH), `quantity` (default 1), `marketplace`
  * (default "external"), `expires_at` (epoch seconds). 400 on anything else.
  */
+/** The collections external listings may name (the catalog satisfies it). */
+export interface ListableCollections {
+  bySlug(
+    slug: string,
+  ): { readonly slug: string; readonly supply: number; readonly standard: 'erc721' | 'erc1155' } | undefined;
+}
+
 export function parseExternalListingInput(
   body: unknown,
-  catalog: Catalog,
+  catalog: ListableCollections,
   tokens: readonly TokenInfo[],
 ): ExternalListingInput {
   if (!isRecord(body)) throw new HttpError(400, 'external listing: the body must be a JSON object');

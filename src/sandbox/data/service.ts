@@ -3,11 +3,12 @@ import type { ChainFixture } from '../chain/fixture.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market } from '../market/types.ts';
 import { type CollectionProfile, emptyProfile } from './collection-edits.ts';
-import { type CollectionView, catalogViews, dropViews } from './collections.ts';
+import { type CollectionView, catalogViews, dropViews, offchainView } from './collections.ts';
 import { type PriceBook, readPrices, type TokenInfo, tokensOf } from './currencies.ts';
 import { ExternalListings, seedExternalListings } from './external.ts';
 import { type PricePoint, pointOfExternal, pointOfListing, type WireListingLike } from './floors.ts';
 import { Holdings } from './holdings.ts';
+import { type OffchainCollection, seedOffchainListings } from './offchain.ts';
 
 /**
  * The state behind the market-data, swap and drop routes, shared by them: the external
@@ -25,6 +26,8 @@ export interface DataSources {
   readonly catalog: Catalog | undefined;
   readonly market: Market | undefined;
   readonly fixture: ChainFixture | undefined;
+  /** A collection known only from other marketplaces (src/sandbox/data/offchain.ts). */
+  readonly offchain?: OffchainCollection | undefined;
 }
 
 export interface MarketDataOptions {
@@ -39,6 +42,7 @@ export class MarketData {
   readonly #now: () => number;
   readonly #external: ExternalListings;
   #seededFor: Catalog | undefined;
+  #seededOffchain: OffchainCollection | undefined;
   #holdings:
     | { readonly fixture: ChainFixture; readonly catalog: Catalog | undefined; readonly h: Holdings }
     | undefined;
@@ -91,6 +95,11 @@ export class MarketData {
       this.#seededFor = catalog;
       seedExternalListings(this.#external, catalog, this.tokens());
     }
+    const off = this.#src.offchain;
+    if (off && this.#seededOffchain !== off) {
+      this.#seededOffchain = off;
+      seedOffchainListings(this.#external, off, this.tokens(), catalog?.seed ?? 1);
+    }
     return this.#external;
   }
 
@@ -114,6 +123,8 @@ export class MarketData {
     const out = catalogViews(this.#src.catalog);
     const fx = this.#src.fixture;
     if (fx && fx.drops.length > 0) out.push(...dropViews(fx.drops, (await this.owner()) ?? ''));
+    const off = this.#src.offchain;
+    if (off) out.push(offchainView(off, (await this.owner()) ?? ''));
     return out;
   }
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
+import type { OffchainCollection } from '../data/offchain.ts';
 import { MarketData } from '../data/service.ts';
 import { HttpError } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
@@ -116,6 +117,7 @@ export interface AttachParts {
   readonly stream?: StreamControl;
   readonly txInfo?: (hash: string) => Promise<TxInfo | undefined>;
   readonly fixture?: ChainFixture;
+  readonly offchain?: OffchainCollection;
 }
 
 export interface SandboxServer {
@@ -173,6 +175,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     stream: options.stream,
     txInfo: options.txInfo,
     fixture: undefined,
+    offchain: undefined,
     publicUrl: options.publicUrl?.replace(/\/$/, '') ?? '',
   };
   const counters = new RequestCounters();
@@ -343,6 +346,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       if (parts.stream !== undefined) state.stream = parts.stream;
       if (parts.txInfo !== undefined) state.txInfo = parts.txInfo;
       if (parts.fixture !== undefined) state.fixture = parts.fixture;
+      if (parts.offchain !== undefined) state.offchain = parts.offchain;
     },
     keys,
     limiter,

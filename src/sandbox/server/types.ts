@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Listing, Offer } from '@opensea/api-types';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
+import type { OffchainCollection } from '../data/offchain.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market } from '../market/types.ts';
 import type { Faults } from './faults.ts';
@@ -75,6 +76,8 @@ export interface ServerState {
   txInfo: ((hash: string) => Promise<TxInfo | undefined>) | undefined;
   /** The chain the market settles on (contracts, provider, swap venue, drops). */
   fixture: ChainFixture | undefined;
+  /** A collection known only from other marketplaces (items and listings in the sandbox's data). */
+  offchain: OffchainCollection | undefined;
   /** Base URL clients reach the server at (metadata links); set by `listen` unless configured. */
   publicUrl: string;
 }

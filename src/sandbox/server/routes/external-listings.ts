@@ -40,7 +40,13 @@ export function externalListingRoutes(state: ServerState, data: MarketData): Rou
             : [body];
         if (!Array.isArray(many) || many.length === 0)
           throw new HttpError(400, 'listings: a non-empty array');
-        const c = catalog();
+        const cat = catalog();
+        const off = state.offchain;
+        const c = {
+          bySlug: (slug: string) =>
+            cat.bySlug(slug) ??
+            (off && off.slug === slug ? { slug, supply: off.items, standard: off.standard } : undefined),
+        };
         // All are validated before any is stored.
         const inputs = many.map((b) => parseExternalListingInput(b, c, data.tokens()));
         const store = data.external();

@@ -175,6 +175,7 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
 
   /** The token ids of a collection in circulation (from the chain). */
   async function tokenIds(v: CollectionView): Promise<string[]> {
+    if (v.kind === 'offchain') return Array.from({ length: v.presetSupply ?? 0 }, (_, i) => String(i + 1));
     const h = await data.holdings();
     if (h) return h.tokenIds(v.contract);
     return Array.from({ length: v.presetSupply ?? 0 }, (_, i) => String(i + 1));
@@ -184,7 +185,7 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
   async function nftOf(ctx: RequestContext): Promise<{ v: CollectionView; id: bigint }> {
     const v = await byContract(ctx);
     const id = identifierParam(ctx.params['identifier']);
-    const h = await data.holdings();
+    const h = v.kind === 'offchain' ? undefined : await data.holdings();
     const exists = h
       ? h.supply(v.contract, id.toString()) > 0n
       : id >= 1n && id <= BigInt(v.presetSupply ?? 0);

@@ -11,7 +11,8 @@ import type { Route, ServerState } from '../types.ts';
  *
  * Drops (contracts/SandboxDrop.sol) point their `tokenURI` here too: a drop's token exists once
  * minted (ids 1..`totalSupply`, read from the chain at each request); its metadata is the drop's
- * name and description, with no traits.
+ * name and description, with no traits. The off-chain collection's items (ids 1..items) are
+ * served with their deterministic traits.
  */
 
 interface TokenSource {
@@ -40,6 +41,17 @@ async function lookup(state: ServerState, slug: string, rawId: string): Promise<
       ...(t.display_type !== undefined ? { display_type: t.display_type } : {}),
     }));
     return { name: c.name, symbol: c.symbol, description: c.description, id, attributes };
+  }
+  const off = state.offchain;
+  if (off && off.slug === slug) {
+    const id = tokenIdOf(rawId);
+    if (id < 1n || id > BigInt(off.items)) throw new HttpError(404, `Token ${slug} #${id} does not exist`);
+    const attributes = off.traits(id).map((t) => ({
+      trait_type: t.trait_type,
+      value: t.value,
+      ...(t.display_type !== undefined ? { display_type: t.display_type } : {}),
+    }));
+    return { name: off.name, symbol: off.symbol, description: off.description, id, attributes };
   }
   const fx = state.fixture;
   const d = fx?.drops.find((x) => x.slug === slug);
