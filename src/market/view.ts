@@ -97,6 +97,13 @@ export interface MarketViewOptions {
   /** Payment tokens of the chain (symbol → address, decimals) for prices the API gives by symbol only. */
   readonly paymentTokens?: readonly PaymentToken[];
   readonly ownOrders?: OwnOrderSource;
+  /**
+   * Pulled at snapshot time: the stream client's own freshness of a collection (heartbeats keep a
+   * quiet collection fresh without any event). `(slug) => stream.freshness(slug)` fits.
+   */
+  readonly streamFreshness?: (
+    slug: string,
+  ) => { readonly ageMs: number; readonly stale: boolean } | undefined;
   /** Called after an own order changed (status or open quantity); exceptions are logged, not thrown. */
   readonly onOwnOrderChange?: (order: OwnOrder, previous: OwnOrder | undefined) => void;
   /** Priority of periodic refreshes. Default `Priority.analytics`. */
@@ -854,9 +861,9 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     let next = lastSweepAt + sweepIntervalMs;
     for (const c of states.values()) {
       if (c.running) continue;
-      const k = dueKind(c, now);
-      if (k && runningCount() < maxConcurrent) {
-        void run(c);
+      if (dueKind(c, now)) {
+        // No free slot: the run that ends first arms again.
+        if (runningCount() < maxConcurrent) void run(c);
         continue;
       }
       for (const kind of REFRESH_KINDS) next = Math.min(next, c.due[kind]);
@@ -947,9 +954,29 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     return next;
   }
 
-  function ageOf(c: CollectionState, at: number): number {
-    const newest = Math.max(c.lastInfoAt, c.streamFreshAt);
+  function streamOf(c: CollectionState): { readonly ageMs: number; readonly stale: boolean } | undefined {
+    if (!options.streamFreshness) return undefined;
+    try {
+      return options.streamFreshness(c.slug);
+    } catch {
+      return undefined;
+    }
+  }
+
+  function ageOf(c: CollectionState, at: number, s = streamOf(c)): number {
+    let newest = Math.max(c.lastInfoAt, c.streamFreshAt);
+    if (s && Number.isFinite(s.ageMs)) newest = Math.max(newest, at - s.ageMs);
     return newest > 0 ? Math.max(0, at - newest) : Number.POSITIVE_INFINITY;
+  }
+
+  function freshness(
+    c: CollectionState,
+    at: number,
+  ): { ageMs: number; stale: boolean; streamStale: boolean } {
+    const s = streamOf(c);
+    const ageMs = ageOf(c, at, s);
+    const streamStale = c.streamStale || s?.stale === true;
+    return { ageMs, streamStale, stale: streamStale || ageMs > staleAfterMs };
   }
 
   function ownList(): readonly OwnOrder[] {
@@ -972,12 +999,8 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         if (had) return had;
         const c = states.get(slug);
         if (!c) return undefined;
-        const ageMs = ageOf(c, at);
-        const snap: CollectionSnapshot = Object.freeze({
-          ...baseOf(c).base,
-          ageMs,
-          stale: c.streamStale || ageMs > staleAfterMs,
-        });
+        const f = freshness(c, at);
+        const snap: CollectionSnapshot = Object.freeze({ ...baseOf(c).base, ageMs: f.ageMs, stale: f.stale });
         memo.set(slug, snap);
         return snap;
       },
@@ -1083,7 +1106,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         unknownSymbols: Object.freeze([...unknownSymbols]),
         collections: Object.freeze(
           [...states.values()].map((c) => {
-            const ageMs = ageOf(c, now);
+            const f = freshness(c, now);
             const kinds = perKind(() => null) as unknown as Record<RefreshKind, KindStatus>;
             for (const k of REFRESH_KINDS) {
               kinds[k] = Object.freeze({
@@ -1096,9 +1119,9 @@ export function createMarketView(options: MarketViewOptions): MarketView {
             }
             return Object.freeze({
               slug: c.slug,
-              ageMs,
-              stale: c.streamStale || ageMs > staleAfterMs,
-              streamStale: c.streamStale,
+              ageMs: f.ageMs,
+              stale: f.stale,
+              streamStale: f.streamStale,
               refreshing: c.running !== null,
               floorRelearning: c.floorRelearning,
               eventsApplied: c.eventsApplied,

@@ -115,6 +115,7 @@ beforeAll(async () => {
       traitOffers: FAR,
     },
     maxPages: 20,
+    streamFreshness: (slug) => stream.freshness(slug),
   });
   stream = createStreamClient({
     streamUrl: sb.streamUrl,

@@ -573,6 +573,18 @@ describe('market view: freshness and snapshot', () => {
     expect(coll().ageMs).toBe(0);
   });
 
+  it('a quiet collection stays fresh while the stream says so (pulled freshness)', async () => {
+    let stream = { ageMs: 2_000, stale: false };
+    const { view, coll, clock } = setup(book, { staleAfterMs: 10_000, streamFreshness: () => stream });
+    await view.refreshNow();
+    clock.t += 60_000;
+    expect(coll().ageMs).toBe(2_000);
+    expect(coll().stale).toBe(false);
+    stream = { ageMs: 45_000, stale: true };
+    expect(coll().stale).toBe(true);
+    expect(view.status().collections[0]?.streamStale).toBe(true);
+  });
+
   it('is frozen, read-only, and shares unchanged parts between snapshots', async () => {
     const { view, clock } = setup(book);
     await view.refreshNow();
