@@ -1,5 +1,6 @@
 import { createFillRepo, type FillRepo } from './fills.ts';
 import { createIntentRepo, type IntentRepo } from './intents.ts';
+import { acquireStoreLock } from './lock.ts';
 import { createNonceRepo, type NonceRepo } from './nonces.ts';
 import { type Db, type OpenDbOptions, openDb, schemaVersion } from './open.ts';
 import { createOrderRepo, type OrderRepo } from './orders.ts';
@@ -66,6 +67,12 @@ export interface Store {
 export interface OpenStoreOptions extends OpenDbOptions {
   /** Epoch-ms clock for the timestamps the store writes; default Date.now. */
   readonly now?: () => number;
+  /**
+   * Take `<path>.lock` (pid) so no second process writes this store (and its nonce ledger) at the
+   * same time: a live owner is a FatalError `store_locked`; a dead one's lock is taken over.
+   * The daemon sets it; default false.
+   */
+  readonly exclusive?: boolean;
 }
 
 /**
@@ -73,7 +80,14 @@ export interface OpenStoreOptions extends OpenDbOptions {
  * latest schema. Throws FatalError for a corrupt, foreign or newer-schema database (never resets it).
  */
 export function openStore(path: string, options: OpenStoreOptions = {}): Store {
-  const db = openDb(path, options);
+  const release = options.exclusive && path !== ':memory:' ? acquireStoreLock(path) : () => {};
+  let db: Db;
+  try {
+    db = openDb(path, options);
+  } catch (e) {
+    release();
+    throw e;
+  }
   const now = options.now ?? Date.now;
   let closed = false;
   return {
@@ -94,7 +108,11 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     close() {
       if (closed) return;
       closed = true;
-      db.close();
+      try {
+        db.close();
+      } finally {
+        release();
+      }
     },
   };
 }

@@ -316,3 +316,25 @@ describe('repositories', () => {
     expect(store.nonces.get('0xa', 1)).toBeUndefined();
   });
 });
+
+describe('exclusive store', () => {
+  it('a second open of a locked store fails while the owner lives, and works after close', () => {
+    const p = join(dir, 'locked.db');
+    const a = openStore(p, { exclusive: true });
+    expect(() => openStore(p, { exclusive: true })).toThrow(
+      expect.objectContaining({ code: 'store_locked' }),
+    );
+    a.close();
+    const b = openStore(p, { exclusive: true });
+    b.close();
+  });
+
+  it('takes over the lock of a dead process (kill -9 leaves it behind)', () => {
+    const p = join(dir, 'stale.db');
+    // pid 2^22+ is above Linux's pid_max default: no such process
+    writeFileSync(`${p}.lock`, '4194999');
+    const s = openStore(p, { exclusive: true });
+    expect(readFileSync(`${p}.lock`, 'utf8')).toBe(String(process.pid));
+    s.close();
+  });
+});
