@@ -239,7 +239,6 @@ describe('market view: floor from events', () => {
     await view.start();
     await view.whenIdle();
     expect(coll().floor?.value.orderHash).toBe(hash(1));
-    clock.t += 0;
     await timers.advance(31_000);
     expect(coll().bestListings.has(key(1))).toBe(false);
     await view.stop();
@@ -423,25 +422,21 @@ describe('market view: own orders', () => {
 
 describe('market view: trait floors and traits as consumed', () => {
   it('one entry per currency, numeric traits and non-text values left out, API order kept, omitted values absent', async () => {
-    const { view, coll, status } = Object.assign(
-      setup((d) => {
-        d.traits = {
-          categories: { Hat: 'string', Eyes: 'string', Level: 'number' },
-          counts: { Hat: { Cap: 3, Crown: 1 }, Eyes: { Red: 2 }, Level: { min: 1, max: 9 } },
-        };
-        d.traitFloors = [
-          { trait_type: 'Eyes', value: 'Red', floor_price: 0.6, payment_token_symbol: 'ETH' },
-          { trait_type: 'Hat', value: 'Cap', floor_price: 0.5, payment_token_symbol: 'ETH' },
-          { trait_type: 'Hat', value: 'Cap', floor_price: 1500.25, payment_token_symbol: 'USDC' },
-          { trait_type: 'Hat', value: 'Cap', floor_price: 0.45, payment_token_symbol: 'WETH' },
-          { trait_type: 'Level', value: '3', floor_price: 0.1, payment_token_symbol: 'ETH' },
-          { trait_type: 'Power', value: 7, floor_price: 0.1, payment_token_symbol: 'ETH' },
-          { trait_type: 'Hat', value: 'Fez', floor_price: 0.2, payment_token_symbol: 'DOGE' },
-        ];
-      }),
-      {},
-    ) as ReturnType<typeof setup> & { status?: never };
-    void status;
+    const { view, coll } = setup((d) => {
+      d.traits = {
+        categories: { Hat: 'string', Eyes: 'string', Level: 'number' },
+        counts: { Hat: { Cap: 3, Crown: 1 }, Eyes: { Red: 2 }, Level: { min: 1, max: 9 } },
+      };
+      d.traitFloors = [
+        { trait_type: 'Eyes', value: 'Red', floor_price: 0.6, payment_token_symbol: 'ETH' },
+        { trait_type: 'Hat', value: 'Cap', floor_price: 0.5, payment_token_symbol: 'ETH' },
+        { trait_type: 'Hat', value: 'Cap', floor_price: 1500.25, payment_token_symbol: 'USDC' },
+        { trait_type: 'Hat', value: 'Cap', floor_price: 0.45, payment_token_symbol: 'WETH' },
+        { trait_type: 'Level', value: '3', floor_price: 0.1, payment_token_symbol: 'ETH' },
+        { trait_type: 'Power', value: 7, floor_price: 0.1, payment_token_symbol: 'ETH' },
+        { trait_type: 'Hat', value: 'Fez', floor_price: 0.2, payment_token_symbol: 'DOGE' },
+      ];
+    });
     await view.refreshNow();
     const c = coll();
     const floors = c.traitFloors?.value ?? [];
