@@ -91,6 +91,11 @@ export interface TxSenderOptions {
   readonly rebroadcastAfterMs?: number;
   /** `wait` gives up (TransientError `tx_pending`, state kept) after this long; default 180,000 ms. */
   readonly receiptTimeoutMs?: number;
+  /**
+   * Reuse the base fee and priority-fee suggestion this long (ms) instead of asking the node for
+   * every transaction (the snipe path saves two round trips); default 0 (always ask).
+   */
+  readonly feeCacheMs?: number;
   /** Margin added to eth_estimateGas, basis points; default 2,000 (+20%). */
   readonly gasMarginBps?: number;
   /** Monotonic milliseconds. */
@@ -127,6 +132,8 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   const rebroadcastMs = options.rebroadcastAfterMs ?? 12_000;
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 180_000;
   const gasMarginBps = BigInt(options.gasMarginBps ?? 2_000);
+  const feeCacheMs = options.feeCacheMs ?? 0;
+  let feeCache: { at: number; baseFee: bigint; priority: bigint } | undefined;
   const clock = options.clock ?? { now: () => performance.now() };
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const log = (options.logger ?? silentLogger()).child({ component: 'tx-sender', wallet: address, chainId });
@@ -182,18 +189,25 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return Math.max(latest, pending);
   }
 
+  async function marketFees(needPriority: boolean): Promise<{ baseFee: bigint; priority: bigint }> {
+    const now = clock.now();
+    if (feeCache && feeCacheMs > 0 && now - feeCache.at < feeCacheMs) return feeCache;
+    const [baseFee, priority] = await Promise.all([
+      rpc.baseFee(),
+      needPriority || feeCacheMs > 0 ? rpc.maxPriorityFee() : Promise.resolve(0n),
+    ]);
+    if (feeCacheMs > 0) feeCache = { at: now, baseFee, priority };
+    return { baseFee, priority };
+  }
+
   async function decideFees(req: TxRequest): Promise<Fees> {
     const requested = {
       ...(req.maxFeePerGas !== undefined ? { maxFeePerGas: req.maxFeePerGas } : {}),
       ...(req.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: req.maxPriorityFeePerGas } : {}),
     };
-    const [baseFee, suggested] = await Promise.all([
-      rpc.baseFee(),
-      req.maxPriorityFeePerGas !== undefined
-        ? Promise.resolve(req.maxPriorityFeePerGas)
-        : rpc.maxPriorityFee(),
-    ]);
-    return chooseFees({ baseFee, suggestedPriority: suggested, requested }, feeCaps);
+    const market = await marketFees(req.maxPriorityFeePerGas === undefined);
+    const suggested = req.maxPriorityFeePerGas ?? market.priority;
+    return chooseFees({ baseFee: market.baseFee, suggestedPriority: suggested, requested }, feeCaps);
   }
 
   async function decideGas(req: TxRequest): Promise<bigint> {

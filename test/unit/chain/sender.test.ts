@@ -337,3 +337,23 @@ describe('reconcile after a crash', () => {
     expect(r.ledgerAfter).toBe(4);
   });
 });
+
+describe('fee cache', () => {
+  it('reuses the market fees within feeCacheMs and asks again after', async () => {
+    chain.automine = true;
+    let asked = 0;
+    const baseFee = chain.baseFee.bind(chain);
+    chain.baseFee = async () => {
+      asked++;
+      return baseFee();
+    };
+    const s = sender({ feeCacheMs: 1_000 });
+    await s.reconcile();
+    await s.send('a', { to: TO, gasLimit: 21_000n });
+    await s.send('b', { to: TO, gasLimit: 21_000n });
+    expect(asked).toBe(1);
+    time.clock.t += 1_000;
+    await s.send('c', { to: TO, gasLimit: 21_000n });
+    expect(asked).toBe(2);
+  });
+});
