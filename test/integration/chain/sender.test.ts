@@ -232,6 +232,37 @@ describe('tx sender on anvil', () => {
     }
   });
 
+  it('a receipt rolled back by a reorg before N confirmations is not final: the same raw is mined again', async () => {
+    const { signer } = account();
+    const s = store('reorg.db');
+    const tx = sender(signer, s, { confirmations: 3 });
+    await tx.reconcile();
+    await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [false]);
+    try {
+      const sub = await tx.submit('reorged', { to: TO, value: 9n });
+      const waiting = tx.wait('reorged');
+      await rpcCall(anvil.rpcUrl, 'evm_mine');
+      const first = await rpc.receipt(sub.hash);
+      expect(first).not.toBeNull();
+      await rpcCall(anvil.rpcUrl, 'anvil_rollback', [1]);
+      expect(await rpc.receipt(sub.hash)).toBeNull();
+      expect(s.intents.get('reorged')?.state).toBe('sent');
+      // the sender re-sends the same bytes; then the chain grows past the confirmation depth
+      const deadline = Date.now() + 10_000;
+      while ((await rpc.nonceAt(signer.address, 'pending')) === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (let i = 0; i < 3; i++) await rpcCall(anvil.rpcUrl, 'evm_mine');
+      const res = await waiting;
+      expect(res.hash).toBe(sub.hash);
+      expect(s.transactions.byIntent('reorged')).toHaveLength(1);
+      expect(s.transactions.get(sub.hash)?.blockHash).toBe(res.receipt.blockHash);
+      expect(await rpc.nonceAt(signer.address, 'latest')).toBe(1);
+    } finally {
+      await rpcCall(anvil.rpcUrl, 'evm_setAutomine', [true]);
+    }
+  });
+
   it('a broadcast timeout is unknown, then reconciled to the same mined transaction', async () => {
     const { signer } = account();
     const proxy = await startFaultyProxy(anvil.rpcUrl);
