@@ -450,12 +450,14 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
     );
   };
 
-  // Checked criteria items of build responses, by response object (a batch reuses responses).
+  // The parsed criteria item and zoneHash of each build response, by response object: a batch
+  // reuses one response per trait. What is signed comes from this snapshot (never re-read from
+  // the response), and the zone is always the configured one, so a response mutated after its
+  // first use cannot change a signed order. Contract, quantity and criteria are checked per call.
   const buildCache = new WeakMap<object, { item: ConsiderationItem; zoneHash: string }>();
-  const checkBuild = (input: CriteriaOfferInput, quantity: bigint) => {
-    const b = input.build;
+  const parseBuild = (b: BuildOfferResponse) => {
     const cached = buildCache.get(b);
-    if (cached !== undefined && cached.item.startAmount === quantity) return cached;
+    if (cached !== undefined) return cached;
     const pp = b?.partialParameters;
     if (!pp || !Array.isArray(pp.consideration))
       reject('seaport_build_mismatch', 'build response has no partialParameters');
@@ -477,6 +479,13 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
     if (!same(item.recipient, offerer)) {
       reject('seaport_build_mismatch', 'build criteria item does not pay the NFT to our wallet');
     }
+    const parsed = { item, zoneHash };
+    buildCache.set(b, parsed);
+    return parsed;
+  };
+  const checkBuild = (input: CriteriaOfferInput, quantity: bigint) => {
+    const parsed = parseBuild(input.build);
+    const { item } = parsed;
     if (input.contract !== undefined && !same(item.token, input.contract)) {
       reject('seaport_build_mismatch', `build criteria item is for ${item.token}, not ${input.contract}`);
     }
@@ -486,18 +495,18 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
         `build criteria item asks for ${item.startAmount} units, not ${quantity}`,
       );
     }
-    if (!b.criteria || typeof b.criteria !== 'object')
+    const criteria = input.build.criteria;
+    if (!criteria || typeof criteria !== 'object' || typeof criteria.collection?.slug !== 'string') {
       reject('seaport_build_mismatch', 'build response has no criteria');
-    if (input.requested !== undefined) checkCriteria(b.criteria, input.requested);
-    const checked = { item, zoneHash };
-    buildCache.set(b, checked);
-    return checked;
+    }
+    if (input.requested !== undefined) checkCriteria(criteria, input.requested);
+    return { ...parsed, criteria };
   };
 
   const signCriteriaOffer = (input: CriteriaOfferInput, ctx: OrderContext): SignedCriteriaOffer => {
     const quantity = input.quantity ?? 1n;
     checkPositive(quantity, 'quantity');
-    const { item, zoneHash } = checkBuild(input, quantity);
+    const { item, zoneHash, criteria } = checkBuild(input, quantity);
     const signed = signComponents(
       offerComponents(
         item,
@@ -511,7 +520,7 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
         input.expirySec,
       ),
     );
-    return Object.freeze({ ...signed, criteria: input.build.criteria });
+    return Object.freeze({ ...signed, criteria });
   };
 
   const prepare = async (): Promise<OrderContext> => {
