@@ -431,3 +431,78 @@ export function movedBy(a: bigint, b: bigint, thresholdBps: number): boolean {
 export function toScore(v: bigint, decimals = 18): number {
   return Number(v) / 10 ** decimals;
 }
+
+export interface BidPlan {
+  /** The price to bid (per unit), or null when no bid makes sense. */
+  readonly price: bigint | null;
+  /** Whether the price outbids a competitor (else it sits at the distance below the floor). */
+  readonly outbids: boolean;
+  /** Highest price the rules allow (min of maxPrice and floor less minDistanceBps). */
+  readonly cap: bigint;
+}
+
+/**
+ * The bid for a floor: `distanceBps` below it, or one `step` above a better competitor as long as
+ * that stays within `cap` (maxPrice and `minDistanceBps` below the floor); never chases beyond.
+ */
+export function planBid(a: {
+  floor: bigint;
+  competitor: bigint | null;
+  distanceBps: number;
+  minDistanceBps: number;
+  maxPrice: bigint;
+  step: bigint;
+}): BidPlan {
+  const nearest = belowBy(a.floor, a.minDistanceBps);
+  const cap = a.maxPrice < nearest ? a.maxPrice : nearest;
+  let price = belowBy(a.floor, a.distanceBps);
+  if (price > cap) price = cap;
+  let outbids = false;
+  if (a.competitor !== null && a.competitor >= price) {
+    const over = a.competitor + a.step;
+    if (over <= cap) {
+      price = over;
+      outbids = true;
+    }
+  }
+  return { price: price > 0n ? price : null, outbids, cap };
+}
+
+/** What to do with our offer for one target, given the plan. */
+export type OfferAction =
+  | { readonly do: 'place'; readonly price: bigint }
+  | {
+      readonly do: 'replace';
+      readonly order: OwnOrder;
+      readonly price: bigint;
+      readonly why: 'reprice' | 'outbid' | 'renew';
+    }
+  | { readonly do: 'cancel'; readonly order: OwnOrder }
+  | { readonly do: 'keep' };
+
+/**
+ * Keeps one offer at `price`: place when none, re-price when it moved by `repriceBps` or a
+ * competitor overtook it, renew `renewBeforeMs` before expiry. Extra orders for the same target
+ * are reported by the caller (cancel them).
+ */
+export function offerAction(a: {
+  mine: OwnOrder | undefined;
+  price: bigint | null;
+  competitor: bigint | null;
+  repriceBps: number;
+  renewBeforeMs: number;
+  now: number;
+}): OfferAction {
+  const { mine, price } = a;
+  if (price === null) return mine === undefined ? { do: 'keep' } : { do: 'cancel', order: mine };
+  if (mine === undefined) return { do: 'place', price };
+  if (mine.price !== price) {
+    if (a.competitor !== null && a.competitor >= mine.price && price > mine.price)
+      return { do: 'replace', order: mine, price, why: 'outbid' };
+    if (movedBy(mine.price, price, a.repriceBps))
+      return { do: 'replace', order: mine, price, why: 'reprice' };
+  }
+  if (mine.expiresAt !== null && mine.expiresAt - a.now <= a.renewBeforeMs)
+    return { do: 'replace', order: mine, price, why: 'renew' };
+  return { do: 'keep' };
+}

@@ -1,0 +1,170 @@
+// collection-bidder: keeps one collection offer at a distance below the floor; rebids one step
+// above a competitor when outbid (stream `collection_offer`), up to a cap; re-prices when the floor
+// moves; renews before expiry.
+import {
+  amountSchema,
+  cancelOrder,
+  defineStrategy,
+  type Intent,
+  type MarketEvent,
+  type OwnOrder,
+  offerAction,
+  offerTarget,
+  paymentTokenSchema,
+  placeOffer,
+  planBid,
+  replaceOffer,
+  type StrategyContext,
+  slugSchema,
+  toScore,
+  z,
+} from '../src/strategy.ts';
+
+const params = z.strictObject({
+  collection: slugSchema,
+  /** The token offers are made in (WETH on Ethereum). */
+  paymentToken: paymentTokenSchema,
+  /** Bid this far below the floor (bps). */
+  distanceBps: z.number().int().min(1).max(9_900).default(1_000),
+  /** When outbidding, never closer to the floor than this (bps). */
+  minDistanceBps: z.number().int().min(0).max(9_900).default(200),
+  /** Highest price per item ever offered (18 decimals). */
+  maxPrice: amountSchema(18),
+  /** Outbid by this much (18 decimals). */
+  outbidStep: amountSchema(18).prefault('0.0001'),
+  quantity: z.number().int().min(1).max(1_000).default(1),
+  expiryMinutes: z.number().int().min(1).max(43_200).default(60),
+  renewBeforeMinutes: z.number().int().min(0).max(1_440).default(10),
+  /** Re-price when the wanted price moved by at least this much (bps). */
+  repriceBps: z.number().int().min(1).max(10_000).default(100),
+  maxFloorAgeMs: z.number().int().min(1_000).default(600_000),
+  tickCron: z.string().default('* * * * *'),
+});
+
+type Params = z.output<typeof params>;
+type Ctx = StrategyContext<Params>;
+
+function competitorOf(ctx: Ctx, mine: readonly OwnOrder[], ev?: MarketEvent): bigint | null {
+  const p = ctx.params;
+  const own = new Set(mine.map((o) => o.orderHash));
+  const isOther = (hash: string | null, maker: string | null) =>
+    (hash === null || !own.has(hash as OwnOrder['orderHash'])) &&
+    (maker === null || ctx.wallet === null || maker.toLowerCase() !== ctx.wallet.toLowerCase());
+  let best: bigint | null = null;
+  const level = ctx.market.collection(p.collection)?.bestCollectionOffer?.value;
+  if (
+    level !== undefined &&
+    level.paymentToken.decimals === p.paymentToken.decimals &&
+    isOther(level.orderHash, level.maker) &&
+    (level.expiresAt === null || level.expiresAt > ctx.now)
+  )
+    best = level.price;
+  if (
+    ev?.kind === 'collection_offer' &&
+    ev.quantity > 0n &&
+    ev.paymentToken.decimals === p.paymentToken.decimals &&
+    isOther(ev.orderHash, ev.maker) &&
+    (ev.expiresAt === null || ev.expiresAt > ctx.now)
+  ) {
+    const unit = ev.price / ev.quantity;
+    if (best === null || unit > best) best = unit;
+  }
+  return best;
+}
+
+function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
+  const p = ctx.params;
+  const col = ctx.market.collection(p.collection);
+  if (col === undefined || col.stale) return [];
+  const floor = col.floor;
+  if (floor === null || ctx.now - floor.learnedAt > p.maxFloorAgeMs) return [];
+  const mine = ctx.ownOrders
+    .filter(
+      (o) =>
+        o.status === 'open' &&
+        o.side === 'collection_offer' &&
+        o.collection === p.collection &&
+        (o.expiresAt === null || o.expiresAt > ctx.now),
+    )
+    .sort((a, b) => (b.price > a.price ? 1 : b.price < a.price ? -1 : 0));
+  const competitor = competitorOf(ctx, mine, ev);
+  const plan = planBid({
+    floor: floor.value.price,
+    competitor,
+    distanceBps: p.distanceBps,
+    minDistanceBps: p.minDistanceBps,
+    maxPrice: p.maxPrice,
+    step: p.outbidStep,
+  });
+  const out: Intent[] = [];
+  // Duplicates (e.g. from before a crash): keep the best one, cancel the rest.
+  for (const extra of mine.slice(1))
+    out.push(cancelOrder({ orderHash: extra.orderHash, priority: 1, reason: 'duplicate offer' }));
+  const offer = { type: 'collection' as const, collection: p.collection };
+  const target = offerTarget(offer);
+  const expiresAt = ctx.now + p.expiryMinutes * 60_000;
+  const priority = plan.price === null ? 0 : toScore(floor.value.price - plan.price) + (plan.outbids ? 1 : 0);
+  const action = offerAction({
+    mine: mine[0],
+    price: plan.price,
+    competitor,
+    repriceBps: p.repriceBps,
+    renewBeforeMs: p.renewBeforeMinutes * 60_000,
+    now: ctx.now,
+  });
+  switch (action.do) {
+    case 'place':
+      out.push(
+        placeOffer({
+          offer,
+          price: action.price,
+          paymentToken: p.paymentToken,
+          expiresAt,
+          quantity: BigInt(p.quantity),
+          priority,
+          reason: plan.outbids
+            ? `outbid ${competitor}`
+            : `${p.distanceBps} bps below floor ${floor.value.price}`,
+        }),
+      );
+      break;
+    case 'replace':
+      out.push(
+        replaceOffer({
+          orderHash: action.order.orderHash,
+          price: action.price,
+          expiresAt,
+          target,
+          priority,
+          reason: action.why,
+        }),
+      );
+      break;
+    case 'cancel':
+      out.push(cancelOrder({ orderHash: action.order.orderHash, priority, reason: 'no bid possible' }));
+      break;
+    case 'keep':
+      break;
+  }
+  return out;
+}
+
+export default defineStrategy({
+  id: 'collection-bidder',
+  version: '1.0.0',
+  description: 'Keeps a collection offer at a distance below the floor; rebids when outbid, up to a cap.',
+  params,
+  subscriptions: (p) => ({
+    collections: [p.collection],
+    events: ['collection_offer', 'listing', 'sale', 'cancel'],
+  }),
+  schedules: (p) => [p.tickCron],
+  init: (ctx) => decide(ctx),
+  onEvent: (ctx, ev) => decide(ctx, ev),
+  onTick: (ctx) => decide(ctx),
+  onOrderUpdate(ctx, u) {
+    // Our offer filled, was cancelled or invalidated: put a new one up.
+    if (u.kind === 'order' && u.status !== 'revalidated') return decide(ctx);
+    return [];
+  },
+});
