@@ -7,7 +7,13 @@ export {
   type Fees,
   type ReplacementPolicy,
 } from './fees.ts';
-export { type KeySource, type LoadSignerOptions, loadSigner, signerFromPrivateKey } from './load-signer.ts';
+export {
+  type KeySource,
+  keySourceFromWallet,
+  type LoadSignerOptions,
+  loadSigner,
+  signerFromPrivateKey,
+} from './load-signer.ts';
 export {
   type BlockTag,
   type CallRequest,

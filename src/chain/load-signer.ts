@@ -166,3 +166,23 @@ export async function loadSigner(options: LoadSignerOptions): Promise<LocalSigne
   options.logger?.info({ address: signer.address, source: source.kind }, 'wallet loaded');
   return signer;
 }
+
+/** The key source the config's `wallet` section describes: a keystore when `keystore` is set, else the env key. */
+export function keySourceFromWallet(
+  wallet: {
+    readonly keystore?: string | undefined;
+    readonly passwordEnv: string;
+    readonly privateKeyEnv: string;
+  },
+  prompt?: (question: string) => Promise<string | Secret>,
+): KeySource {
+  if (wallet.keystore !== undefined) {
+    return {
+      kind: 'keystore',
+      path: wallet.keystore,
+      passwordEnv: wallet.passwordEnv,
+      ...(prompt !== undefined ? { prompt } : {}),
+    };
+  }
+  return { kind: 'env', privateKeyEnv: wallet.privateKeyEnv };
+}

@@ -320,3 +320,18 @@ describe('LocalSigner', () => {
     expect(Object.getOwnPropertyNames(key)).toEqual(['address']);
   });
 });
+
+describe('keySourceFromWallet', () => {
+  it('prefers the keystore, else the env key', async () => {
+    const { keySourceFromWallet } = await import('../../../src/chain/index.ts');
+    expect(keySourceFromWallet({ keystore: '/k.json', passwordEnv: 'PW', privateKeyEnv: 'PK' })).toEqual({
+      kind: 'keystore',
+      path: '/k.json',
+      passwordEnv: 'PW',
+    });
+    expect(keySourceFromWallet({ passwordEnv: 'PW', privateKeyEnv: 'PK' })).toEqual({
+      kind: 'env',
+      privateKeyEnv: 'PK',
+    });
+  });
+});
