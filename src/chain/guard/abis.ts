@@ -6,6 +6,7 @@
  * smuggle in.
  */
 import { type FunctionFragment, Interface } from 'ethers';
+import { type AbiNode, nodeOf, tupleNode } from './codec.ts';
 
 const OFFER_ITEM =
   'tuple(uint8 itemType,address token,uint256 identifierOrCriteria,uint256 startAmount,uint256 endAmount)';
@@ -102,6 +103,8 @@ export interface KnownFunction {
   /** Canonical Solidity signature (`name(types)`), the wire `transaction.function`. */
   readonly signature: string;
   readonly selector: string;
+  /** The arguments as one tuple node of the guard's strict codec. */
+  readonly inputs: AbiNode & { k: 'tuple' };
 }
 
 const FAMILIES: readonly (readonly [AbiFamily, Interface])[] = [
@@ -126,6 +129,10 @@ function buildIndex(): {
         fragment,
         signature: fragment.format('sighash'),
         selector: fragment.selector.toLowerCase(),
+        inputs: tupleNode(
+          fragment.inputs.map((p) => p.name),
+          fragment.inputs.map(nodeOf),
+        ) as AbiNode & { k: 'tuple' },
       };
       // First family wins on a shared selector (none today: the lists are disjoint).
       if (!bySelector.has(known.selector)) bySelector.set(known.selector, known);

@@ -3,17 +3,19 @@
  * encoding of what it decodes to, followed at most by an allowed suffix), address and value
  * parsing.
  */
-import { isAddress, type Result } from 'ethers';
 import { functionBySelector, type KnownFunction } from './abis.ts';
+import { AbiCodecError, type AbiValue, decodeCanonical } from './codec.ts';
 import { reject } from './reasons.ts';
 
 const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 /** Lower-case address; `undefined` when it is not a 20-byte hex address. */
 export function normAddress(v: unknown): string | undefined {
-  if (typeof v !== 'string' || !isAddress(v) || !v.startsWith('0x')) return undefined;
+  if (typeof v !== 'string' || !ADDRESS_RE.test(v)) return undefined;
   return v.toLowerCase();
 }
+
+const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
 export const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
@@ -40,7 +42,8 @@ export function lookupFunction(data: string): KnownFunction {
 
 export interface DecodedCall {
   readonly known: KnownFunction;
-  readonly args: Result;
+  /** Arguments keyed by parameter name: bigint, lower-case hex, boolean, arrays, objects. */
+  readonly args: Readonly<Record<string, AbiValue>>;
   /** Bytes after the canonical encoding (`0x` when none): an allowed calldata suffix. */
   readonly suffix: string;
 }
@@ -51,40 +54,39 @@ export interface DecodedCall {
  * data, dirty padding, aliased offsets).
  */
 export function decodeStrict(known: KnownFunction, data: string, suffixes: readonly string[]): DecodedCall {
-  let args: Result;
+  const buf = Buffer.from(data.slice(2), 'hex');
+  let decoded: ReturnType<typeof decodeCanonical>;
   try {
-    args = known.iface.decodeFunctionData(known.fragment, data);
+    decoded = decodeCanonical(known.inputs, buf, 4);
   } catch (e) {
+    if (e instanceof AbiCodecError && e.kind === 'non_canonical') {
+      return reject(
+        'non_canonical_calldata',
+        `the calldata of ${known.signature} is not its canonical ABI encoding: ${e.message}`,
+        {
+          function: known.signature,
+        },
+      );
+    }
     return reject('malformed_calldata', `the calldata does not decode as ${known.signature}`, {
       function: known.signature,
       error: e instanceof Error ? e.message.slice(0, 200) : String(e),
     });
   }
-  let canonical: string;
-  try {
-    canonical = known.iface.encodeFunctionData(known.fragment, args).toLowerCase();
-  } catch {
-    return reject('non_canonical_calldata', `the calldata of ${known.signature} does not re-encode`);
-  }
-  const lower = data.toLowerCase();
-  if (lower === canonical) return { known, args, suffix: '0x' };
-  if (!lower.startsWith(canonical)) {
-    reject('non_canonical_calldata', `the calldata of ${known.signature} is not its canonical ABI encoding`, {
-      function: known.signature,
-    });
-  }
-  const suffix = `0x${lower.slice(canonical.length)}`;
+  const end = 4 + decoded.size;
+  if (end === buf.length) return { known, args: decoded.args, suffix: '0x' };
+  const suffix = `0x${buf.toString('hex', end)}`;
   if (!suffixes.some((s) => s.toLowerCase() === suffix)) {
     reject(
       'trailing_bytes',
-      `${(suffix.length - 2) / 2} unexpected byte(s) after the arguments of ${known.signature}`,
+      `${buf.length - end} unexpected byte(s) after the arguments of ${known.signature}`,
       {
         function: known.signature,
-        trailingBytes: (suffix.length - 2) / 2,
+        trailingBytes: buf.length - end,
       },
     );
   }
-  return { known, args, suffix };
+  return { known, args: decoded.args, suffix };
 }
 
 /** A wei amount from a decimal or `0x` hex string, a bigint or a safe integer. */

@@ -7,6 +7,7 @@
 import { chainIdOf, isChainName } from '../../domain/chains.ts';
 import { functionBySignature } from './abis.ts';
 import { normAddress, parseAmount } from './calldata.ts';
+import { encodeValues } from './codec.ts';
 import { reject } from './reasons.ts';
 import type { ProposedTx } from './types.ts';
 
@@ -60,19 +61,17 @@ export function fulfillmentProposal(response: unknown): ProposedTx {
     return reject('unknown_function', `unknown function ${fn.slice(0, 120)}`, { function: fn.slice(0, 120) });
   const input = t['input_data'];
   if (!isRecord(input)) return reject('malformed_response', 'transaction.input_data is missing');
-  const args = known.fragment.inputs.map((p) => {
-    if (!(p.name in input))
-      reject('malformed_response', `input_data lacks '${p.name}' of ${known.signature}`);
-    return input[p.name];
-  });
   let data: string;
   try {
-    data = known.iface.encodeFunctionData(known.fragment, args);
+    data = known.selector + encodeValues(known.inputs, input);
   } catch (e) {
-    return reject('malformed_response', `input_data does not encode as ${known.signature}`, {
-      function: known.signature,
-      error: e instanceof Error ? e.message.slice(0, 200) : String(e),
-    });
+    return reject(
+      'malformed_response',
+      `input_data does not encode as ${known.signature}: ${e instanceof Error ? e.message.slice(0, 200) : String(e)}`,
+      {
+        function: known.signature,
+      },
+    );
   }
   const suffix = t['calldata_suffix'];
   if (suffix !== undefined && suffix !== null && suffix !== '') {

@@ -2,7 +2,8 @@
  * Seaport 1.6 fulfillment calls: decoded into one normalized order fill (basic, plain and
  * advanced orders alike), then checked against a buy-listing or accept-offer intent. Pure.
  */
-import { type Result, TypedDataEncoder, type TypedDataField, ZeroHash } from 'ethers';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { TypedDataEncoder, type TypedDataField, ZeroHash } from 'ethers';
 import type { DecodedCall } from './calldata.ts';
 import { isNative, sameAddress, ZERO_ADDRESS } from './calldata.ts';
 import { reject } from './reasons.ts';
@@ -57,7 +58,7 @@ export interface SeaportFill {
   readonly recipient: string | undefined;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: ethers Result is an untyped Proxy
+// biome-ignore lint/suspicious/noExplicitAny: decoded arguments are plain untyped values
 type R = any;
 
 const item = (i: R): FillItem => ({
@@ -162,7 +163,7 @@ function fromBasic(p: R): SeaportFill {
 
 /** Normalizes a decoded Seaport single-order fulfillment; other functions are the caller's to refuse. */
 export function seaportFill(call: DecodedCall): SeaportFill {
-  const a: Result = call.args;
+  const a = call.args;
   const name = call.known.fragment.name;
   if (name === 'fulfillBasicOrder' || name === 'fulfillBasicOrder_efficient_6GL6yc') {
     return fromBasic((a as R).parameters);
@@ -233,17 +234,61 @@ const ORDER_COMPONENTS_TYPES: Record<string, TypedDataField[]> = {
     { name: 'recipient', type: 'address' },
   ],
 };
-const orderEncoder = TypedDataEncoder.from(ORDER_COMPONENTS_TYPES);
+const typeEncoder = TypedDataEncoder.from(ORDER_COMPONENTS_TYPES);
+const typeHash = (name: string) => Buffer.from(keccak_256(Buffer.from(typeEncoder.encodeType(name), 'utf8')));
+const ORDER_TYPEHASH = typeHash('OrderComponents');
+const OFFER_ITEM_TYPEHASH = typeHash('OfferItem');
+const CONSIDERATION_ITEM_TYPEHASH = typeHash('ConsiderationItem');
 
-/** The Seaport order hash (EIP-712 struct hash of OrderComponents) of the signed part of a fill. */
+const uintWord = (v: bigint): Buffer => Buffer.from(v.toString(16).padStart(64, '0'), 'hex');
+const addrWord = (a: string): Buffer => Buffer.from(a.slice(2).padStart(64, '0'), 'hex');
+const bytes32Word = (h: string): Buffer => Buffer.from(h.slice(2).padStart(64, '0'), 'hex');
+const hashWords = (words: readonly Buffer[]): Buffer => Buffer.from(keccak_256(Buffer.concat(words)));
+
+function itemHash(i: FillItem, recipient?: string): Buffer {
+  const words = [
+    recipient === undefined ? OFFER_ITEM_TYPEHASH : CONSIDERATION_ITEM_TYPEHASH,
+    uintWord(BigInt(i.itemType)),
+    addrWord(i.token),
+    uintWord(i.identifierOrCriteria),
+    uintWord(i.startAmount),
+    uintWord(i.endAmount),
+  ];
+  if (recipient !== undefined) words.push(addrWord(recipient));
+  return hashWords(words);
+}
+
+/**
+ * The Seaport order hash (EIP-712 struct hash of OrderComponents) of the signed part of a fill:
+ * the offer and the first `totalOriginalConsiderationItems` consideration items.
+ */
 export function fillOrderHash(f: SeaportFill, counter: bigint): string {
   const original = f.consideration.slice(0, Number(f.totalOriginalConsiderationItems));
-  return orderEncoder
+  const h = hashWords([
+    ORDER_TYPEHASH,
+    addrWord(f.offerer),
+    addrWord(f.zone),
+    hashWords(f.offer.map((i) => itemHash(i))),
+    hashWords(original.map((i) => itemHash(i, i.recipient))),
+    uintWord(BigInt(f.orderType)),
+    uintWord(f.startTime),
+    uintWord(f.endTime),
+    bytes32Word(f.zoneHash),
+    uintWord(f.salt),
+    bytes32Word(f.conduitKey),
+    uintWord(counter),
+  ]);
+  return `0x${h.toString('hex')}`;
+}
+
+/** The same hash through ethers' generic EIP-712 encoder (slow; for tests). */
+export function fillOrderHashReference(f: SeaportFill, counter: bigint): string {
+  return typeEncoder
     .hash({
       offerer: f.offerer,
       zone: f.zone,
       offer: f.offer,
-      consideration: original,
+      consideration: f.consideration.slice(0, Number(f.totalOriginalConsiderationItems)),
       orderType: f.orderType,
       startTime: f.startTime,
       endTime: f.endTime,

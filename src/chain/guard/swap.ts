@@ -7,7 +7,7 @@ import { isNative, sameAddress } from './calldata.ts';
 import { reject } from './reasons.ts';
 import type { MintIntent, SwapIntent } from './types.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: ethers Result is an untyped Proxy
+// biome-ignore lint/suspicious/noExplicitAny: decoded arguments are plain untyped values
 type R = any;
 
 /** The one router function allowed per direction (exact-in only; no fee-on-transfer variants). */
