@@ -12,12 +12,13 @@
  * contract, the criteria must be the ones we asked for). Fees come from the collection's `fees`
  * with a total cap. The key never leaves the `Signer`.
  */
+import { bytesToHex } from '@noble/hashes/utils.js';
 import type { BuildOfferResponse, CriteriaRequest } from '@opensea/api-types';
 import { RejectedError } from '../errors/index.ts';
 import { ItemType, OrderType, ZERO_ADDRESS, ZERO_BYTES32 } from './constants.ts';
 import { type CollectionFee, type FeeBps, feeItems, selectFees } from './fees.ts';
 import { createOrderHasher, type OrderHasher } from './hash.ts';
-import { type Signer, signatureHex } from './signer.ts';
+import { LOCAL_SIGNER, type LocalDigestSigner, type Signer, signatureHex } from './signer.ts';
 import type { ConsiderationItem, OfferItem, OrderComponents, SignedOrder } from './types.ts';
 import { parseAddress, parseBytes32, parseConsiderationItem } from './wire.ts';
 
@@ -205,6 +206,12 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
   const maxTotalBps = BigInt(options.maxFeeBps ?? DEFAULT_MAX_FEE_BPS);
   const includeOptional = options.includeOptionalFees === true;
   const { signer, counters, clock } = deps;
+  // Our own local signer takes the digest bytes; any other port gets 0x-hex.
+  const bytesSigner = (signer as { readonly [LOCAL_SIGNER]?: true })[LOCAL_SIGNER] === true;
+  const signDigest = (digest: Uint8Array) =>
+    bytesSigner
+      ? (signer as LocalDigestSigner).signDigest(digest)
+      : signer.signDigest(`0x${bytesToHex(digest)}`);
   const random = deps.randomBytes ?? defaultRandom;
   const offerer = parseAddress(signer.address, 'signer.address');
   const hasher = createOrderHasher({ chainId: options.chainId, verifyingContract: protocol });
@@ -260,12 +267,10 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
     if (components.consideration.length === 0)
       reject('seaport_invalid_order', 'an order needs consideration');
     const { orderHash, digest } = hasher.hashAndDigest(components);
-    const signature = signatureHex(signer.signDigest(digest));
-    let hex = '0x';
-    for (const b of orderHash) hex += (b < 16 ? '0' : '') + b.toString(16);
+    const signature = signatureHex(signDigest(digest));
     return Object.freeze({
       components,
-      orderHash: hex,
+      orderHash: `0x${bytesToHex(orderHash)}`,
       signature,
       protocolAddress: protocol,
       chainId: options.chainId,
@@ -540,6 +545,6 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
     listing: async (input: ListingInput) => signListing(input, await prepare()),
     itemOffer: async (input: ItemOfferInput) => signItemOffer(input, await prepare()),
     criteriaOffer: async (input: CriteriaOfferInput) => signCriteriaOffer(input, await prepare()),
-    signCancel: (orderHash: string) => signatureHex(signer.signDigest(hasher.cancelDigest(orderHash))),
+    signCancel: (orderHash: string) => signatureHex(signDigest(hasher.cancelDigest(orderHash))),
   });
 }

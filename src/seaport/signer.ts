@@ -19,10 +19,11 @@ export interface Signer {
   /** Checksummed address of the key. */
   readonly address: string;
   /**
-   * Signs a 32-byte digest as is (no prefix, no hashing): 65 bytes r ‖ s ‖ v (v = 27 or 28), or the
-   * same as 0x-hex. A 64-byte EIP-2098 compact signature is accepted too.
+   * Signs a 32-byte digest given as 0x-hex, as is (no prefix, no hashing): 65 bytes r ‖ s ‖ v
+   * (v = 27 or 28) as bytes or 0x-hex; a 64-byte EIP-2098 compact signature is accepted too.
+   * The chain layer's `Signer` (src/chain/signer.ts) has exactly this method, so it plugs in as is.
    */
-  signDigest(digest: Uint8Array): Uint8Array | string;
+  signDigest(digest: string): Uint8Array | string;
 }
 
 /** Alias kept for readers who look for the order signer by its role. */
@@ -74,7 +75,7 @@ const nodeHmacSha256 = (key: Uint8Array, message: Uint8Array): Uint8Array => {
 export function createLocalDigestSigner(
   privateKey: Uint8Array | Secret | string,
   options: LocalSignerOptions = {},
-): Signer {
+): LocalDigestSigner {
   const sk = keyBytes(privateKey);
   const window = options.precomputeWindow ?? 10;
   if (window > 0) {
@@ -90,9 +91,12 @@ export function createLocalDigestSigner(
   if (!secp256k1.utils.isValidSecretKey(sk))
     throw new ConfigError('private key is not a valid secp256k1 key');
   const address = addressOfPublicKey(secp256k1.getPublicKey(sk, false));
-  const signer: Signer = {
+  const signer = {
     address,
-    signDigest(digest: Uint8Array): Uint8Array {
+    [LOCAL_SIGNER]: true as const,
+    /** Also takes the digest as bytes (the hasher's own output, no hex round trip). */
+    signDigest(digest: string | Uint8Array): Uint8Array {
+      if (typeof digest === 'string') digest = digestBytes(digest);
       if (digest.length !== 32) {
         throw new RejectedError('seaport_bad_digest', 'a digest to sign must be 32 bytes');
       }
@@ -105,6 +109,23 @@ export function createLocalDigestSigner(
     },
   };
   return Object.freeze(signer);
+}
+
+/** Marks signers of this module (they take digest bytes, skipping a hex round trip). */
+export const LOCAL_SIGNER: unique symbol = Symbol('seaport.localDigestSigner');
+
+/** The local signer: the port, plus a byte-digest fast path. */
+export interface LocalDigestSigner extends Signer {
+  readonly [LOCAL_SIGNER]: true;
+  signDigest(digest: string | Uint8Array): Uint8Array;
+}
+
+function digestBytes(hex: string): Uint8Array {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hex))
+    throw new RejectedError('seaport_bad_digest', 'a digest must be 32 bytes of 0x-hex');
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(hex.slice(2 + i * 2, 4 + i * 2), 16);
+  return out;
 }
 
 /**

@@ -109,6 +109,16 @@ describe('golden vs @opensea/seaport-js signOrder', () => {
     }
   });
 
+  it('a hex-digest Signer port (as the chain layer provides) signs the same orders identically', async () => {
+    const port = { address: wallet.address, signDigest: (d: string) => wallet.signingKey.sign(d).serialized };
+    const viaPort = createSeaportOrders(OPTIONS, { ...deps().deps, signer: port });
+    const local = createSeaportOrders(OPTIONS, deps().deps);
+    for (const c of await sampleOrders()) {
+      expect(viaPort.signComponents(c)).toEqual(local.signComponents(c));
+    }
+    expect(viaPort.signCancel(`0x${'cd'.repeat(32)}`)).toBe(local.signCancel(`0x${'cd'.repeat(32)}`));
+  });
+
   it('off-chain cancel signature equals ethers signTypedData over OrderHash', async () => {
     const orders = createSeaportOrders(OPTIONS, deps().deps);
     const hash = `0x${'ab'.repeat(32)}`;
@@ -150,6 +160,10 @@ describe('local digest signer', () => {
     expect(() => createLocalDigestSigner('0x1234')).toThrow(/32 bytes/);
     expect(() => createLocalDigestSigner(new Uint8Array(32))).toThrow(/valid/);
     expect(() => createLocalDigestSigner(PRIVATE_KEY).signDigest(new Uint8Array(31))).toThrow(/32 bytes/);
+    expect(() => createLocalDigestSigner(PRIVATE_KEY).signDigest('0x1234')).toThrow(/32 bytes/);
+    const hex = `0x${'11'.repeat(32)}`;
+    const s = createLocalDigestSigner(PRIVATE_KEY);
+    expect(signatureHex(s.signDigest(hex))).toBe(signatureHex(s.signDigest(new Uint8Array(32).fill(0x11))));
   });
 
   it('signatureHex expands EIP-2098 compact signatures and normalizes v 0/1', () => {
