@@ -14,11 +14,17 @@
  */
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { BuildOfferResponse, CriteriaRequest } from '@opensea/api-types';
-import { RejectedError } from '../errors/index.ts';
+import { FatalError, RejectedError } from '../errors/index.ts';
 import { ItemType, OrderType, ZERO_ADDRESS, ZERO_BYTES32 } from './constants.ts';
 import { type CollectionFee, type FeeBps, feeItems, selectFees } from './fees.ts';
 import { createOrderHasher, type OrderHasher } from './hash.ts';
-import { LOCAL_SIGNER, type LocalDigestSigner, type Signer, signatureHex } from './signer.ts';
+import {
+  LOCAL_SIGNER,
+  type LocalDigestSigner,
+  recoverDigestSigner,
+  type Signer,
+  signatureHex,
+} from './signer.ts';
 import type { ConsiderationItem, OfferItem, OrderComponents, SignedOrder } from './types.ts';
 import { parseAddress, parseBytes32, parseConsiderationItem } from './wire.ts';
 
@@ -208,10 +214,20 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
   const { signer, counters, clock } = deps;
   // Our own local signer takes the digest bytes; any other port gets 0x-hex.
   const bytesSigner = (signer as { readonly [LOCAL_SIGNER]?: true })[LOCAL_SIGNER] === true;
-  const signDigest = (digest: Uint8Array) =>
-    bytesSigner
-      ? (signer as LocalDigestSigner).signDigest(digest)
-      : signer.signDigest(`0x${bytesToHex(digest)}`);
+  // A foreign port's first signature is recovered once and must be from `signer.address`: a port
+  // wired to the wrong key fails loudly at the first order instead of at every POST.
+  let portChecked = bytesSigner;
+  const signDigest = (digest: Uint8Array): string => {
+    if (bytesSigner) return signatureHex((signer as LocalDigestSigner).signDigest(digest));
+    const sig = signatureHex(signer.signDigest(`0x${bytesToHex(digest)}`));
+    if (!portChecked) {
+      if (!same(recoverDigestSigner(digest, sig), signer.address)) {
+        throw new FatalError('signer_mismatch', 'the signer port signs with a key other than its address');
+      }
+      portChecked = true;
+    }
+    return sig;
+  };
   const random = deps.randomBytes ?? defaultRandom;
   const offerer = parseAddress(signer.address, 'signer.address');
   const hasher = createOrderHasher({ chainId: options.chainId, verifyingContract: protocol });
@@ -267,7 +283,7 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
     if (components.consideration.length === 0)
       reject('seaport_invalid_order', 'an order needs consideration');
     const { orderHash, digest } = hasher.hashAndDigest(components);
-    const signature = signatureHex(signDigest(digest));
+    const signature = signDigest(digest);
     return Object.freeze({
       components,
       orderHash: `0x${bytesToHex(orderHash)}`,
@@ -545,6 +561,6 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
     listing: async (input: ListingInput) => signListing(input, await prepare()),
     itemOffer: async (input: ItemOfferInput) => signItemOffer(input, await prepare()),
     criteriaOffer: async (input: CriteriaOfferInput) => signCriteriaOffer(input, await prepare()),
-    signCancel: (orderHash: string) => signatureHex(signDigest(hasher.cancelDigest(orderHash))),
+    signCancel: (orderHash: string) => signDigest(hasher.cancelDigest(orderHash)),
   });
 }

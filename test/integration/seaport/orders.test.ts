@@ -356,6 +356,24 @@ describe('cancel', () => {
       ),
       /on chain|signed zone/i,
     );
+    // a zone-protected listing can be cancelled off-chain
+    const zoned = await orders.listing({
+      nft: { contract: apes, tokenId: ownedBy(1, 2), standard: 'erc721' },
+      price: 2n * ETH,
+      fees,
+      signedZone: true,
+    });
+    const posted = await api.listings.create(sb.chain, seaportRequest(zoned));
+    expect(posted.order_hash).toBe(zoned.orderHash);
+    expect(cancelPlan(zoned.components, { fulfillmentSignatureIssued: false })).toBe('offchain');
+    await api.orders.cancel(
+      sb.chain,
+      sb.seaport,
+      zoned.orderHash,
+      cancelRequest(orders.signCancel(zoned.orderHash)),
+    );
+    const after = await api.orders.get(sb.chain, sb.seaport, zoned.orderHash);
+    expect((after.order as { status?: string }).status).toBe('CANCELLED');
   });
 });
 

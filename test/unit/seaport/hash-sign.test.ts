@@ -119,6 +119,14 @@ describe('golden vs @opensea/seaport-js signOrder', () => {
     expect(viaPort.signCancel(`0x${'cd'.repeat(32)}`)).toBe(local.signCancel(`0x${'cd'.repeat(32)}`));
   });
 
+  it('a port whose key is not its address fails at the first signature (FatalError)', async () => {
+    const other = Wallet.createRandom();
+    const port = { address: wallet.address, signDigest: (d: string) => other.signingKey.sign(d).serialized };
+    const orders = createSeaportOrders(OPTIONS, { ...deps().deps, signer: port });
+    const [c] = (await sampleOrders()) as [OrderComponents];
+    expect(() => orders.signComponents(c)).toThrow(/other than its address/);
+  });
+
   it('off-chain cancel signature equals ethers signTypedData over OrderHash', async () => {
     const orders = createSeaportOrders(OPTIONS, deps().deps);
     const hash = `0x${'ab'.repeat(32)}`;
