@@ -11,6 +11,11 @@
  *   is real Seaport calldata with its checks against the chain).
  * - fanoutEventsPerS: market events per second delivered to each of 10 stream clients
  *   (`collection:*`, vsn 2), from the first append to the last frame at the last client.
+ * - swapQuoteP50Ms: GET /api/v2/swap/quote (ETH -> USDC on the Uniswap v2 venue; each answer reads
+ *   the pair's reserves from the chain and builds the router call), one request at a time.
+ * - traitFloorsP50Ms: GET /api/v2/traits/{slug}/floors of a 10 000-item collection with 8 000
+ *   listings (the sandbox's off-chain collection: items and other marketplaces' listings in its
+ *   data), computed over every item and listing at each request, one request at a time.
  *
  * Prints progress lines, then one JSON object as the last line.
  */
@@ -28,6 +33,11 @@ const quick = values.quick === true || process.env['BENCH_QUICK'] === '1';
 const FULFILLMENTS = quick ? 200 : 2_000;
 const FANOUT_EVENTS = quick ? 2_000 : 20_000;
 const CLIENTS = 10;
+const SWAP_QUOTES = quick ? 50 : 500;
+const TRAIT_FLOORS = quick ? 10 : 100;
+const BENCH_ITEMS = 10_000;
+const BENCH_LISTINGS = 8_000;
+const NATIVE = '0x0000000000000000000000000000000000000000';
 const UNLIMITED = { capacity: 1_000_000, windowMs: 1_000 };
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -46,6 +56,7 @@ async function start(): Promise<{ sandbox: Sandbox; ms: number }> {
     activity: 0,
     limits: { read: UNLIMITED, write: UNLIMITED, fulfillment: UNLIMITED },
     onProgress: log,
+    offchainCollection: { items: BENCH_ITEMS, listings: BENCH_LISTINGS },
   });
   return { sandbox, ms: performance.now() - t0 };
 }
@@ -81,6 +92,62 @@ async function benchFulfillment(sandbox: Sandbox) {
   }
   latencies.sort((a, b) => a - b);
   return { requests: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/** p50/p99 of `n` sequential GETs of `path` over one keep-alive connection; `check` sees each body. */
+async function timedGets(sandbox: Sandbox, path: string, n: number, check: (body: unknown) => void) {
+  const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
+  const url = new URL(path, sandbox.apiUrl);
+  const latencies: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      const res = await request(url, { method: 'GET', dispatcher, headers: { 'x-api-key': sandbox.apiKey } });
+      const text = await res.body.text();
+      latencies.push(performance.now() - t);
+      if (res.statusCode !== 200)
+        throw new Error(`GET ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      if (i === 0) check(JSON.parse(text));
+    }
+  } finally {
+    await dispatcher.close();
+  }
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function benchSwapQuote(sandbox: Sandbox) {
+  const usdc = sandbox.tokens.find((t) => t.symbol === 'USDC');
+  if (!usdc) throw new Error('the sandbox has no USDC on its swap venue');
+  const q = new URLSearchParams({
+    from_chain: sandbox.chain,
+    from_address: NATIVE,
+    to_chain: sandbox.chain,
+    to_address: usdc.address,
+    quantity: String(10n ** 17n),
+    address: sandbox.wallets[0]!.address,
+  });
+  log(`swap quote: ${SWAP_QUOTES} requests (ETH -> USDC)`);
+  return timedGets(sandbox, `/api/v2/swap/quote?${q.toString()}`, SWAP_QUOTES, (body) => {
+    const tx = (body as { transactions?: unknown[] }).transactions;
+    if (!Array.isArray(tx) || tx.length === 0) throw new Error('swap quote without transactions');
+  });
+}
+
+async function benchTraitFloors(sandbox: Sandbox) {
+  const slug = sandbox.offchain?.slug;
+  if (!slug) throw new Error('no off-chain collection');
+  await timedGets(sandbox, `/api/v2/collections/${slug}`, 1, (body) => {
+    const n = (body as { total_supply?: number }).total_supply;
+    if (n !== BENCH_ITEMS) throw new Error(`${slug} has ${n} items, not ${BENCH_ITEMS}`);
+  });
+  let floors = 0;
+  log(`trait floors: ${TRAIT_FLOORS} requests over ${BENCH_ITEMS} items and ${BENCH_LISTINGS} listings`);
+  const r = await timedGets(sandbox, `/api/v2/traits/${slug}/floors`, TRAIT_FLOORS, (body) => {
+    floors = ((body as { floors?: unknown[] }).floors ?? []).length;
+    if (floors === 0) throw new Error('no trait floors');
+  });
+  return { ...r, floors };
 }
 
 async function benchFanout(sandbox: Sandbox) {
@@ -151,6 +218,12 @@ async function main() {
   try {
     const f = await benchFulfillment(sandbox);
     log(`fulfillment_data: p50 ${round(f.p50)} ms, p99 ${round(f.p99)} ms over ${f.requests} requests`);
+    const sq = await benchSwapQuote(sandbox);
+    log(`swap quote: p50 ${round(sq.p50)} ms, p99 ${round(sq.p99)} ms over ${sq.requests} requests`);
+    const tf = await benchTraitFloors(sandbox);
+    log(
+      `trait floors: p50 ${round(tf.p50)} ms, p99 ${round(tf.p99)} ms over ${tf.requests} requests (${tf.floors} floors)`,
+    );
     const fan = await benchFanout(sandbox);
     log(`fan-out: ${fan.events} events to ${fan.clients} clients in ${round(fan.seconds)} s`);
     process.stdout.write(
@@ -161,7 +234,17 @@ async function main() {
         fulfillmentP50Ms: round(f.p50),
         fulfillmentP99Ms: round(f.p99),
         fanoutEventsPerS: Math.round(fan.eventsPerS),
+        swapQuoteP50Ms: round(sq.p50),
+        traitFloorsP50Ms: round(tf.p50),
         fulfillment: { requests: f.requests },
+        swapQuote: { requests: sq.requests, p99Ms: round(sq.p99) },
+        traitFloors: {
+          requests: tf.requests,
+          p99Ms: round(tf.p99),
+          items: BENCH_ITEMS,
+          listings: BENCH_LISTINGS,
+          floors: tf.floors,
+        },
         fanout: {
           clients: fan.clients,
           events: fan.events,

@@ -109,7 +109,7 @@ export function traitFloors(
     for (const t of traitsOf(p.tokenId)) {
       if (isNumericTrait(t) || categories.get(t.trait_type) === 'number') continue;
       const value = String(t.value);
-      const k = JSON.stringify([t.trait_type, value, p.symbol]);
+      const k = `${t.trait_type}\u0000${value}\u0000${p.symbol}`;
       const had = best.get(k);
       if (!had || p.unitPrice < had.unitPrice) {
         best.set(k, {

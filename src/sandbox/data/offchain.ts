@@ -61,6 +61,7 @@ export function offchainCollection(seed: number, o: OffchainCollectionOptions): 
   }
   const slug = o.slug ?? DEFAULT_OFFCHAIN_SLUG;
   const schema = schemaOf();
+  let items: (readonly TokenTrait[])[] | undefined;
   const contract = getAddress(`0x${keccak256(toUtf8Bytes(`harpoon offchain ${slug}`)).slice(-40)}`);
   return {
     slug,
@@ -73,7 +74,14 @@ export function offchainCollection(seed: number, o: OffchainCollectionOptions): 
     listings,
     floorWei: o.floorWei ?? parseEther('0.02'),
     schema,
-    traits: (id) => traitsFor(schema, seed, slug, id),
+    traits: (id) => {
+      if (id < 1n || id > BigInt(o.items)) return [];
+      // The items are the collection's stored data: generated once, on first read.
+      items ??= Array.from({ length: o.items }, (_, i) =>
+        Object.freeze(traitsFor(schema, seed, slug, BigInt(i + 1))),
+      );
+      return items[Number(id) - 1] ?? [];
+    },
   };
 }
 

@@ -271,8 +271,14 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
       handler: async (ctx) => {
         const v = await collection(ctx.params['slug'] as string);
         const ids = await tokenIds(v);
-        const categories = traitCategories(ids.map((id) => v.traits(BigInt(id))));
-        const floors = traitFloors(data.pricePoints(v.slug), (id) => v.traits(BigInt(id)), categories);
+        // Every item's traits once per request (the categories need them all; the floors reuse them).
+        const byId = new Map(ids.map((id) => [id, v.traits(BigInt(id))] as const));
+        const categories = traitCategories([...byId.values()]);
+        const floors = traitFloors(
+          data.pricePoints(v.slug),
+          (id) => byId.get(id) ?? v.traits(BigInt(id)),
+          categories,
+        );
         return { json: { chain: state.chain, floors } };
       },
     },
