@@ -1,7 +1,12 @@
 import { Interface } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import { createApprovals } from '../../../src/seaport/approvals.ts';
-import { cancelPlan, hardCancelTx, incrementCounterTx } from '../../../src/seaport/cancel.ts';
+import {
+  cancelPlan,
+  hardCancelTx,
+  incrementCounterTx,
+  offchainCancelAssured,
+} from '../../../src/seaport/cancel.ts';
 import { OrderType, SEAPORT_ABI, ZERO_ADDRESS } from '../../../src/seaport/constants.ts';
 import { createSeaportOrders } from '../../../src/seaport/orders.ts';
 import { ADDRESS, CREATOR, deps, FEES, NFT, OPTIONS, SEAPORT, WETH, ZONE } from './fixtures.ts';
@@ -42,6 +47,15 @@ describe('cancelPlan', () => {
     expect(
       cancelPlan(zoned, { fulfillmentSignatureIssued: true, lastSignatureValidUntilSec: 100n, nowSec: 100n }),
     ).toBe('onchain');
+  });
+});
+
+describe('offchainCancelAssured', () => {
+  it('assured once chain time is past last_signature_issued_valid_until, not before', () => {
+    const res = { last_signature_issued_valid_until: new Date(1_700_000_100_000).toISOString() };
+    expect(offchainCancelAssured(res, 1_700_000_099n)).toBe(false);
+    expect(offchainCancelAssured(res, 1_700_000_100n)).toBe(true);
+    expect(() => offchainCancelAssured({ last_signature_issued_valid_until: 'soon' }, 1n)).toThrow(/date/);
   });
 });
 
