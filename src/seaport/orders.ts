@@ -14,7 +14,7 @@
  */
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { BuildOfferResponse, CriteriaRequest } from '@opensea/api-types';
-import { FatalError, RejectedError } from '../errors/index.ts';
+import { ConfigError, FatalError, RejectedError } from '../errors/index.ts';
 import { ItemType, OrderType, ZERO_ADDRESS, ZERO_BYTES32 } from './constants.ts';
 import { type CollectionFee, type FeeBps, feeItems, selectFees } from './fees.ts';
 import { createOrderHasher, type OrderHasher } from './hash.ts';
@@ -201,15 +201,36 @@ function checkCriteria(got: CriteriaRequest, want: BuildCriteria | CriteriaReque
   }
 }
 
+/** Options checked at construction: a bad value is a ConfigError naming the option. */
+function checkOptions(options: SeaportOptions) {
+  try {
+    const nonNegative = (v: number | undefined, what: string, dflt: number) => {
+      const x = v ?? dflt;
+      if (!Number.isSafeInteger(x) || x < 0)
+        throw new RejectedError('config', `${what} must be an integer ≥ 0`);
+      return BigInt(x);
+    };
+    if (!Number.isSafeInteger(options.chainId) || options.chainId <= 0) {
+      throw new RejectedError('config', 'chainId must be a positive integer');
+    }
+    return {
+      protocol: parseAddress(options.protocolAddress, 'protocolAddress'),
+      conduitKey: parseBytes32(options.conduitKey, 'conduitKey'),
+      signedZone: parseAddress(options.signedZone, 'signedZone'),
+      offerToken: parseAddress(options.offerToken, 'offerToken'),
+      offerExpiry: checkSeconds(options.offerExpirySec, 'offerExpirySec'),
+      listingExpiry: checkSeconds(options.listingExpirySec ?? options.offerExpirySec, 'listingExpirySec'),
+      skew: nonNegative(options.startSkewSec, 'startSkewSec', 0),
+      maxTotalBps: nonNegative(options.maxFeeBps, 'maxFeeBps', DEFAULT_MAX_FEE_BPS),
+    };
+  } catch (e) {
+    throw new ConfigError(`seaport options: ${(e as Error).message}`, { cause: e });
+  }
+}
+
 export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps): SeaportOrders {
-  const protocol = parseAddress(options.protocolAddress, 'protocolAddress');
-  const conduitKey = parseBytes32(options.conduitKey, 'conduitKey');
-  const signedZone = parseAddress(options.signedZone, 'signedZone');
-  const offerToken = parseAddress(options.offerToken, 'offerToken');
-  const offerExpiry = checkSeconds(options.offerExpirySec, 'offerExpirySec');
-  const listingExpiry = checkSeconds(options.listingExpirySec ?? options.offerExpirySec, 'listingExpirySec');
-  const skew = BigInt(options.startSkewSec ?? 0);
-  const maxTotalBps = BigInt(options.maxFeeBps ?? DEFAULT_MAX_FEE_BPS);
+  const { protocol, conduitKey, signedZone, offerToken, offerExpiry, listingExpiry, skew, maxTotalBps } =
+    checkOptions(options);
   const includeOptional = options.includeOptionalFees === true;
   const { signer, counters, clock } = deps;
   // Our own local signer takes the digest bytes; any other port gets 0x-hex.
@@ -246,7 +267,8 @@ export function createSeaportOrders(options: SeaportOptions, deps: SeaportDeps):
     let sel = selectionCache.get(list);
     if (sel === undefined) {
       sel = selectFees(list, { includeOptional, maxTotalBps });
-      if (Object.isFrozen(list)) selectionCache.set(list, sel);
+      // cached only when nothing in it can change: the list and every fee frozen
+      if (Object.isFrozen(list) && list.every((f) => Object.isFrozen(f))) selectionCache.set(list, sel);
     }
     const key = `${sel.map((f) => `${f.recipient}:${f.bps}`).join(',')}|${price}|${quantity}|${itemType}|${token}`;
     let items = feeCache.get(key);

@@ -1,6 +1,6 @@
 import { Interface } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { RejectedError } from '../../../src/errors/index.ts';
+import { ConfigError, RejectedError } from '../../../src/errors/index.ts';
 import { buildOfferRequest, criteriaOfferRequest, seaportRequest } from '../../../src/seaport/bodies.ts';
 import { ItemType, OrderType, SEAPORT_ABI, ZERO_ADDRESS } from '../../../src/seaport/constants.ts';
 import { feeAmount, percentToBps, selectFees } from '../../../src/seaport/fees.ts';
@@ -85,6 +85,24 @@ describe('fee math', () => {
     expect(feeAmount(3n * 333n, 250n, 3n)).toBe(27n); // unit 333 → 8.325 → 9 × 3
     expect(feeAmount(3n * 333n, 250n, 3n) >= (999n * 250n) / 10000n).toBe(true);
     expect(() => feeAmount(1000n, 250n, 3n)).toThrow(/equal units/);
+  });
+});
+
+describe('options', () => {
+  it('a bad option is a ConfigError naming it', () => {
+    expect(() => createSeaportOrders({ ...OPTIONS, signedZone: '0x12' }, deps().deps)).toThrow(/signedZone/);
+    expect(() => createSeaportOrders({ ...OPTIONS, offerExpirySec: 0 }, deps().deps)).toThrow(
+      /offerExpirySec/,
+    );
+    expect(() => createSeaportOrders({ ...OPTIONS, chainId: 0 }, deps().deps)).toThrow(/chainId/);
+    expect(() => createSeaportOrders({ ...OPTIONS, maxFeeBps: -1 }, deps().deps)).toThrow(/maxFeeBps/);
+    let err: unknown;
+    try {
+      createSeaportOrders({ ...OPTIONS, conduitKey: '0x' }, deps().deps);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
   });
 });
 
