@@ -158,10 +158,14 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   async function broadcast(tx: TxRecord): Promise<'sent' | 'unknown' | RejectedError> {
     try {
       await rpc.sendRawTransaction(tx.raw);
-      store.transaction(() => {
-        store.transactions.markSent(tx.hash);
-        setIntent(tx.intentId, 'sent');
-      });
+      // Not fsynced: the write-ahead record is; after a power loss reconcile finds the transaction again.
+      store.transaction(
+        () => {
+          store.transactions.markSent(tx.hash);
+          setIntent(tx.intentId, 'sent');
+        },
+        { durable: false },
+      );
       log.info({ intentId: tx.intentId, hash: tx.hash, nonce: tx.nonce }, 'transaction broadcast');
       return 'sent';
     } catch (e) {
@@ -251,6 +255,8 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       gasLimit: bigint;
       fees: Fees;
       replaces?: string;
+      /** For a first transaction: the request, to record a minimal intent if the caller wrote none. */
+      request?: TxRequest;
     },
   ): Promise<TxRecord> {
     const raw = await signer.signTransaction({
@@ -264,7 +270,13 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       maxPriorityFeePerGas: fields.fees.maxPriorityFeePerGas,
     });
     const hash = keccak256(raw);
+    // The write-ahead commit (fsynced): intent, raw transaction and nonce, before any broadcast.
     store.transaction(() => {
+      if (fields.request !== undefined) {
+        ensureIntent(intentId, fields.request);
+        // a retry of an intent whose earlier transaction the node refused is in flight again
+        if (store.intents.get(intentId)?.state === 'failed') store.intents.setState(intentId, 'pending');
+      }
       store.transactions.insert({
         hash,
         intentId,
@@ -303,6 +315,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         value: req.value ?? 0n,
         gasLimit,
         fees,
+        request: req,
       });
       const outcome = await broadcast(tx);
       if (outcome === 'sent' || outcome === 'unknown') return { hash: tx.hash, nonce, state: outcome };
@@ -342,7 +355,6 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       if (store.intents.get(intentId)?.state === 'done') {
         throw new RejectedError('intent_settled', `intent ${intentId} is already done`);
       }
-      ensureIntent(intentId, req);
       return submitNew(intentId, req);
     });
   }

@@ -58,8 +58,13 @@ export interface Store {
   readonly spend: SpendRepo;
   readonly watermarks: WatermarkRepo;
   readonly strategyState: StrategyStateRepo;
-  /** Runs `fn` in one IMMEDIATE transaction (all or nothing, fsynced at commit). Not async. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` in one IMMEDIATE transaction (all or nothing). Not async. The commit is fsynced
+   * (survives power loss) unless `durable: false`, which only skips the fsync: a process crash
+   * (kill -9) still loses nothing in WAL mode; a later durable commit fsyncs it too. Use
+   * `durable: false` for records that reconcile can rebuild (e.g. "broadcast done").
+   */
+  transaction<T>(fn: () => T, options?: { readonly durable?: boolean }): T;
   schemaVersion(): number;
   close(): void;
 }
@@ -73,6 +78,11 @@ export interface OpenStoreOptions extends OpenDbOptions {
    * The daemon sets it; default false.
    */
   readonly exclusive?: boolean;
+  /**
+   * `full` (default): every commit is fsynced. `normal`: commits are fsynced only at WAL
+   * checkpoints — safe against process crashes, not against power loss; faster on slow disks.
+   */
+  readonly synchronous?: 'full' | 'normal';
 }
 
 /**
@@ -89,6 +99,8 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     throw e;
   }
   const now = options.now ?? Date.now;
+  const base = options.synchronous === 'normal' ? 'NORMAL' : 'FULL';
+  db.pragma(`synchronous = ${base}`);
   let closed = false;
   return {
     path,
@@ -101,8 +113,14 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     spend: createSpendRepo(db, now),
     watermarks: createWatermarkRepo(db, now),
     strategyState: createStrategyStateRepo(db, now),
-    transaction<T>(fn: () => T): T {
-      return db.transaction(fn).immediate();
+    transaction<T>(fn: () => T, opts: { readonly durable?: boolean } = {}): T {
+      if (opts.durable !== false || base === 'NORMAL') return db.transaction(fn).immediate();
+      db.pragma('synchronous = NORMAL');
+      try {
+        return db.transaction(fn).immediate();
+      } finally {
+        db.pragma(`synchronous = ${base}`);
+      }
     },
     schemaVersion: () => schemaVersion(db),
     close() {

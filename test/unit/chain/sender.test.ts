@@ -122,6 +122,10 @@ describe('tx sender', () => {
     expect(s.nextNonce()).toBe(0);
     const ok = await s.send('next', { to: TO });
     expect(ok.nonce).toBe(0);
+    // the refused intent may be retried: it is in flight again, then done
+    const retried = await s.send('poor', { to: TO, value: 1n });
+    expect(retried.nonce).toBe(1);
+    expect(store.intents.get('poor')?.state).toBe('done');
   });
 
   it('a broadcast timeout is unknown, never failed; the same raw is re-sent and mined', async () => {

@@ -338,3 +338,26 @@ describe('exclusive store', () => {
     s.close();
   });
 });
+
+describe('durability settings', () => {
+  it('a non-durable commit restores synchronous=FULL afterwards, and rolls back like any other', () => {
+    const s = open('dur.db');
+    s.transaction(() => s.nonces.set('0xa', 1, 1), { durable: false });
+    expect(s.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(() =>
+      s.transaction(
+        () => {
+          s.nonces.set('0xa', 1, 2);
+          throw new Error('boom');
+        },
+        { durable: false },
+      ),
+    ).toThrow('boom');
+    expect(s.nonces.get('0xa', 1)).toBe(1);
+    expect(s.db.pragma('synchronous', { simple: true })).toBe(2);
+    s.close();
+    const n = openStore(join(dir, 'normal.db'), { synchronous: 'normal' });
+    expect(n.db.pragma('synchronous', { simple: true })).toBe(1);
+    n.close();
+  });
+});

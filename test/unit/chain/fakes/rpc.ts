@@ -14,6 +14,8 @@ export type SendBehavior =
 interface Pending {
   readonly tx: Transaction;
   readonly raw: string;
+  /** Sender, recovered once (Transaction.from's getter recovers it on every read). */
+  readonly from: string;
 }
 
 /**
@@ -59,9 +61,7 @@ export class FakeChain implements ChainRpc {
     const from = getAddress(address);
     let n = this.latestNonce.get(from) ?? 0;
     if (tag === 'pending') {
-      const mine = new Set(
-        [...this.mempool.values()].filter((p) => p.tx.from === from).map((p) => p.tx.nonce),
-      );
+      const mine = new Set([...this.mempool.values()].filter((p) => p.from === from).map((p) => p.tx.nonce));
       while (mine.has(n)) n++;
     }
     return n;
@@ -98,7 +98,7 @@ export class FakeChain implements ChainRpc {
     const latest = this.latestNonce.get(from) ?? 0;
     if (tx.nonce < latest) throw new RejectedError('nonce_too_low', 'nonce too low');
     for (const [h, p] of this.mempool) {
-      if (p.tx.from !== from || p.tx.nonce !== tx.nonce) continue;
+      if (p.from !== from || p.tx.nonce !== tx.nonce) continue;
       if (h === hash) return hash;
       const minFee = ((p.tx.maxFeePerGas ?? 0n) * 110n) / 100n;
       const minTip = ((p.tx.maxPriorityFeePerGas ?? 0n) * 110n) / 100n;
@@ -107,7 +107,7 @@ export class FakeChain implements ChainRpc {
       }
       this.mempool.delete(h);
     }
-    this.mempool.set(hash, { tx, raw });
+    this.mempool.set(hash, { tx, raw, from });
     if (this.automine) this.mine();
     if (behavior === 'timeout-accepted') {
       throw new TransientError('rpc_timeout', 'eth_sendRawTransaction got no answer', {
@@ -128,7 +128,7 @@ export class FakeChain implements ChainRpc {
     for (let progress = true; progress; ) {
       progress = false;
       for (const [hash, p] of this.mempool) {
-        const from = p.tx.from as string;
+        const from = p.from;
         if (p.tx.nonce !== (this.latestNonce.get(from) ?? 0)) continue;
         if ((p.tx.maxFeePerGas ?? 0n) < this.baseFeeValue) continue;
         this.mempool.delete(hash);
