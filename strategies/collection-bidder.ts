@@ -77,7 +77,7 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
   const col = ctx.market.collection(p.collection);
   if (col === undefined || col.stale) return [];
   const floor = col.floor;
-  if (floor === null || ctx.now - floor.learnedAt > p.maxFloorAgeMs) return [];
+  if (floor === null || col.floorRelearning || ctx.now - floor.learnedAt > p.maxFloorAgeMs) return [];
   const mine = ctx.ownOrders
     .filter(
       (o) =>

@@ -75,7 +75,6 @@ export default defineStrategy({
     const p = ctx.params;
     const bal = ctx.balances;
     if (bal === null || ctx.now - bal.learnedAt > p.maxBalanceAgeMs) return [];
-    const totalWeight = p.tokens.reduce((s, t) => s + t.weight, 0);
     const positions: Position[] = p.tokens.map((t) => {
       const balance = bal.value.get(t.token.address.toLowerCase()) ?? 0n;
       return {
@@ -90,12 +89,11 @@ export default defineStrategy({
     });
     const total = positions.reduce((s, x) => s + x.value, 0n);
     if (total === 0n) return [];
-    p.tokens.forEach((t, i) => {
-      const pos = positions[i];
-      if (pos === undefined) return;
-      // weight as parts per million of the total weight (no float in money)
-      const ppm = BigInt(Math.round((t.weight / totalWeight) * 1_000_000));
-      pos.diff = pos.value - (total * ppm) / 1_000_000n;
+    // weights as integers (1e6 per unit of weight), so targets are exact ratios of bigints
+    const w = p.tokens.map((t) => BigInt(Math.round(t.weight * 1_000_000)));
+    const wSum = w.reduce((a, b) => a + b, 0n);
+    positions.forEach((pos, i) => {
+      pos.diff = pos.value - (total * (w[i] ?? 0n)) / wSum;
     });
     const tolerance = (total * BigInt(p.toleranceBps)) / 10_000n;
     const out: Intent[] = [];

@@ -78,9 +78,8 @@ function rememberedOf(ctx: StrategyContext<Params>, slug: string): Remembered | 
 function traitFloorOf(col: CollectionSnapshot, type: string, value: string, decimals: number): bigint | null {
   if (col.traitFloors === null) return null;
   let best: bigint | null = null;
-  for (const f of col.traitFloors.value)
-    if (f.traitType === type && f.value === value && f.paymentToken.decimals === decimals)
-      if (best === null || f.price < best) best = f.price;
+  for (const f of col.traitFloorsByTrait.get(traitKey(type, value)) ?? [])
+    if (f.paymentToken.decimals === decimals && (best === null || f.price < best)) best = f.price;
   return best;
 }
 
@@ -96,7 +95,7 @@ function collectionReference(
   unit: bigint,
 ): Reference | null {
   const f = col.floor;
-  if (f !== null && ctx.now - f.learnedAt <= ctx.params.maxFloorAgeMs) {
+  if (f !== null && !col.floorRelearning && ctx.now - f.learnedAt <= ctx.params.maxFloorAgeMs) {
     if (f.value.orderHash !== ev.orderHash && f.value.price > unit) return { price: f.value.price };
     const without = floorWithout(col, nftKey(ev.nft));
     if (without !== null && without > unit) return { price: without };
@@ -175,7 +174,10 @@ export default defineStrategy({
         const prev = traits[k];
         if (prev === undefined || f.price < BigInt(prev)) traits[k] = f.price.toString();
       }
-      refs[slug] = { at: ctx.now, floor: col.floor?.value.price.toString() ?? null, traits };
+      // A floor being re-learned is only an upper bound: keep the one remembered before.
+      const before = ctx.state.get<Record<string, Remembered>>('refs')?.[slug]?.floor ?? null;
+      const floor = col.floorRelearning ? before : (col.floor?.value.price.toString() ?? null);
+      refs[slug] = { at: ctx.now, floor, traits };
     }
     ctx.state.set('refs', refs);
     return [];

@@ -1,7 +1,17 @@
 // In-memory implementations of the engine's ports: for unit tests, benchmarks and as a model of
 // what the real adapters (SQLite store, live/paper executors, scheduler) must do.
-import type { OrderHash } from '../domain/ids.ts';
-import type { Intent } from '../strategy.ts';
+import type { PaymentToken } from '../domain/events.ts';
+import type { Address, CollectionSlug, OrderHash } from '../domain/ids.ts';
+import {
+  type CollectionSnapshot,
+  type Known,
+  type MarketSnapshot,
+  type OwnOrder,
+  type PriceLevel,
+  type TraitFloor,
+  traitKey,
+} from '../market/snapshot.ts';
+import type { Balances, DropStatus, DropsView, Intent, NftTraitsView } from '../strategy.ts';
 import type {
   EngineClock,
   ExecutionContext,
@@ -12,6 +22,7 @@ import type {
   IntentState,
   JournalPatch,
   JournalRecord,
+  MarketSource,
   SpendEntry,
   SpendLedger,
   StrategyStateStore,
@@ -136,5 +147,154 @@ export class ManualClock implements EngineClock {
   }
   advance(ms: number): void {
     this.t += ms;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// An in-memory market view (MarketSource) for tests and benchmarks.
+
+export interface LevelInit {
+  readonly price: bigint;
+  readonly orderHash?: string | null;
+  readonly maker?: string | null;
+  readonly expiresAt?: number | null;
+  readonly token?: PaymentToken;
+  readonly learnedAt?: number;
+}
+
+export interface CollectionInit {
+  readonly slug: string;
+  readonly floor?: LevelInit | null;
+  readonly traitFloors?:
+    | readonly { type: string; value: string; price: bigint; token?: PaymentToken }[]
+    | null;
+  readonly traitFloorsAt?: number;
+  readonly traits?: readonly { type: string; counts: Readonly<Record<string, number>> }[];
+  readonly bestCollectionOffer?: LevelInit | null;
+  readonly bestTraitOffers?: Readonly<Record<string, LevelInit>>;
+  readonly bestListings?: Readonly<Record<string, LevelInit>>;
+  readonly ageMs?: number;
+  readonly stale?: boolean;
+  readonly floorRelearning?: boolean;
+}
+
+export const ETH_TOKEN: PaymentToken = Object.freeze({
+  address: '0x0000000000000000000000000000000000000000' as Address,
+  symbol: 'ETH',
+  decimals: 18,
+});
+
+export class MemoryMarket implements MarketSource {
+  private readonly cols = new Map<string, CollectionSnapshot>();
+  ownOrders: OwnOrder[] = [];
+  balanceMap: Balances | null = null;
+  readonly dropMap = new Map<string, Known<DropStatus>>();
+  readonly nftTraits = new Map<string, Known<readonly { type: string; value: string }[]>>();
+  private cached: MarketSnapshot | null = null;
+
+  constructor(readonly clock: EngineClock) {}
+
+  private known<T>(value: T, at?: number): Known<T> {
+    return { value, learnedAt: at ?? this.clock.now(), from: 'stream' };
+  }
+
+  private level(l: LevelInit): Known<PriceLevel> {
+    return this.known(
+      {
+        price: l.price,
+        paymentToken: l.token ?? ETH_TOKEN,
+        orderHash: (l.orderHash ?? null) as OrderHash | null,
+        maker: (l.maker ?? null) as Address | null,
+        expiresAt: l.expiresAt ?? null,
+      },
+      l.learnedAt,
+    );
+  }
+
+  /** Adds or replaces a collection. */
+  setCollection(c: CollectionInit): void {
+    const traitFloors =
+      c.traitFloors === undefined || c.traitFloors === null
+        ? null
+        : this.known(
+            c.traitFloors.map((f) => ({
+              traitType: f.type,
+              value: f.value,
+              price: f.price,
+              paymentToken: f.token ?? ETH_TOKEN,
+            })),
+            c.traitFloorsAt,
+          );
+    const traits =
+      c.traits === undefined
+        ? null
+        : this.known(
+            c.traits.map((t) => ({
+              traitType: t.type,
+              kind: 'string' as const,
+              counts: new Map(Object.entries(t.counts)),
+            })),
+          );
+    const byTrait = new Map<string, TraitFloor[]>();
+    for (const f of traitFloors?.value ?? []) {
+      const k = traitKey(f.traitType, f.value);
+      byTrait.set(k, [...(byTrait.get(k) ?? []), f]);
+    }
+    this.cols.set(c.slug, {
+      slug: c.slug as CollectionSlug,
+      floor: c.floor ? this.level(c.floor) : null,
+      floorRelearning: c.floorRelearning ?? false,
+      traitFloors,
+      traitFloorsByTrait: byTrait,
+      traits,
+      bestCollectionOffer: c.bestCollectionOffer ? this.level(c.bestCollectionOffer) : null,
+      bestTraitOffers: new Map(Object.entries(c.bestTraitOffers ?? {}).map(([k, l]) => [k, this.level(l)])),
+      bestListings: new Map(Object.entries(c.bestListings ?? {}).map(([k, l]) => [k, this.level(l)])),
+      ageMs: c.ageMs ?? 0,
+      stale: c.stale ?? false,
+    });
+    this.cached = null;
+  }
+
+  /** Marks the cached snapshot old (after changing ownOrders, balances, drops). */
+  touch(): void {
+    this.cached = null;
+  }
+
+  snapshot(): MarketSnapshot {
+    if (this.cached !== null && this.cached.at === this.clock.now()) return this.cached;
+    const cols = this.cols;
+    const snap: MarketSnapshot = {
+      at: this.clock.now(),
+      collection: (slug) => cols.get(slug),
+      collections: [...cols.keys()] as CollectionSlug[],
+      ownOrders: this.ownOrders,
+    };
+    this.cached = snap;
+    return snap;
+  }
+
+  balances(): Balances | null {
+    return this.balanceMap;
+  }
+
+  setBalances(map: Record<string, bigint>, at?: number): void {
+    this.balanceMap = this.known(new Map(Object.entries(map).map(([k, v]) => [k.toLowerCase(), v])), at);
+  }
+
+  setDrop(d: DropStatus, at?: number): void {
+    this.dropMap.set(d.slug, this.known(d, at));
+  }
+
+  drops(): DropsView {
+    return { get: (slug) => this.dropMap.get(slug) };
+  }
+
+  setNftTraits(key: string, traits: readonly { type: string; value: string }[], at?: number): void {
+    this.nftTraits.set(key, this.known(traits, at));
+  }
+
+  nfts(): NftTraitsView {
+    return { get: (key) => this.nftTraits.get(key) };
   }
 }

@@ -1,6 +1,6 @@
 // Pure risk checks. Each returns null when the intent passes, or a refusal (code + message).
 import type { PaymentToken } from '../../domain/events.ts';
-import type { CollectionSnapshot, MarketSnapshot } from '../../market/snapshot.ts';
+import { type CollectionSnapshot, type MarketSnapshot, traitKey } from '../../market/snapshot.ts';
 import type { Intent } from '../../strategy.ts';
 import type { RiskLimits, TokenLimits } from './limits.ts';
 
@@ -150,15 +150,16 @@ export function referenceFloor(
     const floors = col.traitFloors;
     if (floors === null) return null;
     let best: bigint | null = null;
-    for (const f of floors.value) {
-      if (f.traitType !== trait.type || f.value !== trait.value) continue;
+    for (const f of col.traitFloorsByTrait.get(traitKey(trait.type, trait.value)) ?? []) {
       if (f.paymentToken.decimals !== token.decimals) continue;
       if (best === null || f.price < best) best = f.price;
     }
     return best === null ? null : { price: best, learnedAt: floors.learnedAt };
   }
   const floor = col.floor;
-  if (floor === null || floor.value.paymentToken.decimals !== token.decimals) return null;
+  // While the floor is re-learned it is only an upper bound: no reference.
+  if (floor === null || col.floorRelearning || floor.value.paymentToken.decimals !== token.decimals)
+    return null;
   return { price: floor.value.price, learnedAt: floor.learnedAt };
 }
 
