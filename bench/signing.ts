@@ -2,9 +2,9 @@
  * Order signing throughput on one core: trait offers across many traits of one collection, built
  * from build-offer responses ('0' criteria), fees added, hashed and signed.
  *
- *   npm run bench -- sign            # 3 s per contender
- *   npm run bench -- sign --quick    # smoke run (or BENCH_QUICK=1): 0.3 s per contender
- *   npm run bench -- sign --traits 500
+ *   npm run bench -- signing            # 3 s per contender
+ *   npm run bench -- signing --quick    # smoke run (or BENCH_QUICK=1): 0.3 s per contender
+ *   npm run bench -- signing --traits 500
  *
  * Contenders, each signing the same kind of orders:
  *   offersPerS                 src/seaport: signCriteriaOffer (build checks, fees, hash, secp256k1)
