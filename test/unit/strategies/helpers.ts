@@ -162,6 +162,8 @@ export function brief(intents: readonly Intent[]): string[] {
         return `swap ${i.fromToken.symbol}->${i.toToken.symbol} ${i.amountIn}`;
       case 'mint':
         return `mint ${i.drop} x${i.quantity} @${i.maxPricePerToken}`;
+      default:
+        return 'unknown';
     }
   });
 }
