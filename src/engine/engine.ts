@@ -584,8 +584,9 @@ export class Engine {
 
   private afterOutcome(): void {
     const now = this.clock.now();
-    for (const c of this.risk.excess(now))
-      this.enqueueSystemCancel(c.orderHash, c.strategyId, `risk: ${c.reason}`);
+    const excess = this.risk.excess(now);
+    for (const c of excess) this.enqueueSystemCancel(c.orderHash, c.strategyId, `risk: ${c.reason}`);
+    if (excess.length > 0) this.drain();
   }
 
   /**

@@ -92,6 +92,11 @@ export interface SpendEntry {
   readonly collection: string | null;
   /** Lower-case token address. */
   readonly token: string;
+  /**
+   * The budget the spend counts against: `eth-like` for ETH/WETH under the top-level ETH limits,
+   * otherwise the token (see accountOf in risk/limits.ts).
+   */
+  readonly account: string;
   readonly amount: bigint;
   /** buy (listing bought), fill (own offer filled), mint, swap (counts only against the daily cap). */
   readonly kind: 'buy' | 'fill' | 'mint' | 'swap';

@@ -78,3 +78,16 @@ export function collectionLimits(limits: RiskLimits, collection: string): Collec
   const own = limits.collections.get(collection);
   return own === undefined ? limits.collectionDefaults : { ...limits.collectionDefaults, ...own };
 }
+
+/**
+ * Which budget a token's amounts count against: ETH and WETH share the top-level ETH limits
+ * (`eth-like`: an offer filled in WETH and a listing bought in ETH both spend the same money);
+ * a token with its own entry in `tokens` has its own account.
+ */
+export function accountOf(limits: RiskLimits, token: PaymentToken): string {
+  if (limits.tokens.has(token.address.toLowerCase())) return token.address.toLowerCase();
+  if (limits.tokens.has(token.symbol.toUpperCase())) return `symbol:${token.symbol.toUpperCase()}`;
+  if (limits.ethLike !== undefined && token.decimals === 18 && /^W?ETH$/i.test(token.symbol))
+    return 'eth-like';
+  return token.address.toLowerCase();
+}

@@ -18,7 +18,14 @@ import {
   type Refusal,
   type RiskCode,
 } from './checks.ts';
-import { collectionLimits, limitsFor, type RiskLimits, strategyBudget, type TokenLimits } from './limits.ts';
+import {
+  accountOf,
+  collectionLimits,
+  limitsFor,
+  type RiskLimits,
+  strategyBudget,
+  type TokenLimits,
+} from './limits.ts';
 
 export interface BookEntry extends OldOrder {
   readonly orderHash: OrderHash;
@@ -126,7 +133,7 @@ export class RiskManager {
       strategyId,
       collection: order.collection,
       token: order.paymentToken,
-      tokenKey: order.paymentToken.address.toLowerCase(),
+      tokenKey: accountOf(this.limits, order.paymentToken),
       price: order.price,
       quantity: order.quantity,
       amount: order.price * order.quantity,
@@ -177,7 +184,8 @@ export class RiskManager {
       at: now,
       strategyId: e.strategyId ?? 'unowned',
       collection: e.collection,
-      token: e.tokenKey,
+      token: e.token.address.toLowerCase(),
+      account: e.tokenKey,
       amount: price ?? e.amount,
       kind: 'fill',
       items: e.quantity,
@@ -230,7 +238,7 @@ export class RiskManager {
       t.itemsDay += r.items;
     }
     for (const s of this.spends) {
-      if (s.token !== tokenKey) continue;
+      if (s.account !== tokenKey) continue;
       if (sId !== undefined && s.strategyId !== sId) continue;
       if (col !== undefined && s.collection !== col) continue;
       if (s.kind !== 'swap') t.spentAll += s.amount;
@@ -246,7 +254,7 @@ export class RiskManager {
   remaining(strategyId: string, token: PaymentToken, now: number): bigint | null {
     const lim = limitsFor(this.limits, token);
     if (lim === undefined) return null;
-    const key = token.address.toLowerCase();
+    const key = accountOf(this.limits, token);
     const g = this.totals(now, key);
     let left = max0(lim.maxSpendPerDay - (g.spentDay + g.exposure + g.reserved));
     const exp = max0(lim.maxExposure - g.exposure);
@@ -326,7 +334,7 @@ export class RiskManager {
       strategyId,
       intent,
       commitment: c,
-      tokenKey: c.token.address.toLowerCase(),
+      tokenKey: accountOf(this.limits, c.token),
       amount,
       items,
       held: 'inflight',
@@ -354,7 +362,7 @@ export class RiskManager {
         if (floor) return floor;
       }
     }
-    const key = c.token.address.toLowerCase();
+    const key = accountOf(this.limits, c.token);
     const add = c.type === 'exposure' ? max0(c.total - (old?.amount ?? 0n)) : c.total;
     const g = this.totals(now, key);
     if (c.type === 'exposure' && g.exposure + add > lim.maxExposure)
@@ -447,7 +455,7 @@ export class RiskManager {
           strategyId: r.strategyId,
           collection: c.collection ?? old?.collection ?? '',
           token: c.token,
-          tokenKey: c.token.address.toLowerCase(),
+          tokenKey: accountOf(this.limits, c.token),
           price: c.unitPrice,
           quantity: c.quantity,
           amount: c.total,
@@ -466,6 +474,7 @@ export class RiskManager {
           strategyId: r.strategyId,
           collection: c.collection,
           token: c.token.address.toLowerCase(),
+          account: accountOf(this.limits, c.token),
           amount: res.spent ?? c.total,
           kind: intent.kind === 'buy_listing' ? 'buy' : intent.kind,
           items: c.type === 'swap' ? 0n : c.quantity,
@@ -484,7 +493,7 @@ export class RiskManager {
       strategyId,
       intent,
       commitment: c,
-      tokenKey: c === null ? null : c.token.address.toLowerCase(),
+      tokenKey: c === null ? null : accountOf(this.limits, c.token),
       amount: c === null ? 0n : c.total,
       items: c === null || c.type === 'swap' ? 0n : c.quantity,
       held: 'unknown',
@@ -583,7 +592,7 @@ export class RiskManager {
     for (const e of this.book.values()) tokens.set(e.tokenKey, e.token);
     for (const r of this.reservations.values())
       if (r.commitment !== null && r.tokenKey !== null) tokens.set(r.tokenKey, r.commitment.token);
-    const spendTokens = new Set(this.spends.map((s) => s.token));
+    const spendTokens = new Set(this.spends.map((s) => s.account));
     const perToken: RiskTokenStatus[] = [];
     const keys = new Set([...tokens.keys(), ...spendTokens]);
     for (const key of keys) {

@@ -1,0 +1,458 @@
+import { describe, expect, it } from 'vitest';
+import type { SaleEvent } from '../../../src/domain/events.ts';
+import { ManualCron } from '../../../src/engine/cron.ts';
+import { createEngine, type EngineOptions } from '../../../src/engine/engine.ts';
+import type { LoadedStrategy } from '../../../src/engine/loader.ts';
+import {
+  FixedWriteBudget,
+  ManualClock,
+  MemoryExecutor,
+  MemoryJournal,
+  MemoryMarket,
+  MemorySpendLedger,
+  MemoryStateStore,
+} from '../../../src/engine/memory.ts';
+import { RejectedError, TransientError } from '../../../src/errors/index.ts';
+import { cancelOrder, type Intent, type OrderUpdate } from '../../../src/strategy.ts';
+import { eth, hash, listing, NOW, nft, OTHER, ownOffer, WALLET } from '../strategies/helpers.ts';
+import { limits, load, offer, scripted } from './fixtures.ts';
+
+function setup(strategies: LoadedStrategy[], o: Partial<EngineOptions> = {}) {
+  const clock = new ManualClock(NOW);
+  const market = new MemoryMarket(clock);
+  market.setCollection({
+    slug: 'apes',
+    floor: { price: eth('1') },
+    traitFloors: [{ type: 'Fur', value: 'Gold', price: eth('3') }],
+  });
+  market.setCollection({ slug: 'cats', floor: { price: eth('2') } });
+  const executor = new MemoryExecutor();
+  const journal = new MemoryJournal();
+  const stateStore = new MemoryStateStore();
+  const ledger = new MemorySpendLedger();
+  const cron = new ManualCron();
+  const engine = createEngine({
+    strategies,
+    market,
+    executor,
+    journal,
+    stateStore,
+    spendLedger: ledger,
+    risk: limits(),
+    clock,
+    cron,
+    retryIntervalMs: 0,
+    hookTimeoutMs: 50,
+    ...o,
+  });
+  return { clock, market, executor, journal, stateStore, ledger, cron, engine };
+}
+
+function sale(orderHash: string, price: bigint): SaleEvent {
+  return {
+    kind: 'sale',
+    id: `sale-${orderHash}`,
+    collection: 'apes' as SaleEvent['collection'],
+    chain: 'ethereum',
+    occurredAt: NOW,
+    receivedAt: NOW,
+    source: 'stream',
+    nft: nft(3),
+    orderHash: orderHash as SaleEvent['orderHash'],
+    txHash: null,
+    seller: OTHER,
+    buyer: WALLET,
+    quantity: 1n,
+    price,
+    paymentToken: {
+      address: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2' as never,
+      symbol: 'WETH',
+      decimals: 18,
+    },
+  };
+}
+
+describe('engine: the intent pipeline', () => {
+  it('event -> hook -> risk -> journal (write-ahead) -> executor; owners and status follow', async () => {
+    const updates: OrderUpdate[] = [];
+    const s = setup([
+      load(
+        scripted('a', { event: () => [offer('apes', eth('0.9'))] }, (u) => updates.push(u as OrderUpdate)),
+      ),
+    ]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: eth('2') }));
+    await s.engine.idle();
+    expect(s.executor.calls.map((c) => c.intent.kind)).toEqual(['place_offer']);
+    const [rec] = s.journal.list();
+    expect(rec?.state).toBe('done');
+    expect(s.journal.history.get(rec?.id ?? '')).toEqual(['pending', 'sent', 'done']);
+    expect(rec?.orderHash).toBe(hash(1));
+    expect(updates).toMatchObject([{ kind: 'intent_result', status: 'done', orderHash: hash(1) }]);
+    const st = s.engine.status();
+    expect(st.intents).toMatchObject({ emitted: 1, accepted: 1, done: 1, failed: 0 });
+    expect(st.risk.openOffers).toBe(1);
+    expect(st.strategies[0]).toMatchObject({ id: 'a', state: 'idle', module: 'a', version: '1.0.0' });
+  });
+
+  it('only subscribed kinds and collections reach onEvent', async () => {
+    let calls = 0;
+    const def = scripted('a', {
+      event: () => {
+        calls++;
+        return [];
+      },
+      events: ['sale'],
+    });
+    const s = setup([validateWithCollections(def, ['cats'])]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.onEvent({ ...sale(hash(5), 1n), collection: 'apes' as never });
+    await s.engine.onEvent({ ...sale(hash(5), 1n), collection: 'cats' as never });
+    expect(calls).toBe(1);
+  });
+
+  it('coalesces: a newer intent for a queued target replaces it; an in-flight target skips', async () => {
+    let price = eth('0.5');
+    const s = setup([load(scripted('a', { event: () => [offer('apes', price)] }))], { maxInFlight: 1 });
+    const gate: { open?: () => void } = {};
+    s.executor.behave = (intent) =>
+      intent.kind === 'cancel_order'
+        ? {}
+        : new Promise((res) => {
+            gate.open = () => res({ orderHash: s.executor.nextHash() });
+          });
+    await s.engine.start();
+    // occupy the only slot with another strategy's target
+    const busy = setup([]);
+    void busy;
+    await s.engine.onEvent(listing({ price: 1n })); // 0.5 goes in flight
+    price = eth('0.6');
+    await s.engine.onEvent(listing({ price: 1n })); // same target in flight -> skipped
+    expect(s.engine.status().skipped.byReason).toEqual({ in_flight: 1 });
+    gate.open?.();
+    await s.engine.idle();
+    expect(s.executor.calls.map((c) => c.intent.kind === 'place_offer' && c.intent.price)).toEqual([
+      eth('0.5'),
+    ]);
+  });
+
+  it('coalesces queued intents while the slots are full: the newest wins', async () => {
+    let n = 0;
+    const targets = () => [offer('cats', eth('0.5') + BigInt(n++))];
+    const s = setup(
+      [
+        load(scripted('a', { event: () => [offer('apes', eth('0.5'))] })),
+        load(scripted('b', { event: targets })),
+      ],
+      {
+        maxInFlight: 1,
+      },
+    );
+    const gates: (() => void)[] = [];
+    s.executor.behave = () =>
+      new Promise((res) => gates.push(() => res({ orderHash: s.executor.nextHash() })));
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n })); // a: apes in flight, b: cats queued (slot full)
+    await s.engine.onEvent(listing({ price: 1n })); // a: apes skipped (in flight), b: cats replaces queued
+    expect(s.engine.status().skipped.byReason).toMatchObject({ superseded: 1 });
+    while (gates.length > 0 || s.engine.status().intents.inFlight > 0) {
+      gates.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    await s.engine.idle();
+    const prices = s.executor.calls.map((c) =>
+      c.intent.kind === 'place_offer' ? `${c.intent.target}:${c.intent.price}` : '',
+    );
+    expect(prices).toEqual([
+      `offer:collection:apes:${eth('0.5')}`,
+      `offer:collection:cats:${eth('0.5') + 1n}`,
+    ]);
+  });
+
+  it('under a short write budget spends writes on the highest-value intents and says what it skipped', async () => {
+    const intents: Intent[] = [
+      offer('apes', eth('0.5'), 1, { trait: 'A' }),
+      offer('apes', eth('0.5'), 9, { trait: 'B' }),
+      offer('apes', eth('0.5'), 5, { trait: 'C' }),
+    ];
+    const budget = new FixedWriteBudget(4);
+    const s = setup([load(scripted('a', { tick: () => intents }))], {
+      writeBudget: budget,
+      queueTtlMs: 10_000,
+      risk: limits({ maxPriceVsFloorBps: 100_000 }),
+    });
+    s.market.setCollection({
+      slug: 'apes',
+      floor: { price: eth('1') },
+      traitFloors: ['A', 'B', 'C'].map((v) => ({ type: 'Fur', value: v, price: eth('1') })),
+    });
+    // the scheduler's budget shrinks as writes are spent
+    s.executor.behave = (intent) => {
+      budget.available -= 2;
+      return s.executor.defaultResult(intent);
+    };
+    await s.engine.start();
+    await s.engine.tick('a');
+    await s.engine.idle();
+    // 2 writes each: B (9) and C (5) fit in 4; A waits
+    expect(s.executor.calls.map((c) => c.intent.target)).toEqual([
+      'offer:trait:apes:Fur:B',
+      'offer:trait:apes:Fur:C',
+    ]);
+    expect(s.engine.status().intents.queued).toBe(1);
+    s.clock.advance(10_001);
+    s.engine.drain();
+    const st = s.engine.status();
+    expect(st.skipped.byReason).toEqual({ write_budget: 1 });
+    expect(st.skipped.recent[0]).toMatchObject({
+      strategyId: 'a',
+      target: 'offer:trait:apes:Fur:A',
+      reason: 'write_budget',
+    });
+    expect(st.intents.queued).toBe(0);
+  });
+
+  it('cancels go first and buys need no write budget', async () => {
+    const s = setup(
+      [
+        load(
+          scripted('a', {
+            tick: () => [offer('apes', eth('0.5'), 100), cancelOrder({ orderHash: hash(77) })],
+          }),
+        ),
+      ],
+      {
+        writeBudget: new FixedWriteBudget(1),
+      },
+    );
+    await s.engine.start();
+    await s.engine.tick('a');
+    await s.engine.idle();
+    expect(s.executor.calls.map((c) => c.intent.kind)).toEqual(['cancel_order']);
+  });
+
+  it('risk refusals are counted, reported to the strategy and never journaled', async () => {
+    const updates: OrderUpdate[] = [];
+    const s = setup([
+      load(
+        scripted('a', { event: () => [offer('apes', eth('1.5'))] }, (u) => updates.push(u as OrderUpdate)),
+      ),
+    ]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.executor.calls).toHaveLength(0);
+    expect(s.journal.list()).toHaveLength(0);
+    expect(updates).toMatchObject([{ status: 'rejected', error: { code: 'risk_price_over_floor' } }]);
+    expect(s.engine.status().risk.refusals).toEqual({ risk_price_over_floor: 1 });
+  });
+
+  it('a definite failure is failed; a maybe-processed one is unknown, held, and settles later', async () => {
+    const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))], {
+      risk: limits({ eth: { maxExposure: eth('1') } }),
+    });
+    s.executor.behave = () => {
+      throw new RejectedError('http_400', 'bad order');
+    };
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.journal.list()[0]?.state).toBe('failed');
+    s.executor.behave = () => {
+      throw new TransientError('timeout', 'timed out', { maybeProcessed: true });
+    };
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    const unknown = s.journal.list({ states: ['unknown'] });
+    expect(unknown).toHaveLength(1);
+    expect(s.engine.status().unresolved).toEqual([unknown[0]?.id]);
+    // the unknown offer still counts: a second one would cross the exposure cap
+    s.executor.behave = undefined;
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.engine.status().risk.refusals).toEqual({ risk_exposure: 1 });
+    await s.engine.settleUnknown(unknown[0]?.id ?? '', { status: 'done', result: { orderHash: hash(42) } });
+    expect(s.engine.status().unresolved).toEqual([]);
+    expect(s.engine.risk.bookEntry(hash(42))?.strategyId).toBe('a');
+  });
+
+  it('a guard refusal fails the intent after the write-ahead, before the executor', async () => {
+    const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))], {
+      guard: {
+        check: () => {
+          throw new RejectedError('guard_refused', 'no');
+        },
+      },
+    });
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.executor.calls).toHaveLength(0);
+    expect(s.journal.list()[0]).toMatchObject({ state: 'failed', error: { code: 'guard_refused' } });
+  });
+
+  it('refuses a second place for a target that already has an open own offer', async () => {
+    const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.executor.calls).toHaveLength(1);
+    expect(s.engine.status().skipped.byReason).toEqual({ duplicate_offer: 1 });
+  });
+});
+
+describe('engine: kill switch, pause, exposure headroom, restart', () => {
+  it('kill switch cancels every open offer and refuses new intents; resume restores trading', async () => {
+    const s = setup([
+      load(scripted('a', { event: () => [offer('apes', eth('0.9'))] })),
+      load(scripted('b', { event: () => [offer('cats', eth('1'))] })),
+    ]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.engine.status().risk.openOffers).toBe(2);
+    await s.engine.kill('test');
+    await s.engine.idle();
+    expect(s.executor.calls.filter((c) => c.intent.kind === 'cancel_order')).toHaveLength(2);
+    expect(s.engine.status().risk.openOffers).toBe(0);
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.tick('a');
+    await s.engine.idle();
+    expect(s.executor.calls.filter((c) => c.intent.kind === 'place_offer')).toHaveLength(2);
+    expect(s.engine.status().killed).toBe(true);
+    s.engine.resume();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.executor.calls.filter((c) => c.intent.kind === 'place_offer')).toHaveLength(4);
+  });
+
+  it('pause stops hooks and intents without losing state or orders', async () => {
+    let seen = 0;
+    const s = setup([
+      load(
+        scripted('a', {
+          event: () => {
+            seen++;
+            return [offer('apes', eth('0.9'))];
+          },
+        }),
+      ),
+    ]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    s.engine.pause();
+    await s.engine.onEvent(listing({ price: 1n }));
+    expect(seen).toBe(1);
+    expect(s.engine.status()).toMatchObject({ paused: true, risk: { openOffers: 1 } });
+    s.engine.resume();
+    await s.engine.onEvent(listing({ price: 1n }));
+    expect(seen).toBe(2);
+  });
+
+  it('after a fill eats the daily headroom, offers are cancelled so the worst case stays within the cap', async () => {
+    const s = setup(
+      [
+        load(
+          scripted('a', {
+            tick: () => [
+              offer('apes', eth('0.9')),
+              offer('cats', eth('0.5')),
+              offer('apes', eth('0.4'), 0, { trait: 'Gold' }),
+            ],
+          }),
+        ),
+      ],
+      { risk: limits({ eth: { maxSpendPerDay: eth('2'), maxExposure: eth('2') } }) },
+    );
+    await s.engine.start();
+    await s.engine.tick('a');
+    await s.engine.idle();
+    expect(s.engine.status().risk.openOffers).toBe(3);
+    const first = s.journal.list().find((r) => r.intent.target === 'offer:collection:cats')?.orderHash ?? '';
+    await s.engine.onEvent(sale(first, eth('0.5'))); // spent 0.5: worst case 0.5 + 1.3 fits 2
+    await s.engine.idle();
+    expect(s.executor.calls.filter((c) => c.intent.kind === 'cancel_order')).toHaveLength(0);
+    s.clock.advance(1);
+    // a buy outside the engine's book (restart, other process) spends 0.8 more: 1.3 > 0.7 left
+    s.engine.risk.adopt(ownOffer({ hash: 99, price: eth('0.8'), side: 'item_offer', expiresAt: null }), null);
+    await s.engine.onEvent(sale(hash(99), eth('0.8')));
+    await s.engine.idle();
+    const cancels = s.executor.calls.filter((c) => c.intent.kind === 'cancel_order');
+    expect(cancels).toHaveLength(1);
+    const st = s.engine.status().risk.tokens.find((t) => t.token === 'eth-like');
+    expect((st?.exposure ?? 0n) + (st?.spentToday ?? 0n)).toBeLessThanOrEqual(eth('2'));
+  });
+
+  it('restart: pending intents become failed, sent ones stay held, strategy state comes back', async () => {
+    const def = scripted('a', { event: () => [offer('apes', eth('0.9'))] });
+    const s = setup([load(def)]);
+    s.journal.append({
+      id: 'old-1',
+      strategyId: 'a',
+      intent: offer('cats', eth('1')),
+      state: 'pending',
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    s.journal.append({
+      id: 'old-2',
+      strategyId: 'a',
+      intent: offer('apes', eth('0.5')),
+      state: 'sent',
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    s.stateStore.save('a', { seen: 3 });
+    await s.engine.start();
+    expect(s.journal.records.get('old-1')?.state).toBe('failed');
+    expect(s.engine.status().unresolved).toEqual(['old-2']);
+    expect(s.engine.status().risk.unknown).toBe(1);
+  });
+
+  it('strategy state is saved after a hook that changed it, and loaded at start', async () => {
+    const first = setup([
+      load((await import('../../fixtures/strategies/good.ts')).default as never, {}, 'g'),
+    ]);
+    await first.engine.start();
+    await first.engine.onEvent(listing({ price: 1n }));
+    await first.engine.idle();
+    expect(JSON.parse(first.stateStore.data.get('g') ?? '{}')).toEqual({ seen: 1 });
+    const second = setup([
+      load((await import('../../fixtures/strategies/good.ts')).default as never, {}, 'g'),
+    ]);
+    second.stateStore.save('g', { seen: 41 });
+    await second.engine.start();
+    await second.engine.onEvent(listing({ price: 1n }));
+    await second.engine.idle();
+    expect(JSON.parse(second.stateStore.data.get('g') ?? '{}')).toEqual({ seen: 42 });
+  });
+
+  it('cron schedules call onTick', async () => {
+    let ticks = 0;
+    const s = setup([
+      load(
+        scripted('a', {
+          tick: () => {
+            ticks++;
+            return [];
+          },
+        }),
+      ),
+    ]);
+    await s.engine.start();
+    expect(s.cron.fire('*/5 * * * *')).toBe(1);
+    await s.engine.idle();
+    expect(ticks).toBe(1);
+    await s.engine.stop();
+    expect(s.cron.tasks.size).toBe(0);
+  });
+});
+
+function validateWithCollections(def: ReturnType<typeof scripted>, collections: string[]): LoadedStrategy {
+  const l = load(def);
+  return { ...l, subscriptions: { ...l.subscriptions, collections: new Set(collections) } };
+}

@@ -1,0 +1,69 @@
+import type { LoadedStrategy } from '../../../src/engine/loader.ts';
+import { validateDefinition } from '../../../src/engine/loader.ts';
+import { DEFAULT_RISK_TIMING, type RiskLimits, type TokenLimits } from '../../../src/engine/risk/limits.ts';
+import type { Strategy } from '../../../src/strategy.ts';
+import { type DropStatus, defineStrategy, type Intent, placeOffer, z } from '../../../src/strategy.ts';
+import { eth, WETH } from '../strategies/helpers.ts';
+
+export function limits(o: Partial<RiskLimits> & { eth?: Partial<TokenLimits> } = {}): RiskLimits {
+  return {
+    tokens: new Map(),
+    ethLike: {
+      budget: null,
+      maxExposure: eth('10'),
+      maxSpendPerDay: eth('10'),
+      maxPricePerItem: eth('5'),
+      ...o.eth,
+    },
+    strategies: new Map(),
+    collectionDefaults: {},
+    collections: new Map(),
+    ...DEFAULT_RISK_TIMING,
+    ...o,
+  };
+}
+
+export function load(def: Strategy, params: Record<string, unknown> = {}, id = def.id): LoadedStrategy {
+  return validateDefinition({ id, module: `inline:${def.id}`, params }, `/inline/${def.id}.ts`, def);
+}
+
+export function offer(
+  collection: string,
+  price: bigint,
+  priority = 0,
+  extra: Partial<{ trait: string }> = {},
+): Intent {
+  return placeOffer({
+    offer: extra.trait
+      ? { type: 'trait', collection, traitType: 'Fur', value: extra.trait }
+      : { type: 'collection', collection },
+    price,
+    paymentToken: WETH,
+    expiresAt: 1_900_000_000_000,
+    priority,
+  });
+}
+
+/** A strategy whose onEvent/onTick return whatever `plan` says. */
+export function scripted(
+  id: string,
+  plan: { event?: () => Intent[] | Promise<Intent[]>; tick?: () => Intent[]; events?: string[] },
+  onUpdate?: (u: unknown) => void,
+): Strategy {
+  const def = defineStrategy({
+    id,
+    version: '1.0.0',
+    params: z.strictObject({}),
+    subscriptions: { events: (plan.events ?? ['listing']) as never },
+    schedules: ['*/5 * * * *'],
+    onEvent: () => plan.event?.() ?? [],
+    onTick: () => plan.tick?.() ?? [],
+    onOrderUpdate: (_ctx, u) => {
+      onUpdate?.(u);
+      return [];
+    },
+  });
+  return def as unknown as Strategy;
+}
+
+export type { DropStatus };
