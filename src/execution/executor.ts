@@ -1,0 +1,771 @@
+/**
+ * The live executor: every operation that commits money, each one an intent in the store.
+ *
+ * Write-ahead: the intent row (`pending`) is written before any request; the transaction sender
+ * writes the raw signed transaction before it is broadcast; the fill and spend rows and `done`
+ * are written in one commit after the receipt. A crash anywhere leaves either nothing sent (the
+ * intent is failed at the next reconcile and a new intent may buy) or a transaction in the
+ * journal (reconcile follows it to its receipt and records it). Never a second buy of a listing:
+ * an intent on a listing that is not failed blocks every other intent on it.
+ *
+ * Transactions of one intent are the sender's sub-intents `<intentId>/<step>` (`fill`, `swap`,
+ * `mint`, `approve`, `approve-nft`, `approve-weth`); the sender never sends two for one.
+ */
+import { Interface, ZeroAddress } from 'ethers';
+import {
+  type AcceptOfferIntent,
+  type BuyListingIntent,
+  fulfillmentProposal,
+  type GuardedTx,
+  type Intent,
+  type MintIntent,
+  type SwapIntent,
+} from '../chain/guard/index.ts';
+import type { SendResult, TxRequest } from '../chain/index.ts';
+import { FatalError, isBaseError, RejectedError, TransientError } from '../errors/index.ts';
+import { silentLogger } from '../observability/index.ts';
+import type { TxRequest as SeaportTxRequest } from '../seaport/index.ts';
+import type { IntentRecord, IntentState, TxRecord } from '../store/index.ts';
+import {
+  type AcceptOfferInput,
+  type BuyListingInput,
+  EXECUTION_KINDS,
+  type ExecutionKind,
+  type ExecutionOutcome,
+  type ExecutionReconcileReport,
+  type ExecutionStep,
+  type Executor,
+  type ExecutorOptions,
+  type MintInput,
+  type SwapInput,
+} from './types.ts';
+
+const LIVE = new Set(['signed', 'sent', 'unknown']);
+const isIncluded = (t: TxRecord) =>
+  t.state === 'mined' || (t.state === 'failed' && t.blockNumber !== undefined);
+const OPEN: readonly IntentState[] = ['pending', 'sent', 'unknown'];
+
+/** The step name of each kind's main transaction (its sender sub-intent is `<id>/<step>`). */
+const MAIN_STEP: Record<ExecutionKind, string> = {
+  buy_listing: 'fill',
+  accept_offer: 'fill',
+  swap: 'swap',
+  mint: 'mint',
+};
+
+/** What was decided before the main transaction was sent, kept for recording and reconcile. */
+interface Plan {
+  readonly spent?: bigint;
+  readonly spendKind?: string;
+  readonly spendToken?: string;
+  readonly proceeds?: bigint;
+  readonly facts?: Readonly<Record<string, string | number | boolean>>;
+}
+
+const TRANSFER = new Interface([
+  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
+]);
+const TRANSFER_TOPIC = TRANSFER.getEvent('Transfer')?.topicHash ?? '';
+
+const subId = (intentId: string, step: string) => `${intentId}/${step}`;
+const planId = (intentId: string) => `${intentId}/plan`;
+const lower = (a: string) => a.toLowerCase();
+
+function codeOf(e: unknown): string {
+  return isBaseError(e) ? e.code : 'error';
+}
+
+export function createExecutor(options: ExecutorOptions): Executor {
+  const { api, guard, sender, store, rpc } = options;
+  const wallet = options.wallet;
+  if (lower(wallet) !== lower(sender.address)) {
+    throw new FatalError('wallet_mismatch', 'the executor wallet is not the sender wallet');
+  }
+  if (sender.chainId !== options.chainId) {
+    throw new FatalError('chain_mismatch', 'the executor chain id is not the sender chain id');
+  }
+  const log = (options.logger ?? silentLogger()).child({ component: 'executor' });
+  const now = options.now ?? Date.now;
+  const defaultStrategy = options.strategy ?? 'executor';
+  const marginBps = BigInt(options.gasMarginBps ?? 2_000);
+  const step = (s: ExecutionStep, id: string) => options.onStep?.(s, id);
+  let reconciled = false;
+  /** Intents this process is executing right now. */
+  const running = new Set<string>();
+
+  const blockers = store.db.prepare<[string], { id: string; state: IntentState }>(
+    "SELECT id, state FROM intents WHERE target_key = ? AND state != 'failed' ORDER BY created_at, rowid",
+  );
+  const filledTokens = store.db.prepare<[string], { token_id: string }>(
+    'SELECT token_id FROM fills WHERE intent_id = ? ORDER BY id',
+  );
+
+  // -- records --------------------------------------------------------------------------------
+
+  function planOf(intentId: string): Plan {
+    const p = store.intents.get(planId(intentId))?.payload;
+    return (p && typeof p === 'object' ? p : {}) as Plan;
+  }
+
+  function mainTxs(rec: IntentRecord): TxRecord[] {
+    return store.transactions.byIntent(subId(rec.id, MAIN_STEP[rec.kind as ExecutionKind]));
+  }
+
+  function outcomeOf(intentId: string, replayed = false): ExecutionOutcome | undefined {
+    const rec = store.intents.get(intentId);
+    if (!rec) return undefined;
+    const kind = rec.kind as ExecutionKind;
+    const txs = mainTxs(rec);
+    const tx = txs.find(isIncluded) ?? txs[txs.length - 1];
+    const plan = planOf(intentId);
+    const minted =
+      kind === 'mint' && rec.state === 'done' ? filledTokens.all(intentId).map((r) => r.token_id) : [];
+    return {
+      intentId,
+      kind,
+      state: rec.state,
+      ...(tx ? { txHash: tx.hash } : {}),
+      ...(tx?.blockNumber !== undefined ? { blockNumber: tx.blockNumber } : {}),
+      ...(plan.spent !== undefined ? { spent: plan.spent } : {}),
+      ...(plan.proceeds !== undefined ? { proceeds: plan.proceeds } : {}),
+      ...(kind === 'mint' && rec.state === 'done' ? { minted } : {}),
+      ...(rec.error !== undefined ? { error: rec.error } : {}),
+      ...(replayed ? { replayed: true } : {}),
+    };
+  }
+
+  function setOpen(intentId: string, state: 'sent' | 'unknown'): void {
+    const cur = store.intents.get(intentId);
+    if (cur && OPEN.includes(cur.state) && cur.state !== state) store.intents.setState(intentId, state);
+  }
+
+  /** Failed: the reservation is released. Durable (a later buy of the listing depends on it). */
+  function fail(intentId: string, code: string): void {
+    store.transaction(() => {
+      const cur = store.intents.get(intentId);
+      if (!cur || cur.state === 'done' || cur.state === 'failed') return;
+      store.intents.setState(intentId, 'failed', code);
+      const plan = planOf(intentId);
+      if (plan.spendKind !== undefined) store.spend.remove(intentId, plan.spendKind);
+    });
+    log.warn({ intentId, code }, 'execution failed');
+  }
+
+  /**
+   * Writes the intent (`pending`) unless another intent holds the same target. Not fsynced: the
+   * sender's write-ahead commit (fsynced) precedes any broadcast and carries it to disk.
+   */
+  function begin(
+    intentId: string,
+    kind: ExecutionKind,
+    strategy: string | undefined,
+    targetKey: string,
+    payload: unknown,
+    exclusive: boolean,
+  ): void {
+    store.transaction(
+      () => {
+        if (exclusive) {
+          const held = blockers.all(targetKey);
+          const first = held[0];
+          if (first) {
+            const done = held.find((h) => h.state === 'done');
+            throw new RejectedError(
+              done ? `${kind === 'buy_listing' ? 'listing' : 'order'}_already_filled` : 'target_in_flight',
+              done
+                ? `intent ${done.id} already executed ${targetKey}: not executing it again`
+                : `intent ${first.id} on ${targetKey} is ${first.state}: not executing it twice`,
+              { details: { targetKey, by: (done ?? first).id, state: (done ?? first).state } },
+            );
+          }
+        }
+        if (
+          !store.intents.create({
+            id: intentId,
+            strategy: strategy ?? defaultStrategy,
+            kind,
+            targetKey,
+            payload,
+          })
+        ) {
+          throw new RejectedError('intent_exists', `intent ${intentId} exists`);
+        }
+      },
+      { durable: false },
+    );
+    step('intent', intentId);
+  }
+
+  /** A repeated intent id: the recorded outcome, never a second execution. */
+  async function replay(intentId: string, kind: ExecutionKind): Promise<ExecutionOutcome | undefined> {
+    const rec = store.intents.get(intentId);
+    if (!rec) return undefined;
+    if (rec.kind !== kind) {
+      throw new RejectedError('intent_kind_mismatch', `intent ${intentId} is a ${rec.kind}, not a ${kind}`);
+    }
+    if (rec.state === 'done') return outcomeOf(intentId, true);
+    if (rec.state === 'failed') {
+      throw new RejectedError('intent_failed', `intent ${intentId} failed (${rec.error ?? 'unknown'})`, {
+        details: { intentId, error: rec.error ?? null },
+      });
+    }
+    if (running.has(intentId)) {
+      throw new RejectedError('intent_in_flight', `intent ${intentId} is being executed`);
+    }
+    return resolve(rec, true);
+  }
+
+  function requireReconciled(): void {
+    if (!reconciled) {
+      throw new FatalError('not_reconciled', 'reconcile() must finish before the executor executes anything');
+    }
+  }
+
+  // -- transactions ---------------------------------------------------------------------------
+
+  async function gasFor(tx: GuardedTx): Promise<bigint> {
+    if (options.fulfillmentGasLimit !== undefined) return options.fulfillmentGasLimit;
+    const est = await rpc.estimateGas({ from: wallet, to: tx.to, data: tx.data, value: tx.value });
+    return (est * (10_000n + marginBps)) / 10_000n;
+  }
+
+  /** Simulation and gas estimate at once (one round trip of latency); the simulation's refusal wins. */
+  async function simulateAndEstimate(tx: GuardedTx, intent: Intent): Promise<[GuardedTx, bigint]> {
+    const [sim, gas] = await Promise.allSettled([guard.simulate(tx, intent), gasFor(tx)]);
+    if (sim.status === 'rejected') throw sim.reason;
+    if (gas.status === 'rejected') {
+      const e = gas.reason;
+      if (e instanceof RejectedError) {
+        throw new RejectedError('estimate_failed', 'the transaction would revert (gas estimation failed)', {
+          details: { reason: e.shortMessage },
+        });
+      }
+      throw e;
+    }
+    return [sim.value, gas.value];
+  }
+
+  /** An approval built locally (src/seaport), sent and mined before the step that needs it. */
+  async function approve(intentId: string, name: string, req: SeaportTxRequest): Promise<void> {
+    const r = await sender.send(subId(intentId, name), { to: req.to, data: req.data, value: req.value });
+    if (r.status !== 'success') {
+      throw new RejectedError('approval_reverted', `the approval ${name} reverted`, {
+        details: { intentId, hash: r.hash },
+      });
+    }
+    log.info({ intentId, hash: r.hash, purpose: req.purpose }, 'approval mined');
+  }
+
+  /** The reservation and plan (one commit), then sign + write ahead + broadcast, then the receipt. */
+  async function sendMain(
+    rec: { id: string; kind: ExecutionKind; strategy: string },
+    tx: GuardedTx,
+    gasLimit: bigint | undefined,
+    plan: Plan,
+  ): Promise<ExecutionOutcome> {
+    const sub = subId(rec.id, MAIN_STEP[rec.kind]);
+    store.transaction(
+      () => {
+        store.intents.create({
+          id: planId(rec.id),
+          strategy: rec.strategy,
+          kind: 'plan',
+          targetKey: `plan:${rec.id}`,
+          payload: plan,
+          state: 'done',
+        });
+        if (plan.spendKind !== undefined && plan.spent !== undefined && plan.spendToken !== undefined) {
+          store.spend.record({
+            strategy: rec.strategy,
+            intentId: rec.id,
+            kind: plan.spendKind,
+            token: plan.spendToken,
+            amount: plan.spent,
+            at: now(),
+          });
+        }
+      },
+      { durable: false },
+    );
+    const req: TxRequest = {
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+      ...(gasLimit !== undefined ? { gasLimit } : {}),
+    };
+    const submitted = await sender.submit(sub, req);
+    store.transaction(() => setOpen(rec.id, submitted.state === 'unknown' ? 'unknown' : 'sent'), {
+      durable: false,
+    });
+    step('submitted', rec.id);
+    const res = await sender.wait(sub);
+    step('receipt', rec.id);
+    const stored = store.intents.get(rec.id);
+    if (!stored) throw new FatalError('store_write_lost', `intent ${rec.id} cannot be read back`);
+    settle(stored, res);
+    const out = outcomeOf(rec.id) as ExecutionOutcome;
+    if (out.state === 'failed') {
+      throw new RejectedError('tx_reverted', `the ${rec.kind} transaction reverted`, {
+        details: { intentId: rec.id, hash: res.hash },
+      });
+    }
+    return out;
+  }
+
+  /** Records an included main transaction: fill/spend rows and `done`, or `failed` if it reverted. */
+  function settle(rec: IntentRecord, res: SendResult): void {
+    if (rec.state === 'done' || rec.state === 'failed') return;
+    if (res.status !== 'success') {
+      fail(rec.id, 'reverted');
+      return;
+    }
+    const plan = planOf(rec.id);
+    const p = rec.payload as Record<string, unknown>;
+    const receipt = res.receipt;
+    store.transaction(() => {
+      const base = {
+        intentId: rec.id,
+        txHash: res.hash,
+        blockNumber: receipt.blockNumber,
+        filledAt: now(),
+      };
+      switch (rec.kind as ExecutionKind) {
+        case 'buy_listing':
+          store.fills.record({
+            ...base,
+            orderHash: String(p['orderHash']),
+            side: 'buy',
+            collection: String(p['collection']),
+            contract: String(p['contract']),
+            tokenId: String(p['tokenId']),
+            price: plan.spent ?? 0n,
+            token: String(p['paymentToken']),
+          });
+          break;
+        case 'accept_offer': {
+          const gross = p['offerPrice'] as bigint;
+          const proceeds = plan.proceeds ?? gross;
+          store.fills.record({
+            ...base,
+            orderHash: String(p['orderHash']),
+            side: 'sell',
+            collection: String(p['collection']),
+            contract: String(p['contract']),
+            tokenId: String(p['tokenId']),
+            price: gross,
+            token: String(p['paymentToken']),
+            fees: gross > proceeds ? gross - proceeds : 0n,
+          });
+          break;
+        }
+        case 'mint': {
+          const drop = lower(String(p['drop']));
+          const ids = receipt.logs
+            .filter(
+              (l) =>
+                lower(l.address) === drop &&
+                l.topics.length === 4 &&
+                l.topics[0] === TRANSFER_TOPIC &&
+                BigInt(l.topics[1] as string) === 0n &&
+                BigInt(l.topics[2] as string) === BigInt(wallet),
+            )
+            .map((l) => BigInt(l.topics[3] as string).toString());
+          const each = ids.length > 0 ? (plan.spent ?? 0n) / BigInt(ids.length) : 0n;
+          for (const tokenId of ids) {
+            store.fills.record({
+              ...base,
+              side: 'buy',
+              collection: String(p['slug']),
+              contract: drop,
+              tokenId,
+              price: each,
+              token: ZeroAddress,
+            });
+          }
+          break;
+        }
+        case 'swap':
+          break;
+      }
+      const gas = receipt.gasUsed * receipt.effectiveGasPrice;
+      if (gas > 0n) {
+        store.spend.record({
+          strategy: rec.strategy,
+          intentId: rec.id,
+          kind: 'gas',
+          token: ZeroAddress,
+          amount: gas,
+          at: now(),
+        });
+      }
+      store.intents.setState(rec.id, 'done');
+    });
+    step('recorded', rec.id);
+    log.info({ intentId: rec.id, kind: rec.kind, hash: res.hash, block: receipt.blockNumber }, 'executed');
+  }
+
+  /**
+   * Settles an open intent from the journal: no main transaction ever signed → failed
+   * (`interrupted`); one included → recorded; live → followed to its receipt (the sender re-sends
+   * the same raw bytes). Never sends a new main transaction.
+   */
+  async function resolve(rec: IntentRecord, rethrow = false): Promise<ExecutionOutcome> {
+    const txs = mainTxs(rec);
+    const live = txs.some((t) => LIVE.has(t.state));
+    const included = txs.some(isIncluded);
+    if (!live && !included) {
+      const last = txs[txs.length - 1];
+      fail(rec.id, last ? (last.error ?? 'tx_failed') : 'interrupted');
+      return outcomeOf(rec.id) as ExecutionOutcome;
+    }
+    if (rec.state === 'pending') setOpen(rec.id, 'sent');
+    try {
+      settle(rec, await sender.wait(subId(rec.id, MAIN_STEP[rec.kind as ExecutionKind])));
+    } catch (e) {
+      if (e instanceof RejectedError) fail(rec.id, e.code);
+      else {
+        const cur = store.intents.get(rec.id);
+        if (cur && OPEN.includes(cur.state)) setOpen(rec.id, 'unknown');
+        await describeListing(rec);
+        if (rethrow) throw e;
+        log.warn({ intentId: rec.id, code: codeOf(e) }, 'execution still unresolved');
+      }
+    }
+    return outcomeOf(rec.id) as ExecutionOutcome;
+  }
+
+  /** Logs Seaport's view of a listing whose buy is unresolved (filled by someone, cancelled…). */
+  async function describeListing(rec: IntentRecord): Promise<void> {
+    if (rec.kind !== 'buy_listing' || !options.orders) return;
+    const hash = String((rec.payload as Record<string, unknown>)['orderHash']);
+    try {
+      const s = await options.orders.getOrderStatus(hash);
+      log.warn(
+        {
+          intentId: rec.id,
+          orderHash: hash,
+          cancelled: s.isCancelled,
+          filled: s.totalFilled.toString(),
+          size: s.totalSize.toString(),
+        },
+        'listing of an unresolved buy',
+      );
+    } catch (e) {
+      log.warn({ intentId: rec.id, code: codeOf(e) }, 'order status unavailable');
+    }
+  }
+
+  /** Runs an operation's body; on error, fails the intent unless a main transaction may be out. */
+  async function run(
+    intentId: string,
+    kind: ExecutionKind,
+    body: () => Promise<ExecutionOutcome>,
+  ): Promise<ExecutionOutcome> {
+    running.add(intentId);
+    try {
+      return await body();
+    } catch (e) {
+      const rec = store.intents.get(intentId);
+      if (rec && OPEN.includes(rec.state)) {
+        const txs = store.transactions.byIntent(subId(intentId, MAIN_STEP[kind]));
+        const out = txs.some((t) => LIVE.has(t.state) || isIncluded(t));
+        if (!out) fail(intentId, codeOf(e));
+        else if (e instanceof RejectedError) fail(intentId, e.code);
+        else setOpen(intentId, 'unknown');
+      }
+      throw e;
+    } finally {
+      running.delete(intentId);
+    }
+  }
+
+  // -- operations -----------------------------------------------------------------------------
+
+  async function buyListing(input: BuyListingInput): Promise<ExecutionOutcome> {
+    requireReconciled();
+    const orderHash = lower(input.orderHash);
+    const replayed = await replay(input.intentId, 'buy_listing');
+    if (replayed) return replayed;
+    const protocol = input.protocolAddress ?? options.protocolAddress;
+    const intent: BuyListingIntent = {
+      kind: 'buy_listing',
+      chainId: options.chainId,
+      nft: {
+        contract: input.nft.contract,
+        identifier: input.nft.tokenId,
+        ...(input.nft.standard ? { standard: input.nft.standard } : {}),
+      },
+      orderHash,
+      maxPrice: input.maxPrice,
+      paymentToken: input.paymentToken,
+      recipient: wallet,
+      ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
+      ...(input.feeRecipients ? { feeRecipients: input.feeRecipients } : {}),
+    };
+    const strategy = input.strategy ?? defaultStrategy;
+    begin(
+      input.intentId,
+      'buy_listing',
+      strategy,
+      `listing:${orderHash}`,
+      {
+        orderHash,
+        collection: input.collection,
+        contract: lower(input.nft.contract),
+        tokenId: input.nft.tokenId.toString(),
+        maxPrice: input.maxPrice,
+        paymentToken: lower(input.paymentToken),
+        protocolAddress: lower(protocol),
+      },
+      true,
+    );
+    return run(input.intentId, 'buy_listing', async () => {
+      const response = await api.listings.fulfillmentData({
+        listing: { hash: orderHash, chain: options.chain, protocol_address: protocol },
+        fulfiller: { address: wallet },
+        ...(input.quantity !== undefined ? { units_to_fill: Number(input.quantity) } : {}),
+      });
+      step('fulfillment', input.intentId);
+      const checked = guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+      step('guard', input.intentId);
+      const [tx, gasLimit] = await simulateAndEstimate(checked, intent);
+      step('simulated', input.intentId);
+      const paid = tx.facts['paid'] !== undefined ? BigInt(tx.facts['paid']) : tx.value;
+      return sendMain({ id: input.intentId, kind: 'buy_listing', strategy }, tx, gasLimit, {
+        spent: paid,
+        spendKind: 'price',
+        spendToken: lower(input.paymentToken),
+        facts: tx.facts,
+      });
+    });
+  }
+
+  async function acceptOffer(input: AcceptOfferInput): Promise<ExecutionOutcome> {
+    requireReconciled();
+    const orderHash = lower(input.orderHash);
+    const replayed = await replay(input.intentId, 'accept_offer');
+    if (replayed) return replayed;
+    const protocol = input.protocolAddress ?? options.protocolAddress;
+    const intent: AcceptOfferIntent = {
+      kind: 'accept_offer',
+      chainId: options.chainId,
+      nft: {
+        contract: input.nft.contract,
+        identifier: input.nft.tokenId,
+        ...(input.nft.standard ? { standard: input.nft.standard } : {}),
+      },
+      orderHash,
+      minProceeds: input.minProceeds,
+      paymentToken: input.paymentToken,
+      recipient: wallet,
+      ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
+      ...(input.feeRecipients ? { feeRecipients: input.feeRecipients } : {}),
+    };
+    const strategy = input.strategy ?? defaultStrategy;
+    begin(
+      input.intentId,
+      'accept_offer',
+      strategy,
+      `accept:${lower(input.nft.contract)}:${input.nft.tokenId}`,
+      {
+        orderHash,
+        collection: input.collection,
+        contract: lower(input.nft.contract),
+        tokenId: input.nft.tokenId.toString(),
+        offerPrice: input.offerPrice,
+        minProceeds: input.minProceeds,
+        paymentToken: lower(input.paymentToken),
+        protocolAddress: lower(protocol),
+      },
+      true,
+    );
+    return run(input.intentId, 'accept_offer', async () => {
+      const response = await api.offers.fulfillmentData({
+        offer: { hash: orderHash, chain: options.chain, protocol_address: protocol },
+        fulfiller: { address: wallet },
+        consideration: { asset_contract_address: input.nft.contract, token_id: input.nft.tokenId.toString() },
+        units_to_fill: Number(input.quantity ?? 1n),
+      });
+      step('fulfillment', input.intentId);
+      const checked = guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+      step('guard', input.intentId);
+      const proceeds = BigInt(checked.facts['proceeds'] ?? 0);
+      if (options.approvals) {
+        const nftApproval = await options.approvals.nft(input.nft.contract, wallet);
+        if (nftApproval) await approve(input.intentId, 'approve-nft', nftApproval);
+        // fee items are paid out of the proceeds: Seaport pulls them from us through the conduit
+        const fees = input.offerPrice - proceeds;
+        if (fees > 0n) {
+          const wethApproval = await options.approvals.weth(input.paymentToken, wallet, fees);
+          if (wethApproval) await approve(input.intentId, 'approve-weth', wethApproval);
+        }
+      }
+      const [tx, gasLimit] = await simulateAndEstimate(checked, intent);
+      step('simulated', input.intentId);
+      return sendMain({ id: input.intentId, kind: 'accept_offer', strategy }, tx, gasLimit, {
+        proceeds,
+        facts: tx.facts,
+      });
+    });
+  }
+
+  async function swap(input: SwapInput): Promise<ExecutionOutcome> {
+    requireReconciled();
+    const replayed = await replay(input.intentId, 'swap');
+    if (replayed) return replayed;
+    if (!Number.isInteger(input.slippageBps) || input.slippageBps < 0 || input.slippageBps > 5_000) {
+      throw new RejectedError('swap_bad_slippage', 'slippageBps must be an integer from 0 to 5,000');
+    }
+    const floor =
+      input.minAmountOut ??
+      (input.expectedAmountOut !== undefined
+        ? (input.expectedAmountOut * BigInt(10_000 - input.slippageBps)) / 10_000n
+        : undefined);
+    if (floor === undefined || floor <= 0n) {
+      throw new RejectedError(
+        'swap_no_floor',
+        'a swap needs minAmountOut or expectedAmountOut (the quote is not trusted for it)',
+      );
+    }
+    const intent: SwapIntent = {
+      kind: 'swap',
+      chainId: options.chainId,
+      fromToken: input.fromToken,
+      toToken: input.toToken,
+      amountIn: input.amountIn,
+      minAmountOut: floor,
+      recipient: wallet,
+    };
+    const strategy = input.strategy ?? defaultStrategy;
+    begin(
+      input.intentId,
+      'swap',
+      strategy,
+      `swap:${input.intentId}`,
+      {
+        fromToken: lower(input.fromToken),
+        toToken: lower(input.toToken),
+        amountIn: input.amountIn,
+        minAmountOut: floor,
+        slippageBps: input.slippageBps,
+      },
+      false,
+    );
+    return run(input.intentId, 'swap', async () => {
+      const response = await api.swap.quote({
+        from_chain: options.chain,
+        from_address: input.fromToken,
+        to_chain: options.chain,
+        to_address: input.toToken,
+        quantity: input.amountIn,
+        address: wallet,
+        slippage: input.slippageBps / 10_000,
+      });
+      step('fulfillment', input.intentId);
+      const steps = await guard.guardSwapQuote(response, intent);
+      step('guard', input.intentId);
+      let main = steps[steps.length - 1] as GuardedTx;
+      if (steps.length === 2) {
+        const approval = steps[0] as GuardedTx;
+        await approve(input.intentId, 'approve', { ...approval, purpose: 'swap approval' });
+        main = await guard.simulate(main, intent);
+      }
+      step('simulated', input.intentId);
+      return sendMain({ id: input.intentId, kind: 'swap', strategy }, main, undefined, {
+        spent: input.amountIn,
+        spendKind: 'amount_in',
+        spendToken: lower(input.fromToken),
+        facts: main.facts,
+      });
+    });
+  }
+
+  async function mint(input: MintInput): Promise<ExecutionOutcome> {
+    requireReconciled();
+    const replayed = await replay(input.intentId, 'mint');
+    if (replayed) return replayed;
+    const intent: MintIntent = {
+      kind: 'mint',
+      chainId: options.chainId,
+      drop: input.drop,
+      quantity: BigInt(input.quantity),
+      maxValue: input.maxValue,
+      recipient: wallet,
+    };
+    const strategy = input.strategy ?? defaultStrategy;
+    begin(
+      input.intentId,
+      'mint',
+      strategy,
+      `mint:${input.slug}:${input.intentId}`,
+      { slug: input.slug, drop: lower(input.drop), quantity: input.quantity, maxValue: input.maxValue },
+      false,
+    );
+    return run(input.intentId, 'mint', async () => {
+      let response: unknown;
+      try {
+        response = await api.drops.mint(input.slug, { minter: wallet, quantity: input.quantity });
+      } catch (e) {
+        throw mintRejection(input.slug, e);
+      }
+      step('fulfillment', input.intentId);
+      const tx = await guard.guardMint(response, intent);
+      step('guard', input.intentId);
+      step('simulated', input.intentId);
+      return sendMain({ id: input.intentId, kind: 'mint', strategy }, tx, undefined, {
+        spent: tx.value,
+        spendKind: 'price',
+        spendToken: ZeroAddress,
+        facts: tx.facts,
+      });
+    });
+  }
+
+  async function reconcile(): Promise<ExecutionReconcileReport> {
+    const report = await sender.reconcile();
+    const out: ExecutionOutcome[] = [];
+    for (const rec of store.intents.listByState(...OPEN)) {
+      if (!(EXECUTION_KINDS as readonly string[]).includes(rec.kind)) continue;
+      const o = await resolve(rec);
+      log.info({ intentId: rec.id, kind: rec.kind, state: o.state, hash: o.txHash ?? null }, 'reconciled');
+      out.push(o);
+    }
+    reconciled = true;
+    return { sender: report, intents: out };
+  }
+
+  return {
+    wallet,
+    reconcile,
+    buyListing,
+    acceptOffer,
+    swap,
+    mint,
+    status: (intentId) => outcomeOf(intentId),
+  };
+}
+
+/** The API's 409 and 422 of a drop mint as clear rejections with the server's reasons. */
+function mintRejection(slug: string, e: unknown): unknown {
+  if (!(e instanceof RejectedError)) return e;
+  const reasons = Array.isArray(e.details['reasons']) ? (e.details['reasons'] as unknown[]).map(String) : [];
+  const why = reasons.length > 0 ? reasons.join('; ') : e.shortMessage;
+  if (e.code === 'http_409') {
+    return new RejectedError('mint_not_active', `drop ${slug} is not currently active: ${why}`, {
+      details: { slug, status: 409, reasons },
+      cause: e,
+    });
+  }
+  if (e.code === 'http_422') {
+    return new RejectedError('mint_precondition_failed', `drop ${slug}: a mint precondition failed: ${why}`, {
+      details: { slug, status: 422, reasons },
+      cause: e,
+    });
+  }
+  return e;
+}
+
+/** True for errors after which the outcome is not known (a transaction may be out). */
+export function isUnresolved(e: unknown): boolean {
+  return e instanceof TransientError && e.maybeProcessed;
+}

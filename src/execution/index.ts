@@ -1,0 +1,18 @@
+/** Execution: buy a listing (the snipe path), accept an offer, swap, mint — each one a write-ahead intent. */
+export { createExecutor, isUnresolved } from './executor.ts';
+export {
+  type AcceptOfferInput,
+  type BuyListingInput,
+  EXECUTION_KINDS,
+  type ExecutionApi,
+  type ExecutionKind,
+  type ExecutionOutcome,
+  type ExecutionReconcileReport,
+  type ExecutionStep,
+  type Executor,
+  type ExecutorOptions,
+  type MintInput,
+  type NftInput,
+  type OrderStatusReader,
+  type SwapInput,
+} from './types.ts';
