@@ -84,7 +84,9 @@ export class RiskManager {
   private readonly book = new Map<string, BookEntry>();
   private readonly reservations = new Map<string, Reservation>();
   private readonly cancelling = new Set<string>();
+  /** Spend of the last `dayMs` (older entries are folded into the archived totals below). */
   private spends: SpendEntry[] = [];
+  private readonly archived = new Map<string, bigint>();
   private readonly refusals = new Map<string, number>();
   private killedAt: number | null = null;
   private pausedAt: number | null = null;
@@ -120,6 +122,25 @@ export class RiskManager {
   /** Seeds spend history (from the persistent ledger) at start. */
   loadSpends(entries: readonly SpendEntry[]): void {
     this.spends = [...entries].sort((a, b) => a.at - b.at);
+    this.archived.clear();
+  }
+
+  /** Folds spend older than the daily window into all-time totals (per account, strategy, collection). */
+  private prune(now: number): void {
+    const dayStart = now - this.limits.dayMs;
+    let n = 0;
+    while (n < this.spends.length && (this.spends[n]?.at ?? 0) <= dayStart) {
+      const s = this.spends[n] as SpendEntry;
+      n++;
+      if (s.kind === 'swap') continue;
+      for (const k of [
+        `a|${s.account}`,
+        `s|${s.account}|${s.strategyId}`,
+        `c|${s.account}|${s.collection ?? ''}`,
+      ])
+        this.archived.set(k, (this.archived.get(k) ?? 0n) + s.amount);
+    }
+    if (n > 0) this.spends = this.spends.slice(n);
   }
 
   /** Adds (or refreshes) an open offer in the book. */
@@ -218,10 +239,19 @@ export class RiskManager {
     tokenKey: string,
     filter: { strategyId?: string; collection?: string } = {},
   ): Totals {
+    this.prune(now);
     const t = zero();
     const dayStart = now - this.limits.dayMs;
     const sId = filter.strategyId;
     const col = filter.collection;
+    t.spentAll =
+      this.archived.get(
+        sId !== undefined
+          ? `s|${tokenKey}|${sId}`
+          : col !== undefined
+            ? `c|${tokenKey}|${col}`
+            : `a|${tokenKey}`,
+      ) ?? 0n;
     for (const e of this.book.values()) {
       if (e.tokenKey !== tokenKey) continue;
       if (sId !== undefined && e.strategyId !== sId) continue;
