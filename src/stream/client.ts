@@ -174,9 +174,10 @@ class PhoenixStreamClient implements StreamClient {
     handlerErrors: 0,
   };
   // reused normalize context of live frames (no per-frame allocation)
-  readonly #liveCtx: { receivedAt: number; source: 'stream'; collection?: string } = {
+  readonly #liveCtx: { receivedAt: number; source: 'stream'; collection: string | undefined } = {
     receivedAt: 0,
     source: 'stream',
+    collection: undefined,
   };
 
   constructor(o: StreamClientOptions) {
@@ -613,11 +614,10 @@ class PhoenixStreamClient implements StreamClient {
     const now = this.#clock.wallNow();
     const ctx = this.#liveCtx;
     ctx.receivedAt = now;
-    if (ch.key !== WILDCARD) ctx.collection = ch.key;
-    else delete ctx.collection;
+    ctx.collection = ch.key !== WILDCARD ? ch.key : undefined;
     let e: MarketEvent;
     try {
-      e = normalizeStreamMessage(frame[4], ctx as NormalizeContext);
+      e = normalizeStreamMessage(frame[4], ctx);
     } catch (err) {
       if (err instanceof MalformedEvent) this.#malformed(err.kind, err.message);
       else this.#malformed('bad_message', errText(err));

@@ -15,13 +15,17 @@
 import type { ChainName } from '../domain/chains.ts';
 import type {
   CancelEvent,
+  CollectionOfferEvent,
   EventSource,
+  ItemOfferEvent,
+  ListingEvent,
   MarketEvent,
   MetadataUpdateEvent,
   NftRef,
   OrderValidityEvent,
   PaymentToken,
   SaleEvent,
+  TraitOfferEvent,
   TransferEvent,
 } from '../domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../domain/ids.ts';
@@ -94,8 +98,12 @@ export const STREAM_EVENT_TYPES: readonly StreamEventType[] = Object.freeze(
   Object.keys(STREAM_EVENT_KIND) as StreamEventType[],
 );
 
+const KIND_OF_TYPE = new Map<string, (typeof STREAM_EVENT_KIND)[StreamEventType]>(
+  Object.entries(STREAM_EVENT_KIND),
+);
+
 export function isStreamEventType(v: unknown): v is StreamEventType {
-  return typeof v === 'string' && Object.hasOwn(STREAM_EVENT_KIND, v);
+  return typeof v === 'string' && KIND_OF_TYPE.has(v);
 }
 
 /**
@@ -124,17 +132,23 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function isHexBody(s: string, from: number): boolean {
-  for (let i = from; i < s.length; i++) {
+/**
+ * `s` lower-cased when it is `0x` + hex of `length` characters in all, else null. One pass; the
+ * input itself is returned (no allocation) when it is already lower case, as the service sends it.
+ */
+function lowerHex(s: string, length: number): string | null {
+  if (s.length !== length || s.charCodeAt(0) !== 48 || (s.charCodeAt(1) | 32) !== 120) return null;
+  let upper = s.charCodeAt(1) === 88;
+  for (let i = 2; i < length; i++) {
     const c = s.charCodeAt(i);
-    // 0-9, A-F, a-f
-    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102))) return false;
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) continue;
+    if (c >= 65 && c <= 70) {
+      upper = true;
+      continue;
+    }
+    return null;
   }
-  return true;
-}
-
-function isHex(s: string, length: number): boolean {
-  return s.length === length && s.charCodeAt(0) === 48 && (s.charCodeAt(1) | 32) === 120 && isHexBody(s, 2);
+  return upper ? s.toLowerCase() : s;
 }
 
 function isDigits(s: string): boolean {
@@ -149,8 +163,9 @@ function isDigits(s: string): boolean {
 }
 
 function address(v: unknown, what: string): Address {
-  if (typeof v !== 'string' || !isHex(v, 42)) bad('bad_address', `${what}: not an address`);
-  return v.toLowerCase() as Address;
+  const a = typeof v === 'string' ? lowerHex(v, 42) : null;
+  if (a === null) return bad('bad_address', `${what}: not an address`);
+  return a as Address;
 }
 
 /** `{address}` (stream account) or a bare address string (REST). */
@@ -166,8 +181,9 @@ function optionalAccount(v: unknown, what: string): Address | null {
 }
 
 function orderHash(v: unknown): OrderHash {
-  if (typeof v !== 'string' || !isHex(v, 66)) bad('bad_order_hash', 'order_hash: not a 32-byte hash');
-  return v.toLowerCase() as OrderHash;
+  const h = typeof v === 'string' ? lowerHex(v, 66) : null;
+  if (h === null) return bad('bad_order_hash', 'order_hash: not a 32-byte hash');
+  return h as OrderHash;
 }
 
 function optionalOrderHash(v: unknown): OrderHash | null {
@@ -177,8 +193,9 @@ function optionalOrderHash(v: unknown): OrderHash | null {
 function txHashOf(v: unknown): string | null {
   const h = isObj(v) ? v['hash'] : v;
   if (h === null || h === undefined || h === '') return null;
-  if (typeof h !== 'string' || !isHex(h, 66)) bad('bad_frame', 'transaction: not a 32-byte hash');
-  return h.toLowerCase();
+  const x = typeof h === 'string' ? lowerHex(h, 66) : null;
+  if (x === null) return bad('bad_frame', 'transaction: not a 32-byte hash');
+  return x;
 }
 
 /** A price in smallest units: a decimal integer string (or a safe integer). */
@@ -199,13 +216,11 @@ const tokenCache = new Map<string, PaymentToken>();
 
 /** Interned payment tokens: a stream carries a handful of tokens, so most frames allocate none. */
 function internToken(addr: string, symbol: string, decimals: number): PaymentToken {
-  const key = `${addr}|${symbol}|${decimals}`;
-  let t = tokenCache.get(key);
-  if (t === undefined) {
-    t = Object.freeze({ address: addr as Address, symbol, decimals });
-    if (tokenCache.size < 1024) tokenCache.set(key, t);
-  }
-  return t;
+  const t = tokenCache.get(addr);
+  if (t !== undefined && t.symbol === symbol && t.decimals === decimals) return t;
+  const fresh: PaymentToken = Object.freeze({ address: addr as Address, symbol, decimals });
+  if (t === undefined && tokenCache.size < 1024) tokenCache.set(addr, fresh);
+  return fresh;
 }
 
 function checkDecimals(d: unknown): number {
@@ -217,12 +232,12 @@ function checkDecimals(d: unknown): number {
 /** Stream `payment_token {address, symbol, decimals, …}`. */
 function streamToken(v: unknown): PaymentToken {
   if (!isObj(v)) return bad('bad_payment_token', 'payment_token: missing');
-  const a = v['address'];
-  if (typeof a !== 'string' || !isHex(a, 42))
-    bad('bad_payment_token', 'payment_token.address: not an address');
+  const raw = v['address'];
+  const a = typeof raw === 'string' ? lowerHex(raw, 42) : null;
+  if (a === null) return bad('bad_payment_token', 'payment_token.address: not an address');
   const symbol = v['symbol'];
-  if (typeof symbol !== 'string') bad('bad_payment_token', 'payment_token.symbol: missing');
-  return internToken(a.toLowerCase(), symbol, checkDecimals(v['decimals']));
+  if (typeof symbol !== 'string') return bad('bad_payment_token', 'payment_token.symbol: missing');
+  return internToken(a, symbol, checkDecimals(v['decimals']));
 }
 
 const ISO_RE = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$/;
@@ -233,6 +248,8 @@ const ISO_RE = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z
  */
 export function parseIsoMs(v: unknown): number | null {
   if (typeof v !== 'string') return null;
+  const fast = fastIsoUtcMs(v);
+  if (fast >= 0) return fast;
   const m = ISO_RE.exec(v);
   if (m === null) return null;
   const frac = m[7];
@@ -254,6 +271,65 @@ export function parseIsoMs(v: unknown): number | null {
     t -= sign * offsetMin * 60_000;
   }
   return Number.isFinite(t) ? t : null;
+}
+
+function digits(s: string, from: number, n: number): number {
+  let v = 0;
+  for (let i = from; i < from + n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS[.f{1,9}](+00:00|Z|)` without a regex; -1 when the string is not in that
+ * form (the caller falls back to the general parser).
+ */
+function fastIsoUtcMs(s: string): number {
+  const n = s.length;
+  if (n < 19 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84) return -1;
+  if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return -1;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 2);
+  const d = digits(s, 8, 2);
+  const h = digits(s, 11, 2);
+  const mi = digits(s, 14, 2);
+  const se = digits(s, 17, 2);
+  if (
+    y < 0 ||
+    mo < 1 ||
+    mo > 12 ||
+    d < 1 ||
+    d > 31 ||
+    h < 0 ||
+    h > 23 ||
+    mi < 0 ||
+    mi > 59 ||
+    se < 0 ||
+    se > 60
+  )
+    return -1;
+  let i = 19;
+  let ms = 0;
+  if (i < n && s.charCodeAt(i) === 46) {
+    i++;
+    let k = 0;
+    while (i < n) {
+      const c = s.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) break;
+      if (k < 3) ms = ms * 10 + c;
+      k++;
+      i++;
+    }
+    if (k === 0 || k > 9) return -1;
+    for (; k < 3; k++) ms *= 10;
+  }
+  const rest = n - i;
+  if (!(rest === 0 || (rest === 1 && s.charCodeAt(i) === 90) || (rest === 6 && s.endsWith('+00:00'))))
+    return -1;
+  return Date.UTC(y, mo - 1, d, h, mi, se, ms);
 }
 
 function isoMs(v: unknown, what: string): number {
@@ -307,14 +383,11 @@ function streamItem(item: unknown, fallbackChain: string | undefined): NftRef | 
   if (a <= 0 || b < 0) return bad('missing_item', 'item.nft_id: not chain/contract/identifier');
   const contract = id.slice(a + 1, b);
   const identifier = id.slice(b + 1);
-  if (!isHex(contract, 42)) bad('missing_item', 'item.nft_id: bad contract');
+  const lower = lowerHex(contract, 42);
+  if (lower === null) return bad('missing_item', 'item.nft_id: bad contract');
   if (!isDigits(identifier)) bad('missing_item', 'item.nft_id: bad token id');
   const chain = id.slice(0, a) || fallbackChain;
-  return {
-    chain: checkChain(chain),
-    contract: contract.toLowerCase() as Address,
-    identifier: identifier as TokenId,
-  };
+  return { chain: checkChain(chain), contract: lower as Address, identifier: identifier as TokenId };
 }
 
 function requireNft(nft: NftRef | null, type: string): NftRef {
@@ -347,7 +420,7 @@ export interface NormalizeContext {
   readonly receivedAt: number;
   readonly source: EventSource;
   /** Used when the message names no collection (e.g. a channel `collection:<slug>`). */
-  readonly collection?: string;
+  readonly collection?: string | undefined;
 }
 
 /**
@@ -365,7 +438,7 @@ export function normalizeStreamMessage(message: unknown, ctx: NormalizeContext):
   const rawChain = chainOf(p['chain']);
   const nft = streamItem(p['item'], rawChain);
   const chain = checkChain(rawChain ?? nft?.chain);
-  const kind = STREAM_EVENT_KIND[type];
+  const kind = KIND_OF_TYPE.get(type) as (typeof STREAM_EVENT_KIND)[StreamEventType];
   const receivedAt = ctx.receivedAt;
   const source = ctx.source;
 
@@ -375,27 +448,93 @@ export function normalizeStreamMessage(message: unknown, ctx: NormalizeContext):
     case 'collection_offer':
     case 'trait_offer': {
       const hash = orderHash(p['order_hash']);
+      const id = orderEventId(kind, hash);
       const occurredAt = isoMs(p['event_timestamp'], 'event_timestamp');
-      const base = {
-        id: orderEventId(kind, hash),
+      const maker = account(p['maker'], 'maker');
+      const taker = restTaker(p['taker']);
+      const qty = quantity(p['quantity']);
+      const amount = price(p['base_price'], 'base_price');
+      const paymentToken = streamToken(p['payment_token']);
+      const expiresAt = optionalIsoMs(p['expiration_date'], 'expiration_date');
+      // object literals per kind (no spreads): one hidden class per kind on the hot path
+      if (kind === 'listing') {
+        const e: ListingEvent = {
+          kind,
+          id,
+          collection,
+          chain,
+          occurredAt,
+          receivedAt,
+          source,
+          orderHash: hash,
+          maker,
+          taker,
+          quantity: qty,
+          price: amount,
+          paymentToken,
+          expiresAt,
+          nft: requireNft(nft, type),
+          isPrivate: p['is_private'] === true,
+        };
+        return e;
+      }
+      if (kind === 'item_offer') {
+        const e: ItemOfferEvent = {
+          kind,
+          id,
+          collection,
+          chain,
+          occurredAt,
+          receivedAt,
+          source,
+          orderHash: hash,
+          maker,
+          taker,
+          quantity: qty,
+          price: amount,
+          paymentToken,
+          expiresAt,
+          nft: requireNft(nft, type),
+        };
+        return e;
+      }
+      if (kind === 'collection_offer') {
+        const e: CollectionOfferEvent = {
+          kind,
+          id,
+          collection,
+          chain,
+          occurredAt,
+          receivedAt,
+          source,
+          orderHash: hash,
+          maker,
+          taker,
+          quantity: qty,
+          price: amount,
+          paymentToken,
+          expiresAt,
+        };
+        return e;
+      }
+      const e: TraitOfferEvent = {
+        kind,
+        id,
         collection,
         chain,
         occurredAt,
         receivedAt,
         source,
         orderHash: hash,
-        maker: account(p['maker'], 'maker'),
-        taker: restTaker(p['taker']),
-        quantity: quantity(p['quantity']),
-        price: price(p['base_price'], 'base_price'),
-        paymentToken: streamToken(p['payment_token']),
-        expiresAt: optionalIsoMs(p['expiration_date'], 'expiration_date'),
+        maker,
+        taker,
+        quantity: qty,
+        price: amount,
+        paymentToken,
+        expiresAt,
+        traits: traitCriteria(p['trait_criteria'], p['trait_criteria_list']),
       };
-      if (kind === 'listing')
-        return { ...base, kind, nft: requireNft(nft, type), isPrivate: p['is_private'] === true };
-      if (kind === 'item_offer') return { ...base, kind, nft: requireNft(nft, type) };
-      if (kind === 'collection_offer') return { ...base, kind };
-      return { ...base, kind, traits: traitCriteria(p['trait_criteria'], p['trait_criteria_list']) };
+      return e;
     }
     case 'sale': {
       const n = requireNft(nft, type);
@@ -534,13 +673,13 @@ function restNft(v: unknown, chain: ChainName): NftRef | null {
 /** REST `payment {quantity, token_address, decimals, symbol}`. */
 function restPayment(v: unknown): { price: bigint; token: PaymentToken } {
   if (!isObj(v)) return bad('bad_price', 'payment: missing');
-  const a = v['token_address'];
-  if (typeof a !== 'string' || !isHex(a, 42))
-    bad('bad_payment_token', 'payment.token_address: not an address');
+  const raw = v['token_address'];
+  const a = typeof raw === 'string' ? lowerHex(raw, 42) : null;
+  if (a === null) return bad('bad_payment_token', 'payment.token_address: not an address');
   const symbol = typeof v['symbol'] === 'string' ? v['symbol'] : '';
   return {
     price: price(v['quantity'], 'payment.quantity'),
-    token: internToken(a.toLowerCase(), symbol, checkDecimals(v['decimals'])),
+    token: internToken(a, symbol, checkDecimals(v['decimals'])),
   };
 }
 
