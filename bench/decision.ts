@@ -69,28 +69,30 @@ function line(s: string): void {
 const clock = new ManualClock(1_800_000_000_000);
 const market = new MemoryMarket(clock);
 
-function refresh(): void {
-  const listings: Record<string, { price: bigint }> = {};
-  for (let i = 0; i < 500; i++)
-    listings[`ethereum/${CONTRACT}/${10_000 + i}`] = { price: E + BigInt(i) * 10n ** 15n };
-  const traitFloors = TRAIT_TYPES.flatMap((type, t) =>
+const listings: Record<string, { price: bigint }> = {};
+for (let i = 0; i < 500; i++)
+  listings[`ethereum/${CONTRACT}/${10_000 + i}`] = { price: E + BigInt(i) * 10n ** 15n };
+const apes = {
+  slug: 'apes',
+  floor: { price: E, orderHash: hash(999_999) },
+  bestListings: listings,
+  traitFloors: TRAIT_TYPES.flatMap((type, t) =>
     Array.from({ length: 10 }, (_, v) => ({
       type,
       value: `v${v}`,
       price: E + BigInt(t * 10 + v) * 10n ** 16n,
     })),
-  );
-  market.setCollection({
-    slug: 'apes',
-    floor: { price: E, orderHash: hash(999_999) },
-    bestListings: listings,
-    traitFloors,
-    traits: TRAIT_TYPES.map((type) => ({
-      type,
-      counts: Object.fromEntries(Array.from({ length: 10 }, (_, v) => [`v${v}`, 10 + v * 7])),
-    })),
-    bestCollectionOffer: { price: (E * 85n) / 100n, orderHash: hash(888_888), maker: OTHER, token: WETH },
-  });
+  ),
+  traits: TRAIT_TYPES.map((type) => ({
+    type,
+    counts: Object.fromEntries(Array.from({ length: 10 }, (_, v) => [`v${v}`, 10 + v * 7])),
+  })),
+  bestCollectionOffer: { price: (E * 85n) / 100n, orderHash: hash(888_888), maker: OTHER, token: WETH },
+};
+
+/** Re-learns everything at the current clock (outside the measurement). */
+function refresh(): void {
+  market.setCollection(apes);
   market.setBalances({ [WETH.address]: 3n * E, [USDC.address]: 1_000_000_000n });
   market.setDrop({
     slug: 'genesis',
@@ -222,12 +224,14 @@ async function main(): Promise<void> {
   ]);
   const big = 10n ** 30n;
   const executor = new MemoryExecutor();
+  const journal = new MemoryJournal();
+  const stateStore = new MemoryStateStore();
   const engine = createEngine({
     strategies,
     market,
     executor,
-    journal: new MemoryJournal(),
-    stateStore: new MemoryStateStore(),
+    journal,
+    stateStore,
     spendLedger: new MemorySpendLedger(),
     risk: {
       tokens: new Map([
@@ -286,6 +290,10 @@ async function main(): Promise<void> {
   all.sort((a, b) => a - b);
   await engine.stop();
   const st = engine.status();
+  if (process.env.BENCH_DEBUG === '1')
+    line(
+      `debug: open offers ${st.risk.openOffers}, journal ${(await journal.list()).length}, state bytes ${[...stateStore.data.values()].map((m) => [...m.values()].reduce((a, v) => a + v.length, 0)).join(',')}`,
+    );
   line(
     JSON.stringify({
       decisionUsP50: pct(all, 0.5),

@@ -37,6 +37,8 @@ const params = z
     fallbackToFloor: z.boolean().default(true),
     /** Payment token symbols accepted. */
     tokens: z.array(z.string().min(1)).min(1).default(['ETH', 'WETH']),
+    /** How many bought items the per-item cap remembers (most recent first). */
+    rememberItems: z.number().int().min(1).max(100_000).default(200),
     /** When reference floors are remembered (a new floor listing hides the floor it undercut). */
     refreshCron: z.string().default('* * * * *'),
   })
@@ -236,6 +238,9 @@ export default defineStrategy({
       const items = ctx.state.get<Record<string, number>>('items') ?? {};
       const key = nftKey(intent.nft);
       items[key] = (items[key] ?? 0) + 1;
+      // Remember the most recent items only (bounded state).
+      const keys = Object.keys(items);
+      for (const k of keys.slice(0, Math.max(0, keys.length - ctx.params.rememberItems))) delete items[k];
       ctx.state.set('items', items);
       ctx.state.set(
         'buys',

@@ -28,6 +28,7 @@ export function decodeIntent(text: string): Intent {
 /** A JSON-able copy with bigints as decimal strings (status output). */
 export function plain(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number' && !Number.isFinite(value)) return null;
   if (Array.isArray(value)) return value.map(plain);
   if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), plain(v)]));
   if (value !== null && typeof value === 'object') {

@@ -16,6 +16,7 @@ import {
   offerTarget,
   type StrategyContext,
 } from '../strategy.ts';
+import { plain } from './codec.ts';
 import { nodeCron } from './cron.ts';
 import type { LoadedStrategy } from './loader.ts';
 import type {
@@ -169,6 +170,7 @@ export class Engine {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private stopped = false;
+  private closing = false;
   private draining = false;
   private readonly idPrefix: string;
 
@@ -256,11 +258,10 @@ export class Engine {
 
   /** Stops cron, runs onStop hooks, waits for executions in flight. Open orders are left as they are. */
   async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
+    if (this.closing) return;
+    this.closing = true;
     for (const t of this.cronTasks.splice(0)) t.stop();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    // onStop may still return intents (e.g. cancels); they run before the engine stops.
     await Promise.all(
       [...this.slots.values()].map(async (s) => {
         await this.runHook(s, 'onStop', [], true);
@@ -268,6 +269,9 @@ export class Engine {
       }),
     );
     await this.idle();
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
   }
 
   /** Resolves when no hook is running and no execution is in flight. */
@@ -283,6 +287,7 @@ export class Engine {
 
   /** Feeds one market event: own-order bookkeeping, then onEvent of every subscribed strategy. */
   async onEvent(event: MarketEvent): Promise<void> {
+    if (this.closing) return;
     this.events++;
     const work: Promise<void>[] = [];
     const update = this.ownOrderUpdate(event);
@@ -306,7 +311,7 @@ export class Engine {
   /** Runs onTick of one strategy (cron calls this). */
   async tick(strategyId: string, schedule = 'manual'): Promise<void> {
     const slot = this.slots.get(strategyId);
-    if (slot === undefined || this.risk.paused || this.risk.killed) return;
+    if (slot === undefined || this.closing || this.risk.paused || this.risk.killed) return;
     this.syncRisk();
     await this.runHook(slot, 'onTick', [{ schedule, at: this.clock.now() }]);
   }
@@ -440,9 +445,9 @@ export class Engine {
     if (hook === undefined) return;
     const intents = await slot.runner.run(name, hook, () => this.makeCtx(slot), args, { force });
     if (slot.state.dirty) {
-      slot.state.dirty = false;
+      const { changed, deleted } = slot.state.takeChanges();
       try {
-        await this.o.stateStore.save(slot.loaded.id, slot.state.toJSON());
+        await this.o.stateStore.save(slot.loaded.id, changed, deleted);
       } catch (err) {
         slot.log.error({ err }, 'saving strategy state failed');
       }
@@ -669,6 +674,11 @@ export class Engine {
       this.drain();
     }, every);
     this.retryTimer.unref?.();
+  }
+
+  /** The status as plain JSON (bigints as decimal strings, Infinity as null). */
+  statusJson(): Record<string, unknown> {
+    return plain(this.status()) as Record<string, unknown>;
   }
 
   private async execute(q: Queued, cost: number, acceptedAt: number): Promise<void> {

@@ -1,3 +1,4 @@
+export * from './budget.ts';
 export * from './codec.ts';
 export * from './config.ts';
 export * from './cron.ts';

@@ -58,15 +58,31 @@ export class MemoryJournal implements IntentJournal {
 }
 
 export class MemoryStateStore implements StrategyStateStore {
-  readonly data = new Map<string, string>();
+  /** strategy id -> key -> JSON text */
+  readonly data = new Map<string, Map<string, string>>();
   saves = 0;
   load(strategyId: string): Record<string, unknown> | undefined {
-    const t = this.data.get(strategyId);
-    return t === undefined ? undefined : (JSON.parse(t) as Record<string, unknown>);
+    const m = this.data.get(strategyId);
+    if (m === undefined) return undefined;
+    return Object.fromEntries([...m].map(([k, v]) => [k, JSON.parse(v)]));
   }
-  save(strategyId: string, state: Record<string, unknown>): void {
+  save(
+    strategyId: string,
+    changed: Readonly<Record<string, unknown>>,
+    deleted: readonly string[] = [],
+  ): void {
     this.saves++;
-    this.data.set(strategyId, JSON.stringify(state));
+    let m = this.data.get(strategyId);
+    if (m === undefined) {
+      m = new Map();
+      this.data.set(strategyId, m);
+    }
+    for (const [k, v] of Object.entries(changed)) m.set(k, JSON.stringify(v));
+    for (const k of deleted) m.delete(k);
+  }
+  /** The whole state of a strategy (tests). */
+  get(strategyId: string): Record<string, unknown> {
+    return this.load(strategyId) ?? {};
   }
 }
 

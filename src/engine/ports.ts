@@ -78,12 +78,20 @@ export interface IntentJournal {
   }): readonly JournalRecord[] | Promise<readonly JournalRecord[]>;
 }
 
-/** Per-strategy persisted state (a JSON object). */
+/**
+ * Per-strategy persisted state: JSON values by key. `save` gets only the keys a hook touched, so
+ * a strategy with a large state pays only for what it changed.
+ */
 export interface StrategyStateStore {
   load(
     strategyId: string,
   ): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
-  save(strategyId: string, state: Record<string, unknown>): void | Promise<void>;
+  /** Only what a hook changed: keys set (JSON values) and keys deleted. */
+  save(
+    strategyId: string,
+    changed: Readonly<Record<string, unknown>>,
+    deleted: readonly string[],
+  ): void | Promise<void>;
 }
 
 export interface SpendEntry {

@@ -34,6 +34,8 @@ type AnyHook = (ctx: StrategyContext<unknown>, ...args: unknown[]) => unknown;
 /** JSON-only state, marked dirty on change; revoked when a hook timed out. */
 export class MemoryStrategyState implements StrategyState {
   private data: Record<string, unknown>;
+  /** Keys set or deleted since the last `takeChanges`. */
+  private readonly touched = new Set<string>();
   dirty = false;
   revoked = false;
   constructor(initial: Record<string, unknown> = {}) {
@@ -46,11 +48,13 @@ export class MemoryStrategyState implements StrategyState {
     if (this.revoked) throw new Error('state is read-only after the hook timed out');
     const text = JSON.stringify(value);
     this.data[key] = text === undefined ? undefined : JSON.parse(text);
+    this.touched.add(key);
     this.dirty = true;
   }
   delete(key: string): void {
     if (this.revoked) throw new Error('state is read-only after the hook timed out');
     delete this.data[key];
+    this.touched.add(key);
     this.dirty = true;
   }
   keys(): readonly string[] {
@@ -58,6 +62,18 @@ export class MemoryStrategyState implements StrategyState {
   }
   toJSON(): Record<string, unknown> {
     return { ...this.data };
+  }
+  /** What changed since the last call (and clears it). */
+  takeChanges(): { changed: Record<string, unknown>; deleted: string[] } {
+    const changed: Record<string, unknown> = {};
+    const deleted: string[] = [];
+    for (const k of this.touched) {
+      if (Object.hasOwn(this.data, k) && this.data[k] !== undefined) changed[k] = this.data[k];
+      else deleted.push(k);
+    }
+    this.touched.clear();
+    this.dirty = false;
+    return { changed, deleted };
   }
 }
 

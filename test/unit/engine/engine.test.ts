@@ -406,7 +406,7 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
       createdAt: 1,
       updatedAt: 1,
     });
-    s.stateStore.save('a', { seen: 3 });
+    s.stateStore.save('a', { seen: 3 }, []);
     await s.engine.start();
     expect(s.journal.records.get('old-1')?.state).toBe('failed');
     expect(s.engine.status().unresolved).toEqual(['old-2']);
@@ -420,15 +420,15 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     await first.engine.start();
     await first.engine.onEvent(listing({ price: 1n }));
     await first.engine.idle();
-    expect(JSON.parse(first.stateStore.data.get('g') ?? '{}')).toEqual({ seen: 1 });
+    expect(first.stateStore.get('g')).toEqual({ seen: 1 });
     const second = setup([
       load((await import('../../fixtures/strategies/good.ts')).default as never, {}, 'g'),
     ]);
-    second.stateStore.save('g', { seen: 41 });
+    second.stateStore.save('g', { seen: 41 }, []);
     await second.engine.start();
     await second.engine.onEvent(listing({ price: 1n }));
     await second.engine.idle();
-    expect(JSON.parse(second.stateStore.data.get('g') ?? '{}')).toEqual({ seen: 42 });
+    expect(second.stateStore.get('g')).toEqual({ seen: 42 });
   });
 
   it('cron schedules call onTick', async () => {

@@ -267,6 +267,18 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(s.code(buy(eth('0.2')))).toBeNull();
   });
 
+  it('the budget counts all spend ever, the daily cap only the last 24 h', () => {
+    const s = setup(limits({ eth: { budget: eth('1'), maxSpendPerDay: eth('0.8') } }));
+    const a = s.check(buy(eth('0.7')));
+    s.risk.settle(a, { status: 'done', result: { spent: eth('0.7') } }, NOW);
+    expect(s.code(buy(eth('0.2')))).toBe('risk_daily_cap');
+    s.clock.advance(86_400_001);
+    s.market.setCollection({ slug: 'apes', floor: { price: eth('1') } });
+    expect(s.code(buy(eth('0.4')))).toBe('risk_budget');
+    expect(s.code(buy(eth('0.3')))).toBeNull();
+    expect(s.risk.status(s.clock.now()).tokens[0]).toMatchObject({ spentToday: 0n, spentTotal: eth('0.7') });
+  });
+
   it('excess: when spend eats the headroom, the largest offers are cancelled first, once', () => {
     const s = setup(limits({ eth: { maxSpendPerDay: eth('2'), maxExposure: eth('2') } }));
     s.risk.adopt(ownOffer({ hash: 1, price: eth('0.9'), token: WETH }), 'a');
