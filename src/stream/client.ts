@@ -218,7 +218,7 @@ class PhoenixStreamClient implements StreamClient {
     const keys = o.collections === '*' ? [WILDCARD] : [...new Set(o.collections)];
     if (keys.length === 0) throw new TypeError('collections: give at least one slug, or "*"');
     const windowSec = Math.ceil(positive(o.dedupWindowMs, 600_000) / 1000);
-    const maxIds = positive(o.maxRememberedIds, 50_000);
+    const maxIds = positive(o.maxRememberedIds, 20_000);
     const wall = this.#clock.wallNow();
     const mono = this.#clock.now();
     for (const key of keys) {

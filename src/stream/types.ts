@@ -79,7 +79,7 @@ export interface StreamClientOptions {
   readonly backfillOverlapMs?: number;
   /** How long delivered ids are remembered behind the newest event. Default 600 000. */
   readonly dedupWindowMs?: number;
-  /** Most ids remembered per channel. Default 50 000. */
+  /** Most ids remembered per channel. Default 20 000. */
   readonly maxRememberedIds?: number;
   /** Page size of backfill requests (≤ 200). Default 200. */
   readonly backfillPageLimit?: number;
