@@ -36,7 +36,7 @@ import {
   signerFromPrivateKey,
 } from '../src/chain/index.ts';
 import { Secret } from '../src/domain/secret.ts';
-import { createExecutor, type ExecutionStep } from '../src/execution/index.ts';
+import { createExecutor, createFastTxSigner, type ExecutionStep } from '../src/execution/index.ts';
 import { parseGroupRates } from '../src/ratelimit/rates.ts';
 import { createScheduler } from '../src/ratelimit/scheduler.ts';
 import { createSandbox, SANDBOX_FEE_RECIPIENT } from '../src/sandbox/index.ts';
@@ -102,15 +102,22 @@ try {
   const api = createApiClient(transport);
   const rpc = createEthersRpc({ url: sandbox.rpcUrl, chainId: sandbox.chainId, timeoutMs: 10_000 });
   let sendIssuedAt = 0;
+  let onSend = () => {};
   const senderRpc: ChainRpc = {
     ...rpc,
     chainId: rpc.chainId,
     sendRawTransaction(raw: string) {
       sendIssuedAt = performance.now();
+      onSend();
       return rpc.sendRawTransaction(raw);
     },
   };
-  const inner = signerFromPrivateKey(new Secret(key, 'private key'));
+  // BENCH_SIGNER=ethers: src/chain's LocalSigner (ethers Transaction); default the fast path
+  const signerKind = process.env['BENCH_SIGNER'] === 'ethers' ? 'ethers' : 'noble';
+  const inner =
+    signerKind === 'ethers'
+      ? signerFromPrivateKey(new Secret(key, 'private key'))
+      : createFastTxSigner(new Secret(key, 'private key'));
   let signingMs = 0;
   const signer: Signer = {
     address: inner.address,
@@ -123,7 +130,20 @@ try {
     signTypedData: (d, t, v) => inner.signTypedData(d, t, v),
     signDigest: (d) => inner.signDigest(d),
   };
-  const store = openStore(join(dir, 'store.db'));
+  const synchronous = process.env['BENCH_SYNC'] === 'normal' ? 'normal' : 'full';
+  const rawStore = openStore(join(dir, 'store.db'), { synchronous });
+  let storeMs = 0;
+  const store: typeof rawStore = {
+    ...rawStore,
+    transaction(fn, opts) {
+      const t = performance.now();
+      try {
+        return rawStore.transaction(fn, opts);
+      } finally {
+        storeMs += performance.now() - t;
+      }
+    },
+  };
   const sender = createTxSender({
     signer,
     rpc: senderRpc,
@@ -160,15 +180,27 @@ try {
   });
   await executor.reconcile();
 
-  const rows: { total: number; api: number; guard: number; sim: number; sign: number; overhead: number }[] =
-    [];
+  const rows: {
+    total: number;
+    api: number;
+    guard: number;
+    sim: number;
+    sign: number;
+    store: number;
+    overhead: number;
+  }[] = [];
   for (let i = 0; i < SAMPLES + WARMUP; i++) {
     const l = listings[i] as (typeof listings)[number];
     const c = erc721.get(l.collection);
     if (!c) throw new Error('no collection');
     stamps.clear();
     sendIssuedAt = 0;
+    storeMs = 0;
+    let storeAtSend = 0;
     // the listing event in memory → the executor
+    onSend = () => {
+      storeAtSend = storeMs;
+    };
     const t0 = performance.now();
     const out = await executor.buyListing({
       intentId: `bench-${i}`,
@@ -192,6 +224,7 @@ try {
       guard: guardMs,
       sim: simMs,
       sign: signingMs,
+      store: storeAtSend,
       overhead: total - apiMs - simMs,
     });
   }
@@ -204,12 +237,12 @@ try {
     );
   log(
     `total p50 ${p('total', 50)} ms; api ${p('api', 50)}; simulation ${p('sim', 50)}; ` +
-      `guard ${p('guard', 50)}; signing ${p('sign', 50)}; overhead ${p('overhead', 50)} / p99 ${p('overhead', 99)}`,
+      `guard ${p('guard', 50)}; signing ${p('sign', 50)}; store commits ${p('store', 50)} / p99 ${p('store', 99)} (synchronous=${synchronous}); signer ${signerKind}; overhead ${p('overhead', 50)} / p99 ${p('overhead', 99)}`,
   );
   await transport.close();
   await scheduler.stop();
   rpc.destroy();
-  store.close();
+  rawStore.close();
   process.stdout.write(
     `${JSON.stringify({
       overheadMsP50: p('overhead', 50),
@@ -218,6 +251,7 @@ try {
       guardMsP50: p('guard', 50),
       simulationMsP50: p('sim', 50),
       signingMsP50: p('sign', 50),
+      storeCommitsMsP50: p('store', 50),
       totalMsP50: p('total', 50),
       samples: rows.length,
     })}\n`,

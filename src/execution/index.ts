@@ -1,5 +1,6 @@
 /** Execution: buy a listing (the snipe path), accept an offer, swap, mint — each one a write-ahead intent. */
 export { createExecutor, isUnresolved } from './executor.ts';
+export { createFastTxSigner } from './tx-signer.ts';
 export {
   type AcceptOfferInput,
   type BuyListingInput,
