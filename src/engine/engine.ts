@@ -7,6 +7,7 @@ import { type Address, isAddress, type OrderHash } from '../domain/ids.ts';
 import { BaseError, RejectedError, type StrategyError, TransientError } from '../errors/index.ts';
 import type { MarketSnapshot, OwnOrder } from '../market/snapshot.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
+import { Priority } from '../ratelimit/types.ts';
 import {
   cancelOrder,
   type DropsView,
@@ -688,6 +689,8 @@ export class Engine {
       strategyId: q.strategyId,
       now: acceptedAt,
       market: this.o.market.snapshot(),
+      priority: schedulerPriority(intent),
+      coalesceKey: q.key,
     };
     let state: 'done' | 'failed' | 'unknown' = 'failed';
     let result: ExecutionResult | undefined;
@@ -742,6 +745,11 @@ export class Engine {
       if (result.orderHash !== undefined) {
         this.owners.set(result.orderHash, q.strategyId);
         this.targetOrders.set(q.key, result.orderHash);
+        // Placed while the kill switch went on, or by a strategy disabled meanwhile: cancel it.
+        const slot = this.slots.get(q.strategyId);
+        if (this.risk.killed) this.enqueueSystemCancel(result.orderHash, q.strategyId, 'kill switch');
+        else if (slot !== undefined && slot.runner.state === 'disabled' && this.o.cancelOnDisable !== false)
+          this.enqueueSystemCancel(result.orderHash, q.strategyId, 'strategy disabled');
       }
       if (intent.kind === 'cancel_order' || intent.kind === 'replace_offer') {
         const old = intent.orderHash;
@@ -810,6 +818,22 @@ export class Engine {
       unresolved: [...this.unresolved],
       risk: this.risk.status(now),
     };
+  }
+}
+
+/** The scheduler priority of an intent's HTTP jobs. */
+export function schedulerPriority(intent: Intent): Priority {
+  switch (intent.kind) {
+    case 'buy_listing':
+      return Priority.snipe;
+    case 'cancel_order':
+      return Priority.cancel;
+    case 'place_offer':
+    case 'replace_offer':
+      return Priority.bidRefresh;
+    case 'swap':
+    case 'mint':
+      return Priority.trade;
   }
 }
 

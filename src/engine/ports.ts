@@ -3,6 +3,7 @@
 // benchmarks use the in-memory implementations in ./memory.ts.
 import type { OrderHash } from '../domain/ids.ts';
 import type { MarketSnapshot } from '../market/snapshot.ts';
+import type { Priority } from '../ratelimit/types.ts';
 import type { Balances, DropsView, Intent, NftTraitsView } from '../strategy.ts';
 
 /** Epoch milliseconds. */
@@ -15,6 +16,10 @@ export interface ExecutionContext {
   readonly strategyId: string;
   readonly now: number;
   readonly market: MarketSnapshot;
+  /** Priority for the rate-limit scheduler's jobs of this intent (snipe > cancel > bid refresh > trade). */
+  readonly priority: Priority;
+  /** Coalescing key for the scheduler's jobs (strategy + target). */
+  readonly coalesceKey: string;
 }
 
 /** What an executor reports for an intent it carried out. */

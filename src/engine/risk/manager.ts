@@ -183,7 +183,9 @@ export class RiskManager {
       if (o.side === 'listing') continue;
       const known = this.book.get(o.orderHash);
       if (o.status === 'open') {
-        if (known === undefined) this.adopt(o, ownerOf(o.orderHash));
+        // unknown to the book, or partly filled since (quantity lowered): (re)adopt
+        if (known === undefined || known.quantity !== o.quantity || known.price !== o.price)
+          this.adopt(o, known?.strategyId ?? ownerOf(o.orderHash));
       } else if (known !== undefined) {
         if (o.status === 'filled') {
           this.observeFill(o.orderHash, now, null);

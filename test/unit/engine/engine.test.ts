@@ -329,6 +329,38 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     expect(s.executor.calls.filter((c) => c.intent.kind === 'place_offer')).toHaveLength(4);
   });
 
+  it('an offer placed while the kill switch went on is cancelled as soon as it exists', async () => {
+    const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))]);
+    let open: (() => void) | undefined;
+    s.executor.behave = (intent) =>
+      intent.kind === 'place_offer'
+        ? new Promise((res) => {
+            open = () => res({ orderHash: hash(321) });
+          })
+        : {};
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.kill('test');
+    open?.();
+    await s.engine.idle();
+    expect(s.executor.calls.map((c) => c.intent.kind)).toEqual(['place_offer', 'cancel_order']);
+    expect(s.executor.calls[1]?.intent).toMatchObject({ orderHash: hash(321) });
+    expect(s.engine.status().risk.openOffers).toBe(0);
+  });
+
+  it('tells the executor the scheduler priority and coalescing key of each intent', async () => {
+    const s = setup([
+      load(scripted('a', { event: () => [offer('apes', eth('0.9')), cancelOrder({ orderHash: hash(8) })] })),
+    ]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.executor.calls.map((c) => [c.ctx.priority, c.ctx.coalesceKey])).toEqual([
+      [1, `a|order:${hash(8)}`],
+      [2, 'a|offer:collection:apes'],
+    ]);
+  });
+
   it('pause stops hooks and intents without losing state or orders', async () => {
     let seen = 0;
     const s = setup([
