@@ -161,6 +161,8 @@ export class Engine {
   private readonly owners = new Map<string, string>();
   private readonly targetOrders = new Map<string, OrderHash>();
   private readonly unresolved = new Set<string>();
+  /** Orders we cancelled or replaced (hash -> when), most recent last. */
+  private readonly closedByUs = new Map<string, number>();
   private readonly skipped = new Map<string, number>();
   private readonly recentSkips: SkipRecord[] = [];
   private readonly cronTasks: { stop(): void }[] = [];
@@ -332,7 +334,12 @@ export class Engine {
     const hashes = new Map<string, string | null>();
     for (const e of this.risk.openOffers()) hashes.set(e.orderHash, e.strategyId);
     for (const o of this.o.market.snapshot().ownOrders)
-      if (o.status === 'open' && o.side !== 'listing' && !hashes.has(o.orderHash))
+      if (
+        o.status === 'open' &&
+        o.side !== 'listing' &&
+        !hashes.has(o.orderHash) &&
+        !this.closedByUs.has(o.orderHash)
+      )
         hashes.set(o.orderHash, this.owners.get(o.orderHash) ?? null);
     for (const [hash, owner] of hashes) this.enqueueSystemCancel(hash as OrderHash, owner, reason);
     this.drain();
@@ -412,7 +419,8 @@ export class Engine {
     for (const o of market.ownOrders) {
       if (this.owners.get(o.orderHash) !== id) continue;
       seen.add(o.orderHash);
-      out.push(o);
+      // The view may still show an order open that we cancelled or replaced moments ago.
+      out.push(o.status === 'open' && this.closedByUs.has(o.orderHash) ? { ...o, status: 'cancelled' } : o);
     }
     for (const e of this.risk.openOffers(id)) {
       if (seen.has(e.orderHash)) continue;
@@ -583,7 +591,12 @@ export class Engine {
   /** Sync risk with the market view's own orders and cancel offers above the headroom. */
   private syncRisk(): void {
     const now = this.clock.now();
-    this.risk.sync(this.o.market.snapshot(), now, (h) => this.owners.get(h) ?? null);
+    this.risk.sync(
+      this.o.market.snapshot(),
+      now,
+      (h) => this.owners.get(h) ?? null,
+      (h) => this.closedByUs.has(h),
+    );
     for (const c of this.risk.excess(now))
       this.enqueueSystemCancel(c.orderHash, c.strategyId, `risk: ${c.reason}`);
   }
@@ -753,6 +766,11 @@ export class Engine {
       }
       if (intent.kind === 'cancel_order' || intent.kind === 'replace_offer') {
         const old = intent.orderHash;
+        this.closedByUs.set(old, now);
+        if (this.closedByUs.size > 10_000) {
+          const oldest = this.closedByUs.keys().next().value;
+          if (oldest !== undefined) this.closedByUs.delete(oldest);
+        }
         for (const [k, h] of this.targetOrders) if (h === old && k !== q.key) this.targetOrders.delete(k);
         if (intent.kind === 'cancel_order' && this.targetOrders.get(q.key) === old)
           this.targetOrders.delete(q.key);

@@ -177,10 +177,17 @@ export class RiskManager {
   }
 
   /** Brings the book in line with the market view's own orders; drops expired entries. */
-  sync(market: MarketSnapshot, now: number, ownerOf: (orderHash: string) => string | null): OrderHash[] {
+  sync(
+    market: MarketSnapshot,
+    now: number,
+    ownerOf: (orderHash: string) => string | null,
+    closedByUs: (orderHash: string) => boolean = () => false,
+  ): OrderHash[] {
     const filled: OrderHash[] = [];
     for (const o of market.ownOrders) {
       if (o.side === 'listing') continue;
+      // the view lags: an order we cancelled or replaced may still show as open
+      if (o.status === 'open' && closedByUs(o.orderHash)) continue;
       const known = this.book.get(o.orderHash);
       if (o.status === 'open') {
         // unknown to the book, or partly filled since (quantity lowered): (re)adopt

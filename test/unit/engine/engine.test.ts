@@ -13,7 +13,7 @@ import {
   MemoryStateStore,
 } from '../../../src/engine/memory.ts';
 import { RejectedError, TransientError } from '../../../src/errors/index.ts';
-import { cancelOrder, type Intent, type OrderUpdate } from '../../../src/strategy.ts';
+import { cancelOrder, defineStrategy, type Intent, type OrderUpdate, z } from '../../../src/strategy.ts';
 import { eth, hash, listing, NOW, nft, OTHER, ownOffer, WALLET } from '../strategies/helpers.ts';
 import { limits, load, offer, scripted } from './fixtures.ts';
 
@@ -345,6 +345,37 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     await s.engine.idle();
     expect(s.executor.calls.map((c) => c.intent.kind)).toEqual(['place_offer', 'cancel_order']);
     expect(s.executor.calls[1]?.intent).toMatchObject({ orderHash: hash(321) });
+    expect(s.engine.status().risk.openOffers).toBe(0);
+  });
+
+  it('an order we cancelled stays closed even while the market view still shows it open', async () => {
+    let seen: string[] = [];
+    const def = defineStrategy({
+      id: 'watcher',
+      version: '1.0.0',
+      params: z.strictObject({}),
+      subscriptions: { events: ['listing'] },
+      schedules: ['* * * * *'],
+      init: () => [offer('apes', eth('0.9'))],
+      onTick: (ctx) => {
+        seen = ctx.ownOrders.map((o) => o.status);
+        return [];
+      },
+      onEvent: (ctx) =>
+        ctx.ownOrders.filter((o) => o.status === 'open').map((o) => cancelOrder({ orderHash: o.orderHash })),
+    });
+    const s = setup([load(def as never)]);
+    await s.engine.start();
+    await s.engine.idle();
+    const placed = s.engine.risk.openOffers()[0];
+    expect(placed).toBeDefined();
+    s.market.ownOrders = [ownOffer({ hash: 1, price: eth('0.9') })]; // the view learned it (open)
+    s.market.touch();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(s.executor.calls.map((c) => c.intent.kind)).toEqual(['place_offer', 'cancel_order']);
+    await s.engine.tick('watcher'); // the view still says open
+    expect(seen).toEqual(['cancelled']);
     expect(s.engine.status().risk.openOffers).toBe(0);
   });
 
