@@ -154,9 +154,20 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
   // Offers on traits that are no longer among the best opportunities (or duplicates): cancel.
   for (const [k, orders] of mineBy) {
     const sorted = [...orders].sort((a, b) => (b.price > a.price ? 1 : b.price < a.price ? -1 : 0));
-    const extra = chosenKeys.has(k) ? sorted.slice(1) : floorBy.has(k) || wanted === null ? sorted : [];
-    for (const o of extra)
-      out.push(cancelOrder({ orderHash: o.orderHash, priority: 0, reason: 'not a top opportunity' }));
+    // chosen: keep the best, cancel duplicates; no longer configured, ranked out, cannot be on top,
+    // or (with 'all') its floor vanished: cancel; a configured trait without a floor right now: keep.
+    const inScope = wanted === null || wanted.has(k);
+    const extra = chosenKeys.has(k)
+      ? sorted.slice(1)
+      : !inScope || floorBy.has(k) || wanted === null
+        ? sorted
+        : [];
+    const reason = chosenKeys.has(k)
+      ? 'duplicate offer'
+      : inScope
+        ? 'not a top opportunity'
+        : 'trait not configured';
+    for (const o of extra) out.push(cancelOrder({ orderHash: o.orderHash, priority: 0, reason }));
   }
   const expiresAt = ctx.now + p.expiryMinutes * 60_000;
   for (const c of chosen) {

@@ -4,7 +4,13 @@
 // counts what it skipped, with reasons.
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import { type Address, isAddress, type OrderHash } from '../domain/ids.ts';
-import { BaseError, RejectedError, type StrategyError, TransientError } from '../errors/index.ts';
+import {
+  BaseError,
+  ConfigError,
+  RejectedError,
+  type StrategyError,
+  TransientError,
+} from '../errors/index.ts';
 import type { MarketSnapshot, OwnOrder } from '../market/snapshot.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
 import { Priority } from '../ratelimit/types.ts';
@@ -199,7 +205,7 @@ export class Engine {
           });
     for (const loaded of options.strategies) {
       if (this.slots.has(loaded.id))
-        throw new RejectedError('duplicate_strategy', `strategy id ${loaded.id} is used twice`);
+        throw new ConfigError(`strategy id '${loaded.id}' is used twice`, { code: 'strategy_duplicate' });
       const slot: Slot = {
         loaded,
         state: new MemoryStrategyState(),
@@ -523,6 +529,8 @@ export class Engine {
 
   private skip(q: { strategyId: string; intent: Intent }, reason: string): void {
     this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+    if (reason === 'write_budget' || reason === 'killed' || reason === 'strategy_disabled')
+      this.log.info({ strategy: q.strategyId, target: q.intent.target, reason }, 'intent skipped');
     this.recentSkips.push({
       at: this.clock.now(),
       strategyId: q.strategyId,

@@ -131,6 +131,21 @@ describe('trait-bidder: offers 10% below each trait floor, best margins first', 
       ['cancel 0005', `place ${t(GOLD)} ${eth('2.7')}`, `place ${t(CAP)} ${eth('1.08')}`],
     ],
     [
+      'cancels offers on traits no longer configured',
+      { params: { traits: [CAP] }, mine: [mineGold('2.7', 3)] },
+      undefined,
+      ['cancel 0003', `place ${t(CAP)} ${eth('1.08')}`],
+    ],
+    [
+      'keeps an offer on a configured trait whose floor is unknown right now',
+      {
+        params: { traits: [{ type: 'Eyes', value: 'Laser' }] },
+        mine: [ownOffer({ hash: 4, price: eth('1'), trait: { type: 'Eyes', value: 'Laser' } })],
+      },
+      undefined,
+      [],
+    ],
+    [
       'cancels duplicates on one trait',
       { params: { traits: [GOLD] }, mine: [mineGold('2.7', 1), mineGold('2.6', 2)] },
       undefined,
