@@ -55,6 +55,8 @@ import type {
   ChannelStatus,
   EventHandler,
   FreshnessHandler,
+  GapHandler,
+  GapInfo,
   SocketFactory,
   SocketLike,
   StreamClient,
@@ -78,7 +80,8 @@ interface Channel {
   /** A gap happened: backfill once joined. */
   needsBackfill: boolean;
   backfilling: boolean;
-  backfillAgain: boolean;
+  /** Another backfill was asked for while one ran ('backfill' wins over 'poll'). */
+  backfillAgain: 'backfill' | 'poll' | null;
   backfillTimer: TimerHandle | undefined;
   backfillAttempt: number;
   pollTimer: TimerHandle | undefined;
@@ -136,10 +139,13 @@ class PhoenixStreamClient implements StreamClient {
   readonly #eventTypes: readonly StreamEventType[] | undefined;
   readonly #restTypes: readonly string[] | undefined;
   readonly #backfillable: boolean;
+  /** The configured types include some the events endpoint does not serve (cancels, metadata, validity). */
+  readonly #streamOnly: boolean;
   readonly #channels = new Map<string, Channel>();
   readonly #byTopic = new Map<string, Channel>();
   #handlers: EventHandler[] = [];
   #freshHandlers: FreshnessHandler[] = [];
+  #gapHandlers: GapHandler[] = [];
   #factory: SocketFactory | undefined;
 
   #state: StreamState = 'idle';
@@ -205,6 +211,9 @@ class PhoenixStreamClient implements StreamClient {
           throw new TypeError(`eventTypes: unknown stream event type "${t}"`);
     }
     this.#eventTypes = types && types.length > 0 ? [...types] : undefined;
+    this.#streamOnly = (this.#eventTypes ?? STREAM_EVENT_TYPES).some(
+      (t) => REST_TYPES_OF_STREAM_TYPE[t].length === 0,
+    );
     if (this.#eventTypes) {
       const rest = new Set<string>();
       for (const t of this.#eventTypes) for (const r of REST_TYPES_OF_STREAM_TYPE[t]) rest.add(r);
@@ -240,7 +249,7 @@ class PhoenixStreamClient implements StreamClient {
         rejoinAttempt: 0,
         needsBackfill: initial !== undefined,
         backfilling: false,
-        backfillAgain: false,
+        backfillAgain: null,
         backfillTimer: undefined,
         backfillAttempt: 0,
         pollTimer: undefined,
@@ -301,6 +310,13 @@ class PhoenixStreamClient implements StreamClient {
     this.#freshHandlers = [...this.#freshHandlers, handler];
     return () => {
       this.#freshHandlers = this.#freshHandlers.filter((h) => h !== handler);
+    };
+  }
+
+  onGap(handler: GapHandler): () => void {
+    this.#gapHandlers = [...this.#gapHandlers, handler];
+    return () => {
+      this.#gapHandlers = this.#gapHandlers.filter((h) => h !== handler);
     };
   }
 
@@ -442,7 +458,8 @@ class PhoenixStreamClient implements StreamClient {
       this.#clear(ch.rejoinTimer);
       ch.joinTimer = undefined;
       ch.rejoinTimer = undefined;
-      if (ch.joined || ch.joinRef !== null) ch.needsBackfill = true;
+      // any gap once started (even before a first join): what happened meanwhile is fetched
+      ch.needsBackfill = true;
       ch.joined = false;
       ch.joinRef = null;
     }
@@ -538,7 +555,7 @@ class PhoenixStreamClient implements StreamClient {
   #scheduleRejoin(ch: Channel): void {
     if (this.#isStopped() || !this.#socket) return;
     this.#clear(ch.rejoinTimer);
-    if (ch.joined || ch.joinRef !== null) ch.needsBackfill = true;
+    ch.needsBackfill = true;
     ch.joined = false;
     ch.joinRef = null;
     const delay = this.#backoff.delay(ch.rejoinAttempt++);
@@ -690,11 +707,13 @@ class PhoenixStreamClient implements StreamClient {
       return;
     }
     if (ch.backfilling) {
-      ch.backfillAgain = true;
+      if (ch.backfillAgain !== 'backfill') ch.backfillAgain = source;
       return;
     }
     ch.backfilling = true;
-    ch.needsBackfill = false;
+    // a poll does not close the gap: events between the last poll and the next join still need
+    // the join's backfill
+    if (source === 'backfill') ch.needsBackfill = false;
     const startedAt = this.#clock.now();
     const after = ch.window.resumeSec(this.#overlapSec);
     try {
@@ -754,6 +773,8 @@ class PhoenixStreamClient implements StreamClient {
       }
       ch.backfillAttempt = 0;
       this.#markFresh(ch, startedAt);
+      if (source === 'backfill')
+        this.#notifyGap({ key: ch.key, fromSec: after, delivered, streamOnlyMayBeMissing: this.#streamOnly });
       this.#log.info(
         { event: `stream_${source}`, topic: ch.topic, after, records: records.length, delivered },
         source === 'poll' ? 'stream unreachable: polled events' : 'stream gap backfilled',
@@ -780,9 +801,10 @@ class PhoenixStreamClient implements StreamClient {
     } finally {
       ch.backfilling = false;
     }
-    if (ch.backfillAgain && !this.#isStopped()) {
-      ch.backfillAgain = false;
-      void this.#backfill(ch, source);
+    const again = ch.backfillAgain;
+    if (again !== null && !this.#isStopped()) {
+      ch.backfillAgain = null;
+      void this.#backfill(ch, again);
     }
   }
 
@@ -840,6 +862,17 @@ class PhoenixStreamClient implements StreamClient {
       if (stale !== ch.stale) {
         ch.stale = stale;
         this.#notifyFreshness(ch);
+      }
+    }
+  }
+
+  #notifyGap(gap: GapInfo): void {
+    for (const h of this.#gapHandlers) {
+      try {
+        h(gap);
+      } catch (err) {
+        this.#c.handlerErrors++;
+        this.#log.error({ event: 'stream_gap_handler_error', err: errText(err) }, 'gap handler threw');
       }
     }
   }

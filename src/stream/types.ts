@@ -149,7 +149,24 @@ export interface FreshnessChange {
   readonly ageMs: number;
 }
 
+/** A gap (reconnect, stall, rejoin, restart) that a backfill has closed. */
+export interface GapInfo {
+  /** Collection slug, or `*`. */
+  readonly key: string;
+  /** The backfill asked for events from this epoch second on. */
+  readonly fromSec: number;
+  /** New events the backfill delivered. */
+  readonly delivered: number;
+  /**
+   * True when the followed event types include some the events endpoint does not serve (cancels,
+   * metadata updates, order invalidation/revalidation): those of the gap may be missing, so a
+   * consumer that keeps orders should re-check them (e.g. the market view's REST refresh).
+   */
+  readonly streamOnlyMayBeMissing: boolean;
+}
+
 export type EventHandler = (event: MarketEvent) => void;
+export type GapHandler = (gap: GapInfo) => void;
 export type FreshnessHandler = (change: FreshnessChange) => void;
 
 export interface StreamClient {
@@ -161,6 +178,8 @@ export interface StreamClient {
   subscribe(handler: EventHandler): () => void;
   /** Stale / fresh transitions per channel. Returns an unsubscribe function. */
   onFreshness(handler: FreshnessHandler): () => void;
+  /** Called after each backfill that closed a gap. Returns an unsubscribe function. */
+  onGap(handler: GapHandler): () => void;
   status(): StreamStatus;
   /** Freshness of one collection (its own channel, else `*`); undefined when not followed. */
   freshness(collection: string): { readonly ageMs: number; readonly stale: boolean } | undefined;

@@ -5,6 +5,7 @@ import { RateLimitedError } from '../../../src/errors/index.ts';
 import {
   createStreamClient,
   type FreshnessChange,
+  type GapInfo,
   type StreamClient,
   type StreamClientOptions,
 } from '../../../src/stream/index.ts';
@@ -261,6 +262,35 @@ describe('stream client: heartbeat, watchdog, reconnect, backfill', () => {
     );
   });
 
+  it('reports each closed gap, saying stream-only kinds may be missing', async () => {
+    const s = setup({ heartbeatIntervalMs: 60_000, collections: ['harpoon-apes'] });
+    const gaps: GapInfo[] = [];
+    s.client.onGap((g) => gaps.push(g));
+    await connected(s);
+    expect(gaps).toEqual([]);
+    s.sockets.last.drop();
+    s.market.append(listing(1));
+    await s.clock.advance(100);
+    s.sockets.last.open();
+    s.sockets.last.ackJoins();
+    await flush();
+    expect(gaps).toMatchObject([{ key: 'harpoon-apes', delivered: 1, streamOnlyMayBeMissing: true }]);
+    const only = setup({
+      eventTypes: ['item_listed'],
+      collections: ['harpoon-apes'],
+      heartbeatIntervalMs: 60_000,
+    });
+    const g2: GapInfo[] = [];
+    only.client.onGap((g) => g2.push(g));
+    await connected(only);
+    only.sockets.last.drop();
+    await only.clock.advance(100);
+    only.sockets.last.open();
+    only.sockets.last.ackJoins();
+    await flush();
+    expect(g2).toMatchObject([{ streamOnlyMayBeMissing: false }]);
+  });
+
   it('backfill pages through next and delivers oldest first; a failed backfill is retried', async () => {
     const s = setup({ backfillPageLimit: 2, collections: ['harpoon-apes'] });
     await connected(s);
@@ -350,6 +380,8 @@ describe('stream client: freshness and polling', () => {
     expect(s.client.freshness('harpoon-apes')?.stale).toBe(false);
     s.sockets.refuse = false;
     await s.clock.advance(2000);
+    // recorded after the last poll and before the join: the join's backfill brings it
+    s.market.append(listing(8));
     s.sockets.last.open();
     s.sockets.last.ackJoins();
     await flush();
@@ -357,7 +389,11 @@ describe('stream client: freshness and polling', () => {
     const calls = s.market.calls.length;
     await s.clock.advance(3000);
     expect(s.market.calls.length).toBe(calls);
-    expect(s.got.filter((e) => e.kind === 'listing')).toHaveLength(1);
+    const listings = s.got.filter((e) => e.kind === 'listing');
+    expect(listings.map((e) => [e.kind === 'listing' && e.nft.identifier, e.source])).toEqual([
+      ['7', 'poll'],
+      ['8', 'backfill'],
+    ]);
   });
 });
 
