@@ -141,6 +141,7 @@ try {
         return rawStore.transaction(fn, opts);
       } finally {
         storeMs += performance.now() - t;
+        if (process.env["BENCH_TRACE"]) process.stderr.write(`commit ${(performance.now() - t).toFixed(3)} durable=${opts?.durable !== false}\n`);
       }
     },
   };

@@ -11,7 +11,7 @@
  * Transactions of one intent are the sender's sub-intents `<intentId>/<step>` (`fill`, `swap`,
  * `mint`, `approve`, `approve-nft`, `approve-weth`); the sender never sends two for one.
  */
-import { Interface, ZeroAddress } from 'ethers';
+import { Interface, Transaction, ZeroAddress } from 'ethers';
 import {
   type AcceptOfferIntent,
   type BuyListingIntent,
@@ -44,6 +44,14 @@ const LIVE = new Set(['signed', 'sent', 'unknown']);
 const isIncluded = (t: TxRecord) =>
   t.state === 'mined' || (t.state === 'failed' && t.blockNumber !== undefined);
 const OPEN: readonly IntentState[] = ['pending', 'sent', 'unknown'];
+
+/** The spend row each kind reserves for what it pays (accepting an offer pays nothing). */
+const SPEND_KIND: Record<ExecutionKind, string | undefined> = {
+  buy_listing: 'price',
+  accept_offer: undefined,
+  swap: 'amount_in',
+  mint: 'price',
+};
 
 /** The step name of each kind's main transaction (its sender sub-intent is `<id>/<step>`). */
 const MAIN_STEP: Record<ExecutionKind, string> = {
@@ -102,9 +110,122 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
   // -- records --------------------------------------------------------------------------------
 
+  /**
+   * The plan written after the broadcast; if a crash came first, derived again from the raw
+   * transaction in the journal (the guard's facts of exactly the bytes that were signed).
+   */
   function planOf(intentId: string): Plan {
     const p = store.intents.get(planId(intentId))?.payload;
-    return (p && typeof p === 'object' ? p : {}) as Plan;
+    if (p && typeof p === 'object') return p as Plan;
+    const rec = store.intents.get(intentId);
+    if (!rec || !(EXECUTION_KINDS as readonly string[]).includes(rec.kind)) return {};
+    const txs = mainTxs(rec);
+    const tx = txs.find(isIncluded) ?? txs[txs.length - 1];
+    return tx ? derivePlan(rec, tx) : {};
+  }
+
+  function derivePlan(rec: IntentRecord, tx: TxRecord): Plan {
+    const kind = rec.kind as ExecutionKind;
+    const p = rec.payload as Record<string, unknown>;
+    const signed = Transaction.from(tx.raw);
+    const proposed = {
+      chainId: options.chainId,
+      to: signed.to ?? '',
+      data: signed.data,
+      value: signed.value,
+    };
+    const facts = (): Readonly<Record<string, string | number | boolean>> => {
+      try {
+        return (guard.check(proposed, intentFromPayload(kind, p)) as GuardedTx[])[0]?.facts ?? {};
+      } catch {
+        return {};
+      }
+    };
+    const token = (k: string) => String(p[k] ?? ZeroAddress);
+    switch (kind) {
+      case 'buy_listing': {
+        const f = facts();
+        const spent = f['paid'] !== undefined ? BigInt(f['paid']) : signed.value;
+        return { spent, spendKind: 'price', spendToken: token('paymentToken'), facts: f };
+      }
+      case 'accept_offer': {
+        const f = facts();
+        return f['proceeds'] !== undefined ? { proceeds: BigInt(f['proceeds']), facts: f } : { facts: f };
+      }
+      case 'swap':
+        return {
+          spent: p['amountIn'] as bigint,
+          spendKind: 'amount_in',
+          spendToken: token('fromToken'),
+        };
+      case 'mint':
+        return { spent: signed.value, spendKind: 'price', spendToken: ZeroAddress };
+    }
+  }
+
+  /** The guard intent of a stored execution intent (for re-deriving facts from the journal). */
+  function intentFromPayload(kind: ExecutionKind, p: Record<string, unknown>): Intent {
+    const nft = { contract: String(p['contract']), identifier: BigInt(String(p['tokenId'] ?? '0')) };
+    const quantity = typeof p['quantity'] === 'bigint' ? { quantity: p['quantity'] } : {};
+    const fees = Array.isArray(p['feeRecipients']) ? { feeRecipients: p['feeRecipients'] as string[] } : {};
+    switch (kind) {
+      case 'buy_listing':
+        return {
+          kind,
+          chainId: options.chainId,
+          nft,
+          orderHash: String(p['orderHash']),
+          maxPrice: p['maxPrice'] as bigint,
+          paymentToken: String(p['paymentToken']),
+          recipient: wallet,
+          ...quantity,
+          ...fees,
+        };
+      case 'accept_offer':
+        return {
+          kind,
+          chainId: options.chainId,
+          nft,
+          orderHash: String(p['orderHash']),
+          minProceeds: p['minProceeds'] as bigint,
+          paymentToken: String(p['paymentToken']),
+          recipient: wallet,
+          ...quantity,
+          ...fees,
+        };
+      case 'swap':
+        return {
+          kind,
+          chainId: options.chainId,
+          fromToken: String(p['fromToken']),
+          toToken: String(p['toToken']),
+          amountIn: p['amountIn'] as bigint,
+          minAmountOut: p['minAmountOut'] as bigint,
+          recipient: wallet,
+        };
+      case 'mint':
+        return {
+          kind,
+          chainId: options.chainId,
+          drop: String(p['drop']),
+          quantity: BigInt(p['quantity'] as number),
+          maxValue: p['maxValue'] as bigint,
+          recipient: wallet,
+        };
+    }
+  }
+
+  function reserve(rec: { id: string; strategy: string }, plan: Plan): void {
+    if (plan.spendKind !== undefined && plan.spent !== undefined && plan.spendToken !== undefined) {
+      store.spend.record({
+        strategy: rec.strategy,
+        intentId: rec.id,
+        kind: plan.spendKind,
+        token: plan.spendToken,
+        amount: plan.spent,
+        at: now(),
+      });
+    }
   }
 
   function mainTxs(rec: IntentRecord): TxRecord[] {
@@ -145,8 +266,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
       const cur = store.intents.get(intentId);
       if (!cur || cur.state === 'done' || cur.state === 'failed') return;
       store.intents.setState(intentId, 'failed', code);
-      const plan = planOf(intentId);
-      if (plan.spendKind !== undefined) store.spend.remove(intentId, plan.spendKind);
+      const spendKind = SPEND_KIND[cur.kind as ExecutionKind];
+      if (spendKind !== undefined) store.spend.remove(intentId, spendKind);
     });
     log.warn({ intentId, code }, 'execution failed');
   }
@@ -256,7 +377,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
     log.info({ intentId, hash: r.hash, purpose: req.purpose }, 'approval mined');
   }
 
-  /** The reservation and plan (one commit), then sign + write ahead + broadcast, then the receipt. */
+  /**
+   * Sign + write ahead + broadcast (the sender), then one commit after the broadcast: the plan,
+   * the spend reservation and `sent` (kept off the path to eth_sendRawTransaction; a crash before
+   * it loses nothing: reconcile derives the plan from the journal). Then the receipt.
+   */
   async function sendMain(
     rec: { id: string; kind: ExecutionKind; strategy: string },
     tx: GuardedTx,
@@ -264,6 +389,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
     plan: Plan,
   ): Promise<ExecutionOutcome> {
     const sub = subId(rec.id, MAIN_STEP[rec.kind]);
+    const req: TxRequest = {
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+      ...(gasLimit !== undefined ? { gasLimit } : {}),
+    };
+    const submitted = await sender.submit(sub, req);
     store.transaction(
       () => {
         store.intents.create({
@@ -274,29 +406,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
           payload: plan,
           state: 'done',
         });
-        if (plan.spendKind !== undefined && plan.spent !== undefined && plan.spendToken !== undefined) {
-          store.spend.record({
-            strategy: rec.strategy,
-            intentId: rec.id,
-            kind: plan.spendKind,
-            token: plan.spendToken,
-            amount: plan.spent,
-            at: now(),
-          });
-        }
+        reserve(rec, plan);
+        setOpen(rec.id, submitted.state === 'unknown' ? 'unknown' : 'sent');
       },
       { durable: false },
     );
-    const req: TxRequest = {
-      to: tx.to,
-      data: tx.data,
-      value: tx.value,
-      ...(gasLimit !== undefined ? { gasLimit } : {}),
-    };
-    const submitted = await sender.submit(sub, req);
-    store.transaction(() => setOpen(rec.id, submitted.state === 'unknown' ? 'unknown' : 'sent'), {
-      durable: false,
-    });
     step('submitted', rec.id);
     const res = await sender.wait(sub);
     step('receipt', rec.id);
@@ -323,6 +437,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const p = rec.payload as Record<string, unknown>;
     const receipt = res.receipt;
     store.transaction(() => {
+      reserve(rec, plan);
       const base = {
         intentId: rec.id,
         txHash: res.hash,
@@ -516,6 +631,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
         maxPrice: input.maxPrice,
         paymentToken: lower(input.paymentToken),
         protocolAddress: lower(protocol),
+        ...(input.feeRecipients ? { feeRecipients: input.feeRecipients.map(lower) } : {}),
+        ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
       },
       true,
     );
@@ -576,6 +693,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
         minProceeds: input.minProceeds,
         paymentToken: lower(input.paymentToken),
         protocolAddress: lower(protocol),
+        ...(input.feeRecipients ? { feeRecipients: input.feeRecipients.map(lower) } : {}),
+        ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
       },
       true,
     );

@@ -209,6 +209,10 @@ describe('snipe killed (SIGKILL) after each step, then restarted', () => {
         expect(fills[0]?.txHash).toBe(txs[0]?.hash);
         const buyer = sent ? intentId : `${intentId}-again`;
         expect(w.executor.status(buyer)).toMatchObject({ state: 'done', txHash: txs[0]?.hash });
+        // what it paid, once, and no reservation left behind by the failed one
+        const spent = w.store.spend.list().filter((e) => e.kind === 'price');
+        expect(spent.filter((e) => e.intentId === buyer).map((e) => e.amount)).toEqual([price]);
+        expect(spent.filter((e) => e.intentId !== buyer)).toEqual([]);
         expect(w.store.intents.listByState('pending', 'sent', 'unknown')).toEqual([]);
       } finally {
         await w.close();
