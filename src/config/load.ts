@@ -113,6 +113,18 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
 
   // 4. Secrets from the environment, wallet, paths.
   const fc = parsed.data;
+  const strategyIds = fc.strategies.map((s) => s.id);
+  for (const id of Object.keys(fc.risk.strategies)) {
+    if (strategyIds.includes(id)) continue;
+    const guess = closest(id, strategyIds);
+    issues.push({
+      path: ['risk', 'strategies', id],
+      message: 'names no configured strategy',
+      fix: guess
+        ? `did you mean ${guess}? Use the id of an entry in strategies:`
+        : 'use the id of an entry in strategies:',
+    });
+  }
   const secret = (name: string, label: string): Secret | undefined => {
     const v = nonEmpty(env[name]);
     return v === undefined ? undefined : new Secret(v.trim(), label);

@@ -44,6 +44,7 @@ describe('config: engine, control and the extended risk section', () => {
         },
         engine: { hookTimeoutMs: 250 },
         control: { port: 0 },
+        strategies: [{ id: 'sniper', module: 'sniper', params: {} }],
       },
       { env: {}, cwd: '/tmp' },
     );
@@ -92,5 +93,20 @@ describe('config: engine, control and the extended risk section', () => {
     expect(err.message).toMatch(/risk\.tokens\.USDC\.maxOpenOffersTotal.*at most 6 decimals/);
     expect(err.message).toMatch(/control\.host.*loopback/);
     expect(err.message).toMatch(/engine\.hookTimeoutMs/);
+  });
+
+  it('refuses a per-strategy budget for a strategy that is not configured', () => {
+    const err = configError(() =>
+      resolveConfig(
+        {
+          strategies: [{ id: 'sniper', module: 'sniper', params: {} }],
+          risk: { strategies: { snipper: { budgets: { WETH: '1' } } } },
+        },
+        { env: {}, cwd: '/tmp' },
+      ),
+    );
+    expect(err.message).toMatch(
+      /risk\.strategies\.snipper.*names no configured strategy.*did you mean sniper/,
+    );
   });
 });
