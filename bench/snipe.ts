@@ -175,6 +175,8 @@ try {
     chain: sandbox.chain,
     wallet: buyer.address,
     protocolAddress: sandbox.seaport,
+    // BENCH_GAS=fixed: a configured gas limit instead of eth_estimateGas beside the simulation
+    ...(process.env['BENCH_GAS'] === 'fixed' ? { fulfillmentGasLimit: 400_000n } : {}),
     onStep: (s) => {
       stamps.set(s, performance.now());
     },
