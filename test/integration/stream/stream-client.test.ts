@@ -61,6 +61,31 @@ function client(extra: Partial<StreamClientOptions> = {}): { c: StreamClient; go
   return { c, got };
 }
 
+/** POST /_sandbox/faults (the admin surface answers loopback clients only). */
+function faults(body: unknown): Promise<Response> {
+  return fetch(`${sb.apiUrl}/_sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+type FaultAnswer = { streamActions?: { dropped?: number; stalled?: number } };
+
+/** Drops every stream socket, in process or through the admin route; returns how many. */
+async function drop(viaHttp: boolean): Promise<number> {
+  if (!viaHttp) return sb.stream.faults.dropAll();
+  const r = await faults({ stream: { drop: true } });
+  return ((await r.json()) as FaultAnswer).streamActions?.dropped ?? 0;
+}
+
+/** Silences every stream socket for `ms`; returns how many. */
+async function stall(viaHttp: boolean, ms: number): Promise<number> {
+  if (!viaHttp) return sb.stream.faults.stall(ms);
+  const r = await faults({ stream: { stallMs: ms } });
+  return ((await r.json()) as FaultAnswer).streamActions?.stalled ?? 0;
+}
+
 const allJoined = (c: StreamClient) => {
   const s = c.status();
   return s.state === 'connected' && s.channels.every((ch) => ch.joined && !ch.backfilling);
@@ -156,20 +181,25 @@ describe('stream client on the sandbox', () => {
     }, 50);
     let drops = 0;
     let stalls = 0;
+    // duplicated, reordered and malformed frames all along, through the admin surface
+    const set = await faults({
+      stream: { duplicateRate: 0.1, reorderWindow: 4, malformedRate: 0.05 },
+    });
+    expect(set.status, await set.clone().text()).toBe(200);
     try {
       for (let i = 0; i < 100; i++) {
-        if (i % 2 === 0) {
-          drops += sb.stream.faults.dropAll() > 0 ? 1 : 0;
-        } else {
-          // silent: the socket stays open and answers nothing, not even heartbeats
-          stalls += sb.stream.faults.stall(700) > 0 ? 1 : 0;
-        }
+        const viaHttp = i % 10 < 2;
+        // odd i: a silent stall — the socket stays open and answers nothing, not even heartbeats
+        const hit = i % 2 === 0 ? await drop(viaHttp) : await stall(viaHttp, 700);
+        if (i % 2 === 0) drops += hit > 0 ? 1 : 0;
+        else stalls += hit > 0 ? 1 : 0;
         await sleep(20);
         await until(() => allJoined(c) && c.status().counters.reconnects > i, 20_000, `recovery ${i}`);
         await sleep(40 + (i % 5) * 30);
       }
     } finally {
       clearInterval(appender);
+      await fetch(`${sb.apiUrl}/_sandbox/reset-faults`, { method: 'POST' });
     }
     await sb.simulator?.stop();
     await sleep(300);
@@ -185,6 +215,8 @@ describe('stream client on the sandbox', () => {
     expect(st.counters.reconnects).toBeGreaterThanOrEqual(101);
     expect(st.counters.heartbeatTimeouts).toBeGreaterThanOrEqual(50);
     expect(st.counters.backfills).toBeGreaterThanOrEqual(101 * slugs.length);
+    expect(st.counters.malformedTotal).toBeGreaterThan(0);
+    expect(sb.stream.stats().duplicatesInjected).toBeGreaterThan(0);
 
     const ids = got.map((e) => e.id);
     const counts = new Map<string, number>();
