@@ -35,6 +35,7 @@ import type {
   IntentGuard,
   IntentJournal,
   MarketSource,
+  Reconciler,
   SpendLedger,
   StrategyStateStore,
   WriteBudget,
@@ -70,6 +71,8 @@ export interface EngineOptions {
   readonly queueTtlMs?: number;
   /** While intents wait for write budget, drain again this often (ms); 0 = only on activity. Default 1000. */
   readonly retryIntervalMs?: number;
+  /** Settles intents left `sent`/`unknown` by a previous run, at start, before any hook runs. */
+  readonly reconciler?: Reconciler;
   /** Write-group requests an intent costs. */
   readonly writeCost?: (intent: Intent) => number;
   /** Cancel a strategy's open offers when it gets disabled; default true. */
@@ -166,7 +169,8 @@ export class Engine {
   private readonly executions = new Set<Promise<void>>();
   private readonly owners = new Map<string, string>();
   private readonly targetOrders = new Map<string, OrderHash>();
-  private readonly unresolved = new Set<string>();
+  /** Intents whose outcome is unknown: id -> coalescing key (that key is blocked until settled). */
+  private readonly unresolved = new Map<string, string>();
   /** Orders we cancelled or replaced (hash -> when), most recent last. */
   private readonly closedByUs = new Map<string, number>();
   private readonly skipped = new Map<string, number>();
@@ -249,10 +253,16 @@ export class Engine {
           error: { code: 'not_sent', message: 'the process stopped before the intent was sent' },
         });
       } else if (r.state === 'sent' || r.state === 'unknown') {
-        this.unresolved.add(r.id);
+        this.unresolved.set(r.id, `${r.strategyId}|${r.intent.target}`);
         this.risk.holdUnknown(r.id, r.strategyId, r.intent);
       }
     }
+    // Before any new spend: settle what the reconciler can (API by order hash, chain receipts).
+    if (this.o.reconciler)
+      for (const r of await this.o.journal.list({ states: ['sent', 'unknown'] })) {
+        const outcome = await this.o.reconciler.reconcile(r);
+        if (outcome.status !== 'unknown') await this.settleUnknown(r.id, outcome);
+      }
     for (const slot of this.slots.values()) {
       const saved = await this.o.stateStore.load(slot.loaded.id);
       slot.state = new MemoryStrategyState(saved ?? {});
@@ -381,7 +391,10 @@ export class Engine {
         ...(outcome.result.orderHash !== undefined ? { orderHash: outcome.result.orderHash } : {}),
         ...(outcome.result.spent !== undefined ? { spent: outcome.result.spent } : {}),
       });
-      if (outcome.result.orderHash !== undefined) this.owners.set(outcome.result.orderHash, rec.strategyId);
+      if (outcome.result.orderHash !== undefined) {
+        this.owners.set(outcome.result.orderHash, rec.strategyId);
+        this.targetOrders.set(`${rec.strategyId}|${rec.intent.target}`, outcome.result.orderHash);
+      }
     } else {
       await this.o.journal.update(intentId, {
         state: 'failed',
@@ -554,6 +567,15 @@ export class Engine {
       }
       if (this.inFlight.has(key)) {
         this.skip(item, 'in_flight');
+        continue;
+      }
+      if (
+        intent.kind !== 'cancel_order' &&
+        this.unresolved.size > 0 &&
+        [...this.unresolved.values()].includes(key)
+      ) {
+        // an earlier intent for this target may have happened: not again until it is reconciled
+        this.skip(item, 'unresolved');
         continue;
       }
       if (intent.kind === 'place_offer') {
@@ -785,7 +807,7 @@ export class Engine {
       }
     } else if (state === 'unknown') {
       this.risk.settle(q.id, { status: 'unknown' }, now);
-      this.unresolved.add(q.id);
+      this.unresolved.set(q.id, q.key);
       this.counts.unknown++;
     } else {
       this.risk.settle(q.id, { status: 'failed' }, now);
@@ -841,7 +863,7 @@ export class Engine {
       intents: { ...this.counts, queued: this.queue.size, inFlight: this.inFlight.size },
       skipped: { total, byReason: Object.fromEntries(this.skipped), recent: [...this.recentSkips] },
       writesAvailable: this.o.writeBudget?.writesAvailable() ?? Number.POSITIVE_INFINITY,
-      unresolved: [...this.unresolved],
+      unresolved: [...this.unresolved.keys()],
       risk: this.risk.status(now),
     };
   }

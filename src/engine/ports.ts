@@ -138,6 +138,17 @@ export interface MarketSource {
   nfts?(): NftTraitsView;
 }
 
+/**
+ * Finds out what became of an intent left `sent`/`unknown` (API order by hash, chain receipts,
+ * Seaport order status). `unknown` keeps it held: its worst case stays counted and its target
+ * blocked.
+ */
+export interface Reconciler {
+  reconcile(
+    record: JournalRecord,
+  ): Promise<{ status: 'done'; result: ExecutionResult } | { status: 'failed' } | { status: 'unknown' }>;
+}
+
 /** Cron: calls `fn` on `expression`; the handle stops it. */
 export interface CronPort {
   validate(expression: string): boolean;

@@ -249,7 +249,8 @@ describe('engine: the intent pipeline', () => {
   });
 
   it('a definite failure is failed; a maybe-processed one is unknown, held, and settles later', async () => {
-    const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))], {
+    let collection = 'apes';
+    const s = setup([load(scripted('a', { event: () => [offer(collection, eth('0.9'))] }))], {
       risk: limits({ eth: { maxExposure: eth('1') } }),
     });
     s.executor.behave = () => {
@@ -267,10 +268,13 @@ describe('engine: the intent pipeline', () => {
     const unknown = s.journal.list({ states: ['unknown'] });
     expect(unknown).toHaveLength(1);
     expect(s.engine.status().unresolved).toEqual([unknown[0]?.id]);
-    // the unknown offer still counts: a second one would cross the exposure cap
+    // its target is blocked until reconciled, and its worst case still counts against the cap
     s.executor.behave = undefined;
     await s.engine.onEvent(listing({ price: 1n }));
+    collection = 'cats';
+    await s.engine.onEvent(listing({ price: 1n }));
     await s.engine.idle();
+    expect(s.engine.status().skipped.byReason).toEqual({ unresolved: 1 });
     expect(s.engine.status().risk.refusals).toEqual({ risk_exposure: 1 });
     await s.engine.settleUnknown(unknown[0]?.id ?? '', { status: 'done', result: { orderHash: hash(42) } });
     expect(s.engine.status().unresolved).toEqual([]);
@@ -474,6 +478,43 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     expect(s.journal.records.get('old-1')?.state).toBe('failed');
     expect(s.engine.status().unresolved).toEqual(['old-2']);
     expect(s.engine.status().risk.unknown).toBe(1);
+  });
+
+  it('restart: the reconciler settles what it can before init; a target still unknown stays blocked', async () => {
+    const def = scripted('a', { event: () => [offer('apes', eth('0.5')), offer('cats', eth('0.5'))] });
+    const journal = new MemoryJournal();
+    journal.append({
+      id: 'r1',
+      strategyId: 'a',
+      intent: offer('apes', eth('0.5')),
+      state: 'sent',
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    journal.append({
+      id: 'r2',
+      strategyId: 'a',
+      intent: offer('cats', eth('0.5')),
+      state: 'unknown',
+      createdAt: 1,
+      updatedAt: 1,
+    });
+    const s = setup([load(def)], {
+      journal,
+      reconciler: {
+        reconcile: async (r) =>
+          r.id === 'r1' ? { status: 'done', result: { orderHash: hash(555) } } : { status: 'unknown' },
+      },
+    });
+    await s.engine.start();
+    expect(journal.records.get('r1')).toMatchObject({ state: 'done', orderHash: hash(555) });
+    expect(s.engine.status().unresolved).toEqual(['r2']);
+    expect(s.engine.risk.bookEntry(hash(555))?.strategyId).toBe('a');
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    // apes: an open offer exists (duplicate); cats: unknown outcome blocks the target
+    expect(s.executor.calls).toHaveLength(0);
+    expect(s.engine.status().skipped.byReason).toEqual({ duplicate_offer: 1, unresolved: 1 });
   });
 
   it('strategy state is saved after a hook that changed it, and loaded at start', async () => {
