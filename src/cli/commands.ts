@@ -1,7 +1,9 @@
 import { runConfigCheck } from './commands/config-check.ts';
 import { runConfigExample } from './commands/config-example.ts';
 import { runDemo } from './commands/demo.ts';
+import { runRun } from './commands/run.ts';
 import { runSandbox } from './commands/sandbox.ts';
+import { runStatus } from './commands/status.ts';
 import { ExitCode, UsageError } from './exit.ts';
 import { renderCommandHelp, renderMainHelp } from './help.ts';
 import { packageVersion } from './package-info.ts';
@@ -11,24 +13,32 @@ import type { Command } from './spec.ts';
 export const COMMANDS: readonly Command[] = Object.freeze([
   {
     name: 'demo',
-    summary: 'quick start: a live run of the API client and rate-limit scheduler (npm start runs this)',
+    summary:
+      'quick start: the sandbox marketplace and the daemon trading on it with all five strategies (npm start)',
     description: [
-      'Starts a local server that meters requests like the marketplace (token bucket per account and',
-      'group, X-RateLimit-* headers, 429 with Retry-After), creates an instant API key on it, and drives',
-      'the typed API client at three times the allowed rate through the scheduler, printing each',
-      "second's progress and the server's own count at the end. Then lists what is built and what is not",
-      'yet. Once the engine exists this becomes the full demo: sandbox, chain and strategies trading.',
+      'Starts the local sandbox marketplace (REST API, stream, a local chain with Seaport 1.6, a swap',
+      'venue and a drop) with simulated traders, then the daemon on config/demo.yaml with all five',
+      'strategies (sniper, collection-bidder, trait-bidder, rebalancer, drop-minter) trading against',
+      "it with one of the sandbox's funded wallets (its key stays in memory). A live summary shows the",
+      'events seen, intents, orders placed, fills, spend against budgets, rate budget left per group',
+      'and stream freshness: the same status the control endpoint serves. Ctrl-C stops everything.',
     ].join('\n'),
     flags: [
       {
         name: 'seconds',
         type: 'string',
         valueName: 'N',
-        defaultText: '10',
-        help: 'how long the live run lasts (1-600)',
+        defaultText: 'until Ctrl-C',
+        help: 'stop after N seconds (1-3600) and print the final summary',
+      },
+      {
+        name: 'paper',
+        type: 'boolean',
+        defaultText: 'off',
+        help: 'simulate execution (run: no transaction is sent; demo: the same on the sandbox)',
       },
     ],
-    examples: ['harpoon demo', 'harpoon demo --seconds 30', 'npm start'],
+    examples: ['npm start', 'harpoon demo --seconds 90', 'harpoon demo --paper'],
     run: runDemo,
   },
   {
@@ -151,6 +161,72 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'harpoon sandbox --chain-id 8453 > sandbox.json',
     ],
     run: runSandbox,
+  },
+  {
+    name: 'run',
+    summary: 'run the daemon: strategies, risk, execution (live or --paper), control endpoint',
+    description: [
+      'Loads the config (file + HARPOON_* environment; secrets from the environment only), opens the',
+      'store, reconciles every intent and transaction of a previous run before any new spend, loads',
+      'the market, subscribes to the stream and runs the configured strategies. Progress and a status',
+      'line go to stderr; /health, /status and /metrics are served on control.host:control.port.',
+      'With --paper (or mode: paper) execution is simulated on live data with its own database, and',
+      'a report of what it would have done is printed and saved at stop. SIGINT/SIGTERM stop cleanly.',
+    ].join('\n'),
+    flags: [
+      {
+        name: 'config',
+        short: 'c',
+        type: 'string',
+        valueName: 'FILE',
+        defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
+        help: 'config file (.yaml, .yml or .json)',
+      },
+      {
+        name: 'paper',
+        type: 'boolean',
+        defaultText: 'off',
+        help: 'simulate execution (run: no transaction is sent; demo: the same on the sandbox)',
+      },
+      {
+        name: 'every',
+        type: 'string',
+        valueName: 'S',
+        defaultText: '30',
+        help: 'seconds between status lines on stderr (at least 5)',
+      },
+    ],
+    examples: ['harpoon run --config harpoon.yaml --paper', 'harpoon run -c harpoon.yaml'],
+    run: runRun,
+  },
+  {
+    name: 'status',
+    summary: "print a running daemon's status (from its control endpoint)",
+    description: [
+      "Reads /status and /health of a running daemon (the config's control.host and control.port,",
+      'or --url) and prints a summary: events, strategies, intents, open offers, fills, spend against',
+      'budgets, rate budget left per group, stream freshness. --json prints the raw JSON.',
+    ].join('\n'),
+    flags: [
+      {
+        name: 'config',
+        short: 'c',
+        type: 'string',
+        valueName: 'FILE',
+        defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
+        help: 'config file (.yaml, .yml or .json)',
+      },
+      { name: 'json', type: 'boolean', defaultText: 'off', help: 'print JSON instead of YAML' },
+      {
+        name: 'url',
+        type: 'string',
+        valueName: 'URL',
+        defaultText: 'http://<control.host>:<control.port>',
+        help: 'control endpoint of the daemon',
+      },
+    ],
+    examples: ['harpoon status', 'harpoon status --json --url http://127.0.0.1:8787'],
+    run: runStatus,
   },
 ]);
 

@@ -1,184 +1,208 @@
-import { setMaxListeners } from 'node:events';
-import { createApiClient } from '../../api/client.ts';
-import { createTransport } from '../../api/transport.ts';
-import { Secret } from '../../domain/secret.ts';
-import { ConfigError, isBaseError } from '../../errors/index.ts';
-import { silentLogger } from '../../observability/logger.ts';
-import { formatRate, parseGroupRates } from '../../ratelimit/rates.ts';
-import { createScheduler } from '../../ratelimit/scheduler.ts';
-import { Priority, RATE_GROUPS, type RateGroup } from '../../ratelimit/types.ts';
-import { createRateLimitServer } from '../../sandbox/ratelimit/server.ts';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { resolveConfig } from '../../config/load.ts';
+import { ConfigError } from '../../errors/index.ts';
+import { createLogger } from '../../observability/logger.ts';
 import { ExitCode } from '../exit.ts';
 import { packageVersion } from '../package-info.ts';
 import type { CommandContext } from '../spec.ts';
 
-/** What the live run enforces (the server) and what the key advertises (25 % more for `read`). */
-const ENFORCED = {
-  read: { capacity: 8, windowMs: 1_000 },
-  write: { capacity: 2, windowMs: 1_000 },
-  fulfillment: { capacity: 1, windowMs: 1_000 },
-};
-const ADVERTISED = { read: '10/s', write: '2/s', fulfillment: '1/s' };
-const DEMAND_FACTOR = 3;
+/** config/demo.yaml of the package. */
+export const DEMO_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), '../../../config/demo.yaml');
 
-const SEAPORT = '0x0000000000000068f116a894984e2db1123eb395';
-const FAKE_HASH = `0x${'ab'.repeat(32)}`;
-const FULFILLER = `0x${'12'.repeat(20)}`;
+/** The sandbox wallet the demo trades with (wallets 0-2 are left free by the simulated traders). */
+const DEMO_WALLET = 0;
+/** WETH the demo wallet wraps before the daemon starts (offers are made in WETH). */
+const DEMO_WETH = 2n * 10n ** 18n;
+
+/** Replaces `${sandbox.…}` placeholders in every string of the parsed demo config. */
+export function fillPlaceholders(value: unknown, facts: Readonly<Record<string, string>>): unknown {
+  if (typeof value === 'string')
+    return value.replace(/\$\{(sandbox\.[A-Za-z0-9_.]+)\}/g, (m, key: string) => {
+      const v = facts[key];
+      if (v === undefined) throw new ConfigError(`config/demo.yaml: unknown placeholder ${m}`);
+      return v;
+    });
+  if (Array.isArray(value)) return value.map((v) => fillPlaceholders(v, facts));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillPlaceholders(v, facts)]));
+  return value;
+}
+
+function parseSeconds(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(String(raw)) || seconds < 1 || seconds > 3600)
+    throw new ConfigError(`--seconds: "${String(raw)}" is not a whole number of seconds from 1 to 3600`);
+  return seconds;
+}
 
 /**
- * `harpoon demo` (what `npm start` runs). Today: a live run of the typed API client and the
- * rate-limit scheduler against the sandbox's token-bucket server, then what is built and what is not.
+ * `harpoon demo` (what `npm start` runs): the local sandbox marketplace with simulated market
+ * activity, and the daemon with all five strategies on config/demo.yaml trading against it, with
+ * a live summary built from the same status as /status. Ctrl-C (or --seconds) stops everything.
  */
 export async function runDemo(ctx: CommandContext): Promise<number> {
+  const seconds = parseSeconds(ctx.flags.seconds);
+  const paper = ctx.flags.paper === true;
   const out = (line = '') => ctx.io.stdout(`${line}\n`);
-  const secondsFlag = ctx.flags['seconds'];
-  const seconds = secondsFlag === undefined ? 10 : Number(secondsFlag);
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 600) {
-    throw new ConfigError(
-      `--seconds: "${String(secondsFlag)}" is not a whole number of seconds from 1 to 600`,
-    );
-  }
+  const err = (line: string) => ctx.io.stderr(`${line}\n`);
+  const tty = (process.stdout as { isTTY?: boolean }).isTTY === true && ctx.io.env.HARPOON_DEMO_PLAIN !== '1';
 
-  out(`harpoon ${packageVersion()} - unattended NFT trading daemon for the OpenSea API v2`);
-  out();
-  out('harpoon snipes underpriced listings, keeps collection and trait offers at the top of the');
-  out('book, rebalances holdings and mints drops, unattended. Strategies return intents; the engine');
-  out('checks them against risk limits and a calldata guard before anything is signed.');
-  out();
-  out(`Live run (${seconds} s): the typed API client and the rate-limit scheduler against a local`);
-  out('server that meters like the marketplace (token bucket per account and group, X-RateLimit-*');
-  out('headers, 429 + Retry-After). Its key advertises read 10/s but enforces 8/s: the scheduler must');
-  out(`learn that from the headers. Demand is ${DEMAND_FACTOR}x what the server allows, in every group.`);
-  out();
+  out(`harpoon ${packageVersion()} — unattended NFT trading daemon for the OpenSea API v2: the demo`);
+  out('');
+  out('A local marketplace (REST API, real-time stream, a local chain with the real Seaport 1.6');
+  out('contracts, a swap venue and a drop) starts with simulated traders listing, bidding, buying');
+  out('and selling. Then the daemon starts on config/demo.yaml with all five strategies:');
+  out('  sniper             buys listings priced well under the floor');
+  out('  collection-bidder  keeps a collection offer under the floor, rebids when outbid');
+  out('  trait-bidder       keeps trait offers under the trait floors');
+  out('  rebalancer         swaps toward target token weights on a schedule');
+  out('  drop-minter        mints the active drop');
+  out('Strategies only propose intents; the engine checks each against the risk limits (budgets,');
+  out('open-offer exposure, daily cap, stale data) and the calldata guard before anything is signed.');
+  out(
+    paper
+      ? 'PAPER mode: execution is simulated, nothing is signed or sent.'
+      : 'Trades are real transactions on the local chain.',
+  );
+  out(seconds !== undefined ? `Stops after ${seconds} s.` : 'Press Ctrl-C to stop.');
+  out('');
 
-  const server = createRateLimitServer({ limits: ENFORCED, advertised: ADVERTISED });
-  await server.listen();
-  const scheduler = createScheduler({ logger: silentLogger() });
-  const transport = createTransport({ baseUrl: server.url, scheduler, logger: silentLogger() });
-  const api = createApiClient(transport);
-  const abort = new AbortController();
-  setMaxListeners(0, abort.signal); // every queued request listens to it
-  const onStop = () => abort.abort();
-  ctx.io.signal.addEventListener('abort', onStop, { once: true });
+  const tmp = mkdtempSync(join(tmpdir(), 'harpoon-demo-'));
+  const logFile = join(tmp, 'harpoon.log');
+  const { createSandbox } = await import('../../sandbox/index.ts');
+  const { createDaemon, daemonOptionsFromConfig, renderStatus, renderPaperReport, formatAmount } =
+    await import('../../daemon/index.ts');
+  const { Secret } = await import('../../domain/secret.ts');
+  const { Contract, JsonRpcProvider, Wallet } = await import('ethers');
+  const { createWriteStream } = await import('node:fs');
+
+  err('demo: starting the sandbox marketplace (the first run compiles Seaport, about 45 s; cached after)');
+  const sandbox = await createSandbox({ seed: 1, activity: 3, onProgress: (m) => err(`sandbox: ${m}`) });
+  let daemon: ReturnType<typeof createDaemon> | undefined;
+  const logStream = createWriteStream(logFile, { mode: 0o600 });
+  let code: number = ExitCode.ok;
   try {
-    const key = await api.auth.createInstantKey();
-    transport.credentials.setApiKey(new Secret(key.api_key, 'api key'));
-    const rates = parseGroupRates(key.rate_limits);
-    for (const g of RATE_GROUPS) scheduler.setRate(g, rates[g]);
-    out(
-      `instant key created (${key.name}); advertised rate_limits: ${RATE_GROUPS.map((g) => `${g} ${formatRate(rates[g])}`).join(', ')}`,
-    );
+    const w = sandbox.wallets[DEMO_WALLET];
+    if (w === undefined) throw new Error('the sandbox handed out no wallet');
+    const hrp = sandbox.tokens.find((t) => t.symbol === 'HRP');
+    const facts: Record<string, string> = {
+      'sandbox.weth': sandbox.weth.toLowerCase(),
+      ...Object.fromEntries(
+        sandbox.tokens.map((t) => [`sandbox.token.${t.symbol}`, t.address.toLowerCase()]),
+      ),
+    };
+    if (hrp === undefined) throw new Error('the sandbox has no HRP token');
 
-    const started = Date.now();
-    const startServerMs = performance.now();
-    const deadline = started + seconds * 1000;
-    const failures: Record<string, number> = {};
-    const inFlight = new Set<Promise<unknown>>();
-    const call: Record<RateGroup, () => Promise<unknown>> = {
-      read: () => api.collections.stats('harpoon-apes', { signal: abort.signal }),
-      write: () =>
-        api.orders.cancel('ethereum', SEAPORT, FAKE_HASH, undefined, {
-          signal: abort.signal,
-          priority: Priority.cancel,
-        }),
-      fulfillment: () =>
-        api.listings.fulfillmentData(
-          {
-            listing: { hash: FAKE_HASH, chain: 'ethereum', protocol_address: SEAPORT },
-            fulfiller: { address: FULFILLER },
-          },
-          { signal: abort.signal },
-        ),
+    // The demo wallet wraps some ETH: offers are made in WETH (a user would do this once).
+    if (!paper) {
+      const provider = new JsonRpcProvider(sandbox.rpcUrl, sandbox.chainId, { staticNetwork: true });
+      const signer = new Wallet(w.privateKey, provider);
+      const weth = new Contract(sandbox.weth, ['function deposit() payable'], signer);
+      const tx = (await weth.getFunction('deposit')({ value: DEMO_WETH })) as { wait(): Promise<unknown> };
+      await tx.wait();
+      provider.destroy();
+      err(`demo: wallet ${w.address} wrapped 2 ETH into WETH for its offers`);
+    }
+
+    const raw = fillPlaceholders(parse(readFileSync(DEMO_CONFIG, 'utf8')), facts);
+    // Secrets and sandbox endpoints go through this process's environment object only.
+    const env = {
+      ...ctx.io.env,
+      HARPOON_API_KEY: sandbox.apiKey,
+      HARPOON_PRIVATE_KEY: w.privateKey,
+      HARPOON_RPC_URL: sandbox.rpcUrl,
+      HARPOON_API_BASE_URL: sandbox.apiUrl,
+      HARPOON_CHAIN: sandbox.chain,
+      HARPOON_STORE_PATH: join(tmp, 'harpoon.db'),
+      HARPOON_MODE: paper ? 'paper' : 'live',
     };
-    const fire = (g: RateGroup) => {
-      const p = call[g]()
-        .catch((e: unknown) => {
-          if (abort.signal.aborted) return;
-          const code = isBaseError(e) ? e.code : e instanceof Error ? e.message : 'error';
-          failures[`${g}:${code}`] = (failures[`${g}:${code}`] ?? 0) + 1;
-        })
-        .finally(() => inFlight.delete(p));
-      inFlight.add(p);
+    const { config } = resolveConfig(raw, { env, cwd: tmp, file: DEMO_CONFIG });
+    const options = daemonOptionsFromConfig(config, env, {
+      streamUrl: sandbox.streamUrl,
+      wallet: { source: 'secret', privateKey: new Secret(w.privateKey, 'demo wallet key') },
+      chain: {
+        seaport: sandbox.seaport,
+        conduitKey: sandbox.conduitKey,
+        conduit: sandbox.fixture.seaport.conduit,
+        signedZone: sandbox.zone,
+        weth: sandbox.weth,
+        routers: sandbox.fixture.uniswap ? [sandbox.fixture.uniswap.router] : [],
+        drops: sandbox.fixture.drops.map((d) => d.address),
+        confirmations: 1,
+      },
+      tokens: sandbox.tokens.map((t) => ({
+        address: t.address.toLowerCase() as never,
+        symbol: t.symbol,
+        decimals: t.decimals,
+      })),
+      paperReportPath: join(tmp, 'paper-report.json'),
+      pollIntervalMs: 5000,
+    });
+    daemon = createDaemon(options, {
+      logger: createLogger({ level: 'info', name: 'harpoon', destination: logStream }),
+      onProgress: (line) => err(`daemon: ${line}`),
+    });
+    if (!ctx.io.signal.aborted) await daemon.start();
+    err(
+      `demo: daemon ready; status JSON at ${daemon.url}/status, metrics at ${daemon.url}/metrics; log ${logFile}`,
+    );
+    err('demo: "harpoon status --url <that url>" prints the same summary from another terminal');
+
+    const d = daemon;
+    const draw = () => {
+      const text = renderStatus(d.status(), { title: 'harpoon demo' });
+      if (tty) ctx.io.stdout(`\x1b[H\x1b[2J${text}\n(Ctrl-C to stop)\n`);
     };
-    // Offer DEMAND_FACTOR x the enforced rate, spread over each second.
-    const ticker = setInterval(() => {
-      if (Date.now() >= deadline || abort.signal.aborted) return;
-      for (const g of RATE_GROUPS) {
-        const perTick = (ENFORCED[g].capacity * DEMAND_FACTOR) / 10;
-        const n = Math.floor(perTick) + (Math.random() < perTick % 1 ? 1 : 0);
-        for (let i = 0; i < n; i++) fire(g);
-      }
-    }, 100);
-    const report = setInterval(() => {
-      const st = scheduler.status();
-      const parts = st.groups.map(
-        (s) => `${s.group} ${s.served} served, ${s.queued} queued, limit ${s.limit}, 429s ${s.http429}`,
-      );
-      out(`  t+${Math.round((Date.now() - started) / 1000)}s  ${parts.join(' | ')}`);
-    }, 1000);
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, seconds * 1000);
-      abort.signal.addEventListener(
+    const timer = setInterval(draw, 1000);
+    timer.unref();
+    let progressTimer: ReturnType<typeof setInterval> | undefined;
+    if (!tty) {
+      progressTimer = setInterval(() => {
+        const s = d.status();
+        err(
+          `demo: t+${Math.round(s.uptimeMs / 1000)}s events ${s.events.total}, intents ${s.intents.emitted}, orders ${s.orders.placed}, fills ${s.fills.total}`,
+        );
+      }, 10_000);
+      progressTimer.unref();
+    }
+    await new Promise<void>((done) => {
+      if (ctx.io.signal.aborted) return done();
+      const t = seconds !== undefined ? setTimeout(done, seconds * 1000) : undefined;
+      ctx.io.signal.addEventListener(
         'abort',
         () => {
-          clearTimeout(t);
-          resolve();
+          if (t) clearTimeout(t);
+          done();
         },
         { once: true },
       );
     });
-    clearInterval(ticker);
-    clearInterval(report);
-    const endServerMs = performance.now();
-    await scheduler.stop();
-    await Promise.allSettled([...inFlight]);
-
-    out();
-    out("Result (the server's own count):");
-    const counts = server.counts();
-    for (const g of RATE_GROUPS) {
-      const allowed = server.allowance(g, startServerMs, endServerMs);
-      const c = counts[g];
-      out(
-        `  ${g.padEnd(11)} served ${String(c.served).padStart(4)} of ${Math.floor(allowed)} allowed (${Math.round((100 * c.served) / allowed)} %), 429s: ${c.throttled}`,
-      );
-    }
-    const shed = Object.entries(failures).filter(
-      ([k]) => !k.endsWith(':scheduler_stopped') && !k.endsWith(':superseded'),
-    );
-    if (shed.length > 0) out(`  other outcomes: ${shed.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+    clearInterval(timer);
+    if (progressTimer) clearInterval(progressTimer);
+    err('demo: stopping (no new intents; executions in flight finish; stream closed; store flushed)');
+    await daemon.stop();
+    if (tty) ctx.io.stdout('\x1b[H\x1b[2J');
+    out(renderStatus(daemon.status(), { title: 'harpoon demo — final summary' }));
+    const report = daemon.paperReport();
+    if (report !== undefined)
+      out(renderPaperReport(report, (v: bigint, dec?: number) => formatAmount(v, dec)));
     out(
-      '  (demand beyond the budget waits in the scheduler queue; what is still queued at the end is dropped)',
+      'What next: "harpoon config example > harpoon.yaml", then "harpoon run --config harpoon.yaml --paper".',
     );
+  } catch (e) {
+    code = ExitCode.error;
+    throw e;
   } finally {
-    ctx.io.signal.removeEventListener('abort', onStop);
-    await scheduler.stop().catch(() => undefined);
-    await transport.close();
-    await server.close();
+    await daemon?.stop().catch(() => undefined);
+    await sandbox.close();
+    await new Promise<void>((r) => logStream.end(() => r()));
+    if (ctx.io.env.HARPOON_DEMO_KEEP === '1') err(`demo: kept ${tmp} (HARPOON_DEMO_KEEP=1)`);
+    else rmSync(tmp, { recursive: true, force: true });
   }
-
-  out();
-  out('Built:');
-  out(
-    '  [x] typed API client (src/api): every endpoint of the spec, one transport, errors classed by reaction',
-  );
-  out('  [x] rate-limit scheduler (src/ratelimit): read/write/fulfillment buckets corrected from headers,');
-  out('      priorities, coalescing, 429 pauses, a Redis-shared bucket across instances');
-  out('  [x] configuration (src/config): YAML/JSON + HARPOON_* env, secrets only from env/keystore');
-  out(
-    '  [x] sandbox chain fixture (src/sandbox/chain): anvil + real Seaport 1.6, WETH, collections, signed zone',
-  );
-  out();
-  out('Not built yet:');
-  out('  [ ] sandbox marketplace API and stream on that chain');
-  out('  [ ] stream client (Phoenix websocket with backfill) and market view');
-  out('  [ ] signer and execution (keystore signer, calldata guard, nonce ledger)');
-  out('  [ ] engine and strategies (intents, risk, paper/live executors) - then this demo trades');
-  out();
-  out('Try: harpoon --help | harpoon config example > harpoon.yaml | npm test | npm run bench -- ratelimit');
-  return abortedExit(ctx) ?? ExitCode.ok;
-}
-
-function abortedExit(ctx: CommandContext): number | undefined {
-  return ctx.io.signal.aborted ? 130 : undefined;
+  return code;
 }

@@ -123,26 +123,35 @@ describe('bad usage exits 2 with a message and a hint', () => {
 });
 
 describe('harpoon demo', () => {
-  it('runs the client and scheduler live, learns the enforced limit, and lists what is built', async () => {
-    const r = await harpoon(['demo', '--seconds', '3']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/instant key created \(agent_free_[0-9a-f]+\)/);
-    // The key advertises read 10/s; the server enforces 8/s and says so in its headers.
-    expect(r.stdout).toMatch(/t\+\ds\s+read \d+ served, \d+ queued, limit 8, 429s 0/);
-    const result = /read\s+served\s+(\d+) of (\d+) allowed \(\d+ %\), 429s: (\d+)/.exec(r.stdout);
-    expect(result).not.toBeNull();
-    expect(Number(result?.[1])).toBeGreaterThan(0);
-    expect(Number(result?.[1])).toBeLessThanOrEqual(Number(result?.[2]));
-    expect(r.stdout).toMatch(/Built:[\s\S]*typed API client[\s\S]*rate-limit scheduler[\s\S]*configuration/);
-    expect(r.stdout).toMatch(
-      /Not built yet:[\s\S]*sandbox marketplace[\s\S]*stream client[\s\S]*signer[\s\S]*engine and strategies/,
-    );
-  });
-
+  // The live demo (sandbox + daemon trading) runs in test/integration/daemon/demo.test.ts.
   it('refuses a bad --seconds with exit 2 and says what is allowed', async () => {
     const r = await harpoon(['demo', '--seconds', 'soon']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--seconds: "soon" is not a whole number of seconds from 1 to 600/);
+    expect(r.stderr).toMatch(/--seconds: "soon" is not a whole number of seconds from 1 to 3600/);
+  });
+});
+
+describe('harpoon run and status', () => {
+  it('run with a bad config exits 2 with the key, the bad value and the fix, before starting anything', async () => {
+    const path = file('bad-run.yaml', 'risk:\n  maxPricePerItem: lots\n');
+    const r = await harpoon(['run', '--config', path]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/configuration error/);
+    expect(r.stderr).toMatch(/risk\.maxPricePerItem/);
+    expect(r.stderr).not.toMatch(/starting in/);
+  });
+
+  it('run with a missing config file exits 2 and names the file', async () => {
+    const r = await harpoon(['run', '--config', join(dir, 'nope.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nope\.yaml/);
+  });
+
+  it('status without a running daemon exits 1 and says no daemon answers at the URL', async () => {
+    const r = await harpoon(['status', '--url', 'http://127.0.0.1:9']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no daemon answers at http:\/\/127\.0\.0\.1:9/);
   });
 });
 

@@ -1,0 +1,909 @@
+// The composition root: the only place that wires concrete adapters together.
+//
+// Start-up order (nothing is spent before step 6 is done):
+//   1. logger, store (exclusive lock; paper mode has its own database)
+//   2. signer (live), RPC and the chain-id check
+//   3. rate-limit scheduler → API transport and client
+//   4. tx sender reconcile (every written-ahead transaction resolved), Seaport orders/approvals,
+//      calldata guard, execution reconcile (every open buy/swap/mint resolved)
+//   5. market view (first load), balances and drops, stream client (watermarks from the store)
+//   6. engine: strategies loaded, journal replayed, intents of unknown outcome settled
+//   7. stream subscribed → view → paper book → engine; cron running; control endpoint serving
+// stop(): no new intents, executions in flight finish (or time out), stream closed, watermarks and
+// the paper report saved, store closed. Idempotent.
+
+import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Interface, JsonRpcProvider } from 'ethers';
+import { type ApiClient, createApiClient, createTransport, type HttpTransport } from '../api/index.ts';
+import { type CalldataGuard, createCalldataGuard, simulateWith } from '../chain/guard/index.ts';
+import {
+  type ChainRpc,
+  createEthersRpc,
+  createTxSender,
+  type LocalSigner,
+  loadSigner,
+  signerFromPrivateKey,
+  type TxSender,
+  verifyChain,
+} from '../chain/index.ts';
+import type { MarketEvent, PaymentToken } from '../domain/events.ts';
+import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
+import { formatUnits } from '../domain/money.ts';
+import {
+  createEngine,
+  type Engine,
+  type EngineStatus,
+  engineTimingFromConfig,
+  type IntentGuard,
+  type LoadedStrategy,
+  loadStrategy,
+  riskLimitsFromConfig,
+} from '../engine/index.ts';
+import { BaseError, FatalError, RejectedError } from '../errors/index.ts';
+import { type Executor as ChainExecutor, createExecutor } from '../execution/index.ts';
+import { createMarketView, type MarketView } from '../market/index.ts';
+import { createLogger, type Logger } from '../observability/index.ts';
+import { createScheduler, DEFAULT_RATES, type Scheduler } from '../ratelimit/index.ts';
+import {
+  createApprovals,
+  createEthersSeaportReader,
+  createSeaportOrders,
+  latestBlockClock,
+} from '../seaport/index.ts';
+import { openStore, type Store } from '../store/index.ts';
+import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
+import { type ControlServer, type HealthReport, startControlServer, toJson } from './control.ts';
+import { type CollectionInfo, createLiveExecutor } from './live.ts';
+import { createDaemonMetrics } from './metrics.ts';
+import type { DaemonOptions } from './options.ts';
+import { createPaperExecutor, type PaperExecutor, type PaperReport, renderPaperReport } from './paper.ts';
+import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
+import type { DaemonStatus } from './status.ts';
+import { createBalancesReader, createDropsReader } from './views.ts';
+
+export type { DaemonOptions } from './options.ts';
+export { daemonOptionsFromConfig, paperPathOf } from './options.ts';
+export { renderPaperReport } from './paper.ts';
+export type { DaemonStatus } from './status.ts';
+export { renderStatus } from './status.ts';
+
+/** The built-in strategies of the package (`strategies/` next to `src/`). */
+export const BUILTIN_STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../strategies');
+
+export interface DaemonDeps {
+  /** Default: pino to stderr at options.log.level. */
+  readonly logger?: Logger;
+  readonly clock?: { now(): number };
+  /** Called with progress lines during start (the CLI prints them). */
+  readonly onProgress?: (line: string) => void;
+}
+
+export interface Daemon {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  status(): DaemonStatus;
+  health(): HealthReport;
+  /** The control endpoint's URL once started. */
+  readonly url: string | undefined;
+  /** Paper mode: what it would have done (undefined in live mode). */
+  paperReport(): PaperReport | undefined;
+  /** The engine, once started (tests, kill switch). */
+  readonly engine: Engine | undefined;
+}
+
+const ROUTER = new Interface([
+  'function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[] amounts)',
+]);
+
+type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+
+function storeWatermarks(store: Store): Record<string, Watermark> {
+  const out: Record<string, Watermark> = {};
+  for (const w of store.watermarks.all()) {
+    let sinceSec = Math.floor(w.eventAt / 1000);
+    let ids: string[] = [];
+    if (w.cursor !== undefined) {
+      try {
+        const c = JSON.parse(w.cursor) as { sinceSec?: number; ids?: string[] };
+        if (typeof c.sinceSec === 'number') sinceSec = c.sinceSec;
+        if (Array.isArray(c.ids)) ids = c.ids.filter((x) => typeof x === 'string');
+      } catch {
+        // an unreadable cursor only costs a wider backfill
+      }
+    }
+    out[w.collection] = { newestMs: w.eventAt, sinceSec, ids };
+  }
+  return out;
+}
+
+export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Daemon {
+  const clock = deps.clock ?? { now: () => Date.now() };
+  const log: Logger =
+    deps.logger ?? createLogger({ level: options.log.level, name: 'harpoon', destination: process.stderr });
+  const progress = (line: string) => {
+    log.info(line);
+    deps.onProgress?.(line);
+  };
+  const paper = options.mode === 'paper';
+
+  let state: State = 'new';
+  let failure: string | null = null;
+  let startedAt = 0;
+  let readyAt = 0;
+  let startPromise: Promise<void> | null = null;
+  let stopPromise: Promise<void> | null = null;
+
+  // adapters, created by start()
+  let store: Store | undefined;
+  let rpc: ChainRpc | undefined;
+  let provider: JsonRpcProvider | undefined;
+  let scheduler: Scheduler | undefined;
+  let transport: HttpTransport | undefined;
+  let api: ApiClient | undefined;
+  let signer: LocalSigner | undefined;
+  let sender: TxSender | undefined;
+  let guard: CalldataGuard | undefined;
+  let execution: ChainExecutor | undefined;
+  let view: MarketView | undefined;
+  let stream: StreamClient | undefined;
+  let engine: Engine | undefined;
+  let paperExec: PaperExecutor | undefined;
+  let control: ControlServer | undefined;
+  let pollTimer: ReturnType<typeof setInterval> | undefined;
+  let wallet: Address = ZERO_ADDRESS;
+  const reconcileSummary: Record<string, number> = {};
+  let finalStatus: DaemonStatus | undefined;
+
+  // running totals for status and metrics
+  let eventsTotal = 0;
+  const eventsByKind: Record<string, number> = {};
+  let ordersPlaced = 0;
+  let fillsTotal = 0;
+  const recentFills: {
+    at: number;
+    strategy: string;
+    kind: string;
+    collection: string | null;
+    price: string;
+    symbol: string;
+  }[] = [];
+  const guardRejections: Record<string, number> = {};
+  let balances: ReturnType<typeof createBalancesReader> | undefined;
+  let drops: ReturnType<typeof createDropsReader> | undefined;
+  const collectionInfo = new Map<string, Promise<CollectionInfo>>();
+
+  const pushFill = (f: (typeof recentFills)[number]) => {
+    fillsTotal++;
+    recentFills.push(f);
+    if (recentFills.length > 20) recentFills.shift();
+  };
+
+  function collection(slug: string): Promise<CollectionInfo> {
+    let p = collectionInfo.get(slug);
+    if (p === undefined) {
+      const a = api as ApiClient;
+      p = a.collections.get(slug).then((c) => ({
+        fees: c.fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required })),
+        ...(c.contracts[0]?.address !== undefined ? { contract: c.contracts[0].address.toLowerCase() } : {}),
+      }));
+      p.catch(() => collectionInfo.delete(slug));
+      collectionInfo.set(slug, p);
+    }
+    return p;
+  }
+
+  const tokens: PaymentToken[] = [...options.tokens];
+  const tokenSymbol = (addr: string): string => {
+    const a = addr.toLowerCase();
+    if (a === ZERO_ADDRESS) return 'ETH';
+    return tokens.find((t) => t.address.toLowerCase() === a)?.symbol ?? `${a.slice(0, 8)}…`;
+  };
+
+  /** Intent-level guard: only configured collections and known payment tokens. */
+  const intentGuard: IntentGuard = {
+    check(intent) {
+      const known = (t: PaymentToken) =>
+        t.address === ZERO_ADDRESS || tokens.some((x) => x.address.toLowerCase() === t.address.toLowerCase());
+      const slug =
+        intent.kind === 'place_offer'
+          ? intent.offer.collection
+          : intent.kind === 'buy_listing'
+            ? intent.collection
+            : null;
+      if (slug !== null && !options.collections.includes(slug))
+        throw new RejectedError(
+          'intent_collection_not_configured',
+          `collection ${slug} is not in the config`,
+        );
+      if (intent.kind === 'place_offer' && !known(intent.paymentToken))
+        throw new RejectedError(
+          'intent_token_unknown',
+          `payment token ${intent.paymentToken.address} is not configured`,
+        );
+      if (intent.kind === 'swap' && (!known(intent.fromToken) || !known(intent.toToken)))
+        throw new RejectedError('intent_token_unknown', 'a swap token is not configured');
+    },
+  };
+
+  async function loadStrategies(): Promise<LoadedStrategy[]> {
+    const out: LoadedStrategy[] = [];
+    for (const s of options.strategies)
+      out.push(
+        await loadStrategy(
+          { id: s.id, module: s.module, params: s.params },
+          {
+            strategiesDir: options.strategiesDir ?? BUILTIN_STRATEGIES_DIR,
+            ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}),
+          },
+        ),
+      );
+    return out;
+  }
+
+  /** Settles the intents whose outcome the journal left unknown (previous run). */
+  async function settleUnknownIntents(e: Engine, s: Store): Promise<void> {
+    for (const id of e.status().unresolved) {
+      const out = execution?.status(id);
+      if (out !== undefined && out.state === 'done') {
+        await e.settleUnknown(id, {
+          status: 'done',
+          result: {
+            ...(out.spent !== undefined ? { spent: out.spent } : {}),
+            ...(out.txHash !== undefined ? { txHash: out.txHash } : {}),
+          },
+        });
+        reconcileSummary.intentsDone = (reconcileSummary.intentsDone ?? 0) + 1;
+        continue;
+      }
+      if (out !== undefined && out.state !== 'failed') continue; // still unknown: keep holding it
+      const order = s.orders.list({}).find((r) => r.intentId === id);
+      if (order !== undefined && order.status === 'open') {
+        await e.settleUnknown(id, { status: 'done', result: { orderHash: order.hash as never } });
+        reconcileSummary.intentsDone = (reconcileSummary.intentsDone ?? 0) + 1;
+      } else {
+        await e.settleUnknown(id, { status: 'failed' });
+        reconcileSummary.intentsFailed = (reconcileSummary.intentsFailed ?? 0) + 1;
+      }
+    }
+  }
+
+  function onEvent(event: MarketEvent): void {
+    eventsTotal++;
+    eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1;
+    view?.apply(event);
+    if (!paper && event.kind === 'sale' && event.orderHash !== null && store !== undefined) {
+      const ours = store.orders.get(event.orderHash.toLowerCase());
+      if (ours !== undefined && ours.status === 'open' && ours.side !== 'listing') {
+        store.orders.setStatus(ours.hash, 'filled');
+        store.fills.record({
+          orderHash: ours.hash,
+          ...(ours.intentId !== undefined ? { intentId: ours.intentId } : {}),
+          ...(event.txHash !== null ? { txHash: event.txHash } : {}),
+          side: 'buy',
+          collection: ours.collection,
+          contract: event.nft.contract,
+          tokenId: String(event.nft.identifier),
+          price: event.price,
+          token: ours.token,
+        });
+        view?.removeOwnOrder(ours.hash);
+        pushFill({
+          at: clock.now(),
+          strategy: ours.strategy ?? 'unknown',
+          kind: 'offer_filled',
+          collection: ours.collection,
+          price: formatUnits(event.price, 18),
+          symbol: tokenSymbol(ours.token),
+        });
+      }
+    }
+    const work = async () => {
+      if (paperExec !== undefined) await paperExec.observe(event);
+      await engine?.onEvent(event);
+    };
+    void work().catch((err: unknown) => log.error({ err }, 'event handling failed'));
+  }
+
+  function persistWatermarks(): void {
+    if (stream === undefined || store === undefined) return;
+    try {
+      const s = store;
+      const marks = stream.getWatermarks();
+      s.transaction(
+        () => {
+          for (const [key, w] of Object.entries(marks))
+            s.watermarks.advance(
+              key,
+              w.newestMs,
+              JSON.stringify({ sinceSec: w.sinceSec, ids: w.ids.slice(-500) }),
+            );
+        },
+        { durable: false },
+      );
+    } catch (err) {
+      log.warn({ err }, 'saving stream watermarks failed');
+    }
+  }
+
+  async function poll(): Promise<void> {
+    await Promise.all([
+      balances?.refresh().catch((err: unknown) => log.warn({ err }, 'balances unavailable')),
+      drops?.refresh(),
+    ]);
+    persistWatermarks();
+  }
+
+  async function doStart(): Promise<void> {
+    state = 'starting';
+    startedAt = clock.now();
+    // 1. store
+    const storePath = paper ? options.paperStorePath : options.storePath;
+    store = openStore(storePath, { exclusive: true, now: () => clock.now() });
+    progress(`store open: ${storePath}${paper ? ' (paper database)' : ''}`);
+
+    // 2. signer, RPC, chain id
+    const w = options.wallet;
+    if (w.source === 'secret') signer = signerFromPrivateKey(w.privateKey, 'the wallet key');
+    else if (w.source === 'env') signer = signerFromPrivateKey(w.privateKey, `$${w.privateKeyEnv}`);
+    else if (w.source === 'keystore')
+      signer = await loadSigner({
+        source: { kind: 'keystore', path: w.keystorePath, passwordEnv: w.passwordEnv },
+        env: { [w.passwordEnv]: w.password.reveal() },
+        ...(w.address !== undefined ? { expectedAddress: w.address } : {}),
+      });
+    if (signer !== undefined) wallet = signer.address.toLowerCase() as Address;
+    else if (w.source === 'none' && w.address !== undefined) wallet = w.address.toLowerCase() as Address;
+    if (signer === undefined && !paper)
+      throw new FatalError(
+        'wallet_missing',
+        'live mode needs a wallet key (HARPOON_PRIVATE_KEY or wallet.keystore)',
+      );
+    if (wallet === ZERO_ADDRESS)
+      throw new FatalError('wallet_missing', 'no wallet: set wallet.address (paper) or a wallet key');
+    const rpcUrl = options.chain.rpcUrl?.reveal() as string;
+    rpc = createEthersRpc({ url: rpcUrl, chainId: options.chain.chainId });
+    await verifyChain(rpc);
+    provider = new JsonRpcProvider(rpcUrl, options.chain.chainId, { staticNetwork: true, cacheTimeout: -1 });
+    progress(`wallet ${wallet} on chain ${options.chain.name} (${options.chain.chainId})`);
+
+    // 3. scheduler, API
+    scheduler = createScheduler({
+      rates: {
+        read: options.rates.read ?? DEFAULT_RATES.read,
+        write: options.rates.write ?? DEFAULT_RATES.write,
+        fulfillment: options.rates.fulfillment ?? DEFAULT_RATES.fulfillment,
+      },
+      logger: log.child({ part: 'ratelimit' }),
+    });
+    transport = createTransport({
+      baseUrl: options.api.baseUrl,
+      scheduler,
+      timeoutMs: options.api.timeoutMs,
+      logger: log.child({ part: 'api' }),
+      ...(options.api.apiKey !== undefined ? { credentials: { apiKey: options.api.apiKey } } : {}),
+    });
+    api = createApiClient(transport);
+
+    // 4. sender reconcile, seaport, guard, execution reconcile (before any spend)
+    balances = createBalancesReader({ rpc, wallet, tokens, clock, logger: log });
+    drops = createDropsReader({ api, slugs: options.drops, clock, logger: log });
+    if (!paper && signer !== undefined) {
+      sender = createTxSender({
+        signer,
+        rpc,
+        store,
+        feeCaps: {
+          maxFeePerGas: options.chain.maxFeePerGas,
+          maxPriorityFeePerGas: options.chain.maxPriorityFeePerGas,
+        },
+        confirmations: options.chain.confirmations,
+        logger: log.child({ part: 'sender' }),
+        clock,
+      });
+      const rep = await sender.reconcile();
+      reconcileSummary.transactions = Object.keys(rep).length;
+      guard = createCalldataGuard({
+        chainId: options.chain.chainId,
+        wallets: [wallet],
+        seaport: [options.chain.seaport],
+        conduitKeys: [options.chain.conduitKey, `0x${'00'.repeat(32)}`],
+        feeRecipients: options.chain.feeRecipients,
+        routers: options.chain.routers,
+        weth: options.chain.weth,
+        drops: options.chain.drops,
+        call: simulateWith({ call: (tx) => (rpc as ChainRpc).call(tx) }),
+        logger: log.child({ part: 'guard' }),
+        onRejected: (reason) => {
+          guardRejections[reason] = (guardRejections[reason] ?? 0) + 1;
+        },
+      });
+      const reader = createEthersSeaportReader(provider, options.chain.seaport);
+      execution = createExecutor({
+        api,
+        guard,
+        sender,
+        rpc,
+        store,
+        chainId: options.chain.chainId,
+        chain: options.chain.name,
+        wallet,
+        protocolAddress: options.chain.seaport,
+        approvals: createApprovals(
+          { chainId: options.chain.chainId, conduit: options.chain.conduit },
+          reader,
+        ),
+        orders: reader,
+        now: () => clock.now(),
+        logger: log.child({ part: 'execution' }),
+      });
+      const er = await execution.reconcile();
+      reconcileSummary.executionIntents = er.intents.length;
+      progress(`reconciled: ${er.intents.length} open execution intent(s), transactions resolved`);
+    }
+
+    // 5. market view, balances, drops, stream
+    const paymentTokens: PaymentToken[] = [
+      { address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 },
+      ...tokens.filter((t) => t.address !== ZERO_ADDRESS),
+    ];
+    const ownOrdersOnStart = paper
+      ? []
+      : store.orders.open({}).filter((r) => r.side !== 'listing' && r.expiry * 1000 > clock.now());
+    stream = createStreamClient({
+      streamUrl: options.api.streamUrl,
+      apiKey: options.api.apiKey ?? (await missingKey()),
+      collections: options.collections,
+      api,
+      logger: log.child({ part: 'stream' }),
+      initialWatermarks: storeWatermarks(store),
+    });
+    const s = stream;
+    view = createMarketView({
+      api,
+      clock,
+      logger: log.child({ part: 'market' }),
+      collections: options.collections,
+      paymentTokens,
+      streamFreshness: (slug) => s.freshness(slug),
+      ownOrders: {
+        load: () =>
+          ownOrdersOnStart.map((r) => ({
+            orderHash: r.hash as never,
+            side: r.side,
+            collection: r.collection as never,
+            nftKey:
+              r.contract && r.tokenId
+                ? `${options.chain.name}/${r.contract.toLowerCase()}/${r.tokenId}`
+                : null,
+            trait: r.traitType !== undefined ? { type: r.traitType, value: r.traitValue ?? '' } : null,
+            price: r.quantity > 0n ? r.price / r.quantity : r.price,
+            paymentToken: { address: r.token as Address, symbol: tokenSymbol(r.token), decimals: 18 },
+            quantity: r.quantity,
+            expiresAt: r.expiry * 1000,
+            status: 'open' as const,
+          })),
+      },
+    });
+    stream.subscribe(onEvent);
+    stream.onFreshness((f) => view?.setStreamStatus(f.key, { stale: f.stale }));
+    stream.start();
+    await Promise.all([view.start(), poll()]);
+    progress(
+      `market loaded: ${options.collections.join(', ') || 'no collections'}; stream ${stream.status().state}`,
+    );
+
+    // 6. engine
+    const strategies = await loadStrategies();
+    const v = view;
+    if (paper) {
+      const r = rpc;
+      paperExec = createPaperExecutor({
+        clock,
+        wallet,
+        chain: options.chain.name,
+        market: v,
+        fees: async (slug) => (await collection(slug)).fees,
+        gasPrice: async () => (await r.baseFee()) + (await r.maxPriorityFee()),
+        traitsOf: async (nft) => {
+          try {
+            const res = await (api as ApiClient).nfts.get(
+              options.chain.name,
+              nft.contract,
+              String(nft.identifier),
+            );
+            return (res.nft.traits ?? []).map((t) => ({
+              type: String(t.trait_type),
+              value: String(t.value),
+            }));
+          } catch {
+            return undefined;
+          }
+        },
+        dropPrice: (slug) => drops?.get(slug)?.value.pricePerToken,
+        store,
+        onFill: async (sale) => {
+          pushFill({
+            at: clock.now(),
+            strategy:
+              paperExec?.orders().find((o) => o.orderHash === sale.orderHash)?.strategyId ?? 'unknown',
+            kind: 'offer_filled',
+            collection: sale.collection,
+            price: formatUnits(sale.price, 18),
+            symbol: sale.paymentToken.symbol,
+          });
+          await engine?.onEvent(sale);
+        },
+        logger: log.child({ part: 'paper' }),
+      });
+    }
+    const executor =
+      paperExec ??
+      createLiveExecutor({
+        api,
+        orders: createSeaportOrders(
+          {
+            chainId: options.chain.chainId,
+            protocolAddress: options.chain.seaport,
+            conduitKey: options.chain.conduitKey,
+            signedZone: options.chain.signedZone,
+            offerToken: options.chain.weth,
+            offerExpirySec: options.offerExpirySec,
+          },
+          {
+            signer: signer as LocalSigner,
+            counters: createEthersSeaportReader(provider, options.chain.seaport),
+            clock: latestBlockClock(provider),
+          },
+        ),
+        approvals: createApprovals(
+          { chainId: options.chain.chainId, conduit: options.chain.conduit },
+          createEthersSeaportReader(provider, options.chain.seaport),
+        ),
+        sender: sender as TxSender,
+        execution: execution as ChainExecutor,
+        store,
+        chain: options.chain.name,
+        seaport: options.chain.seaport,
+        wallet,
+        clock,
+        collection,
+        minApproval: options.risk.maxOpenOffersTotal,
+        dropContract: (slug) => drops?.contract(slug),
+        market: v,
+        logger: log.child({ part: 'live' }),
+        onOrderPlaced: () => {
+          ordersPlaced++;
+        },
+        onExecution: (kind, out, strategyId, slug) => {
+          if (out.state !== 'done') return;
+          pushFill({
+            at: clock.now(),
+            strategy: strategyId,
+            kind,
+            collection: slug,
+            price: formatUnits(out.spent ?? 0n, 18),
+            symbol: kind === 'mint' || kind === 'buy' ? 'ETH' : '',
+          });
+        },
+        expectedAmountOut: async (from, to, amountIn) => {
+          const router = options.chain.routers[0];
+          if (router === undefined) return undefined;
+          const path = [from, to].map((a) => (a.toLowerCase() === ZERO_ADDRESS ? options.chain.weth : a));
+          try {
+            const raw = await (rpc as ChainRpc).call({
+              to: router,
+              data: ROUTER.encodeFunctionData('getAmountsOut', [amountIn, path]),
+            });
+            const [amounts] = ROUTER.decodeFunctionResult('getAmountsOut', raw) as unknown as [bigint[]];
+            return amounts[amounts.length - 1];
+          } catch (err) {
+            log.warn({ err }, 'router reference price unavailable');
+            return undefined;
+          }
+        },
+      });
+    const sch = scheduler;
+    const st = store;
+    engine = createEngine({
+      strategies,
+      market: {
+        snapshot: () => v.snapshot(),
+        balances: () => balances?.get() ?? null,
+        drops: () => drops ?? { get: () => undefined },
+      },
+      executor,
+      journal: storeJournal(st),
+      stateStore: storeStrategyState(st),
+      spendLedger: storeSpendLedger(st),
+      risk: riskLimitsFromConfig(options.risk),
+      guard: intentGuard,
+      writeBudget: {
+        writesAvailable: () => sch.status().groups.find((g) => g.group === 'write')?.available ?? 0,
+      },
+      clock,
+      logger: log.child({ part: 'engine' }),
+      wallet,
+      ...engineTimingFromConfig(options.engine),
+    });
+    await engine.start();
+    await settleUnknownIntents(engine, st);
+    progress(
+      `engine started: ${strategies.map((x) => x.id).join(', ') || 'no strategies'} (${executor.mode})`,
+    );
+
+    // 7. poll timer and control endpoint
+    pollTimer = setInterval(() => void poll(), options.pollIntervalMs);
+    pollTimer.unref?.();
+    const registry = createDaemonMetrics({
+      events: () => eventsTotal,
+      intents: () => {
+        const i = engine?.status().intents;
+        return i
+          ? { done: i.done, failed: i.failed, rejected: i.rejected, unknown: i.unknown, accepted: i.accepted }
+          : {};
+      },
+      ordersPlaced: () => (paperExec ? paperExec.orders().length : ordersPlaced),
+      fills: () =>
+        fillsTotal + (paperExec ? paperExec.fills().filter((f) => f.kind !== 'offer_filled').length : 0),
+      guardRejections: () => guardRejections,
+      rateGroups: () => scheduler?.status().groups ?? [],
+      streamAges: () => stream?.status().channels ?? [],
+      spend: () =>
+        (engine?.status().risk.tokens ?? []).map((t) => ({
+          account: t.symbol ?? t.token,
+          spentToday: t.spentToday,
+          exposure: t.exposure,
+        })),
+    });
+    control = await startControlServer({
+      host: options.control.host,
+      port: options.control.port,
+      status: () => status(),
+      health: () => health(),
+      metrics: registry,
+    });
+    readyAt = clock.now();
+    state = 'running';
+    progress(`ready in ${readyAt - startedAt} ms; control endpoint ${control.url}`);
+  }
+
+  async function missingKey(): Promise<never> {
+    throw new FatalError('api_key_missing', 'no API key: set OPENSEA_API_KEY (or HARPOON_API_KEY)');
+  }
+
+  async function doStop(): Promise<void> {
+    if (state === 'new') {
+      state = 'stopped';
+      return;
+    }
+    state = 'stopping';
+    if (pollTimer) clearInterval(pollTimer);
+    if (engine !== undefined) {
+      engine.pause();
+      const e = engine;
+      const done = e.stop().then(() => true);
+      const timedOut = await Promise.race([done, sleep(options.stopTimeoutMs).then(() => false)]);
+      if (!timedOut)
+        log.warn({ ms: options.stopTimeoutMs }, 'stop: executions in flight did not finish in time');
+    }
+    persistWatermarks();
+    await stream?.stop().catch((err: unknown) => log.warn({ err }, 'stream stop failed'));
+    await view?.stop().catch((err: unknown) => log.warn({ err }, 'market view stop failed'));
+    if (paperExec !== undefined) {
+      try {
+        writeFileSync(options.paperReportPath, `${toJson(paperExec.report(), 2)}\n`, { mode: 0o600 });
+        progress(`paper report saved: ${options.paperReportPath}`);
+      } catch (err) {
+        log.warn({ err }, 'saving the paper report failed');
+      }
+    }
+    await control?.close().catch(() => undefined);
+    finalStatus = { ...status(), state: 'stopped' };
+    await scheduler?.stop().catch(() => undefined);
+    await transport?.close().catch(() => undefined);
+    rpc?.destroy();
+    provider?.destroy();
+    store?.close();
+    state = 'stopped';
+    progress('stopped');
+  }
+
+  function health(): HealthReport {
+    const reasons: string[] = [];
+    if (state !== 'running') {
+      reasons.push(`daemon ${state}${failure ? `: ${failure}` : ''}`);
+      return { state: 'down', reasons };
+    }
+    const ss = stream?.status();
+    if (ss?.stale) reasons.push('stream stale: no trading on stale collections');
+    const es = engine?.status();
+    if (es?.killed) reasons.push('kill switch engaged');
+    if (es?.paused) reasons.push('paused');
+    for (const s of es?.strategies ?? [])
+      if (s.state === 'disabled') reasons.push(`strategy ${s.id} ${s.state}`);
+    if ((es?.unresolved.length ?? 0) > 0)
+      reasons.push(`${es?.unresolved.length} intent(s) of unknown outcome`);
+    return { state: reasons.length === 0 ? 'ok' : 'degraded', reasons };
+  }
+
+  function status(): DaemonStatus {
+    if (finalStatus !== undefined) return finalStatus;
+    const now = clock.now();
+    const es: EngineStatus | undefined = engine?.status();
+    const ss = stream?.status();
+    const openOrders = paperExec
+      ? paperExec
+          .orders()
+          .filter((o) => o.status === 'open')
+          .map((o) => ({
+            orderHash: o.orderHash as string,
+            strategy: o.strategyId,
+            side: o.offer.type,
+            collection: o.offer.collection,
+            price: formatUnits(o.price, o.paymentToken.decimals),
+            symbol: o.paymentToken.symbol,
+            expiresAt: o.expiresAt,
+          }))
+      : (store?.orders.open({}) ?? [])
+          .filter((r) => r.side !== 'listing')
+          .map((r) => ({
+            orderHash: r.hash,
+            strategy: r.strategy ?? 'unknown',
+            side: r.side.replace('_offer', ''),
+            collection: r.collection,
+            price: formatUnits(r.quantity > 0n ? r.price / r.quantity : r.price, 18),
+            symbol: tokenSymbol(r.token),
+            expiresAt: r.expiry * 1000,
+          }));
+    const paperFills = paperExec?.fills() ?? [];
+    const fills = paperExec
+      ? paperFills.slice(-20).map((f) => ({
+          at: f.at,
+          strategy: f.strategyId,
+          kind: f.kind,
+          collection: f.collection,
+          price: formatUnits(f.price, 18),
+          symbol: f.symbol,
+        }))
+      : [...recentFills];
+    const intentsByStrategy = new Map<string, number>();
+    for (const s of es?.strategies ?? []) intentsByStrategy.set(s.id, s.intents);
+    return {
+      state,
+      mode: options.mode,
+      wallet,
+      chain: { name: options.chain.name, chainId: options.chain.chainId },
+      startedAt,
+      uptimeMs: startedAt > 0 ? now - startedAt : 0,
+      readyMs: readyAt > 0 ? readyAt - startedAt : null,
+      ...(failure !== null ? { error: failure } : {}),
+      events: { total: eventsTotal, byKind: { ...eventsByKind } },
+      strategies: (es?.strategies ?? []).map((s) => ({
+        id: s.id,
+        module: s.module,
+        version: s.version,
+        state: s.state,
+        hooksRun: s.hooksRun,
+        intents: s.intents,
+        errors: s.errors,
+        lastError: s.lastError?.message ?? null,
+      })),
+      intents: es
+        ? { ...es.intents, unresolved: es.unresolved.length }
+        : {
+            emitted: 0,
+            accepted: 0,
+            done: 0,
+            failed: 0,
+            unknown: 0,
+            rejected: 0,
+            queued: 0,
+            inFlight: 0,
+            unresolved: 0,
+          },
+      skipped: es ? { total: es.skipped.total, byReason: es.skipped.byReason } : { total: 0, byReason: {} },
+      orders: {
+        placed: paperExec ? paperExec.orders().length : ordersPlaced,
+        open: openOrders,
+      },
+      fills: {
+        total: paperExec ? paperFills.length : fillsTotal,
+        recent: fills,
+      },
+      spend: (es?.risk.tokens ?? []).map((t) => ({
+        account: t.token,
+        symbol: t.symbol ?? (t.token === 'eth-like' ? 'ETH/WETH' : tokenSymbol(t.token)),
+        spentToday: formatUnits(t.spentToday, 18),
+        spentTotal: formatUnits(t.spentTotal, 18),
+        exposure: formatUnits(t.exposure, 18),
+        maxSpendPerDay: t.maxSpendPerDay === null ? null : formatUnits(t.maxSpendPerDay, 18),
+        maxExposure: t.maxExposure === null ? null : formatUnits(t.maxExposure, 18),
+        budget: t.budget === null ? null : formatUnits(t.budget, 18),
+      })),
+      risk: es
+        ? {
+            killed: es.risk.killed,
+            paused: es.risk.paused,
+            openOffers: es.risk.openOffers,
+            refusals: es.risk.refusals,
+          }
+        : { killed: false, paused: false, openOffers: 0, refusals: {} },
+      rateBudget: (scheduler?.status().groups ?? []).map((g) => ({
+        group: g.group,
+        available: g.available,
+        limit: g.limit,
+        windowMs: g.windowMs,
+        queued: g.queued,
+        served: g.served,
+        http429: g.http429,
+      })),
+      stream: {
+        state: ss?.state ?? 'idle',
+        stale: ss?.stale ?? true,
+        channels: (ss?.channels ?? []).map((c) => ({
+          key: c.key,
+          joined: c.joined,
+          ageMs: c.ageMs,
+          stale: c.stale,
+        })),
+        events: ss?.counters.events ?? 0,
+        reconnects: ss?.counters.reconnects ?? 0,
+      },
+      guardRejections: { ...guardRejections },
+      reconcile: { ...reconcileSummary },
+      ...(paperExec ? { paper: summaryOf(paperExec.report()) } : {}),
+    };
+  }
+
+  function summaryOf(r: PaperReport) {
+    return {
+      orders: r.orders,
+      fills: r.fills.length,
+      gas: formatUnits(r.gas, 18),
+      totals: Object.fromEntries(
+        Object.entries(r.totals).map(([k, t]) => [
+          k,
+          { spent: formatUnits(t.spent, 18), fees: formatUnits(t.fees, 18), count: t.count },
+        ]),
+      ),
+    };
+  }
+
+  return {
+    start() {
+      startPromise ??= doStart().catch(async (e: unknown) => {
+        failure = e instanceof BaseError ? e.shortMessage : e instanceof Error ? e.message : String(e);
+        log.error({ err: e }, 'start failed');
+        await doStop().catch(() => undefined);
+        state = 'failed';
+        throw e;
+      });
+      return startPromise;
+    },
+    stop() {
+      if (stopPromise !== null) return stopPromise;
+      stopPromise = (async () => {
+        if (startPromise !== null) await startPromise.catch(() => undefined);
+        if (state === 'stopped' || state === 'failed') return;
+        await doStop();
+      })();
+      return stopPromise;
+    },
+    status,
+    health,
+    get url() {
+      return control?.url;
+    },
+    paperReport: () => paperExec?.report(),
+    get engine() {
+      return engine;
+    },
+  };
+}
+
+export { renderPaperReport as formatPaperReport };
+export const formatAmount = (v: bigint, decimals = 18) => formatUnits(v, decimals);

@@ -1,0 +1,538 @@
+// Paper mode: the engine's Executor port with simulated execution on live data. Nothing is
+// signed or sent. Offers stand in a simulated book; they fill when the market crosses them (a
+// listing at or below the offer on a matching item, collection or trait), at the offer's price.
+// A listing bought fills at the listing's current price if it is still on the book and within
+// the intent's cap. Every fill carries what a real one would pay: the price, the marketplace fee
+// and royalties inside it (from the collection's fees) and gas at the current fee level.
+// Fills are fed back to the engine as `sale` events of our own order hashes, so risk, budgets and
+// strategies see them exactly as they would see real ones. `report()` says what it would have done.
+import { createHash } from 'node:crypto';
+import type { MarketEvent, NftRef, PaymentToken, SaleEvent } from '../domain/events.ts';
+import { type Address, type CollectionSlug, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
+import type { ExecutionContext, ExecutionResult, Executor } from '../engine/index.ts';
+import { RejectedError } from '../errors/index.ts';
+import type { OwnOrder } from '../market/snapshot.ts';
+import type { Logger } from '../observability/index.ts';
+import type { Store } from '../store/index.ts';
+import type { Intent, OfferSpec } from '../strategy.ts';
+
+/** Gas a real execution would use (units), by kind. Offers and off-chain cancels cost none. */
+export const PAPER_GAS_UNITS = Object.freeze({
+  buy_listing: 160_000n,
+  mint_per_token: 90_000n,
+  mint_base: 60_000n,
+  swap: 150_000n,
+});
+
+export interface CollectionFeeInfo {
+  /** Percent, as the API gives it (2.5 = 2.5 %). */
+  readonly fee: number;
+  readonly recipient: string;
+  readonly required?: boolean;
+}
+
+export interface PaperExecutorOptions {
+  readonly clock: { now(): number };
+  readonly wallet: Address;
+  readonly chain: string;
+  /** The market view: the listing book for buys, and our simulated orders so strategies see them. */
+  readonly market: {
+    snapshot(): ExecutionContext['market'];
+    upsertOwnOrder?(order: OwnOrder): void;
+    removeOwnOrder?(orderHash: string): boolean;
+  };
+  /** The collection's fees (marketplace + royalties), cached by the caller. */
+  readonly fees?: (slug: string) => Promise<readonly CollectionFeeInfo[]>;
+  /** Gas price a transaction would pay now (wei per gas). */
+  readonly gasPrice?: () => Promise<bigint>;
+  /** Traits of an NFT (to match trait offers), when known. */
+  readonly traitsOf?: (nft: NftRef) => Promise<readonly { type: string; value: string }[] | undefined>;
+  /** Price per token of a drop, when known (else the intent's cap). */
+  readonly dropPrice?: (slug: string) => bigint | undefined;
+  /** A swap quote's marketplace fee (bps), when the API gives one. */
+  readonly swapFeeBps?: (intent: Extract<Intent, { kind: 'swap' }>) => Promise<number | undefined>;
+  /** The paper store (never the live one): orders and fills are recorded in it. */
+  readonly store?: Store;
+  /** Called with a synthetic `sale` of one of our simulated offers (feed it to the engine). */
+  readonly onFill?: (sale: SaleEvent) => void | Promise<void>;
+  readonly logger?: Logger;
+}
+
+export interface PaperOrder {
+  readonly orderHash: OrderHash;
+  readonly strategyId: string;
+  readonly offer: OfferSpec;
+  readonly price: bigint;
+  readonly paymentToken: PaymentToken;
+  readonly quantity: bigint;
+  readonly expiresAt: number;
+  readonly placedAt: number;
+  status: 'open' | 'filled' | 'cancelled' | 'expired';
+  closedAt?: number;
+}
+
+export interface PaperFill {
+  readonly at: number;
+  readonly strategyId: string;
+  readonly kind: 'buy' | 'offer_filled' | 'mint' | 'swap';
+  readonly collection: string | null;
+  readonly item: string | null;
+  /** What we pay (or, for a swap, what we give), in `token`. */
+  readonly price: bigint;
+  readonly token: string;
+  readonly symbol: string;
+  /** Marketplace fee and royalties included in the price (paid to their recipients). */
+  readonly fees: bigint;
+  /** Gas a real transaction would pay (wei of the native token); 0 when the counterparty pays it. */
+  readonly gas: bigint;
+  readonly orderHash: string | null;
+  readonly reason?: string;
+}
+
+export interface PaperReport {
+  readonly mode: 'paper';
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly wallet: string;
+  readonly intents: Readonly<Record<string, number>>;
+  readonly rejected: Readonly<Record<string, number>>;
+  readonly orders: {
+    readonly placed: number;
+    readonly cancelled: number;
+    readonly filled: number;
+    readonly open: number;
+    readonly expired: number;
+  };
+  readonly fills: readonly PaperFill[];
+  /** Totals per token symbol (smallest units, as decimal strings in JSON). */
+  readonly totals: Readonly<
+    Record<string, { readonly spent: bigint; readonly fees: bigint; readonly count: number }>
+  >;
+  readonly gas: bigint;
+  readonly openOrders: readonly PaperOrder[];
+}
+
+export interface PaperExecutor extends Executor {
+  readonly mode: 'paper';
+  /** Checks a market event against the simulated book (call for every event, after the view). */
+  observe(event: MarketEvent): Promise<void>;
+  report(): PaperReport;
+  orders(): readonly PaperOrder[];
+  fills(): readonly PaperFill[];
+}
+
+const PAPER_SALT = 'harpoon-paper';
+
+function paperHash(parts: readonly (string | number | bigint)[]): OrderHash {
+  const h = createHash('sha256').update(PAPER_SALT);
+  for (const p of parts) h.update(`|${String(p)}`);
+  return `0x${h.digest('hex')}` as OrderHash;
+}
+
+function sideOf(offer: OfferSpec): OwnOrder['side'] {
+  return offer.type === 'collection'
+    ? 'collection_offer'
+    : offer.type === 'trait'
+      ? 'trait_offer'
+      : 'item_offer';
+}
+
+function nftKeyOf(nft: NftRef): string {
+  return `${nft.chain}/${nft.contract.toLowerCase()}/${nft.identifier}`;
+}
+
+function feeBps(fees: readonly CollectionFeeInfo[]): bigint {
+  let bps = 0;
+  for (const f of fees) if (f.required !== false) bps += Math.round(f.fee * 100);
+  return BigInt(bps);
+}
+
+export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
+  const startedAt = o.clock.now();
+  const book = new Map<string, PaperOrder>();
+  const fills: PaperFill[] = [];
+  const intents: Record<string, number> = {};
+  const rejected: Record<string, number> = {};
+  let seq = 0;
+
+  const fees = async (slug: string | null): Promise<readonly CollectionFeeInfo[]> => {
+    if (slug === null || o.fees === undefined) return [];
+    try {
+      return await o.fees(slug);
+    } catch (err) {
+      o.logger?.debug({ err, slug }, 'paper: collection fees unavailable');
+      return [];
+    }
+  };
+  const gas = async (units: bigint): Promise<bigint> => {
+    if (o.gasPrice === undefined) return 0n;
+    try {
+      return units * (await o.gasPrice());
+    } catch {
+      return 0n;
+    }
+  };
+  const refuse = (code: string, message: string): never => {
+    rejected[code] = (rejected[code] ?? 0) + 1;
+    throw new RejectedError(code, message);
+  };
+
+  const ownOrderOf = (p: PaperOrder): OwnOrder => ({
+    orderHash: p.orderHash,
+    side: sideOf(p.offer),
+    collection: p.offer.collection as CollectionSlug,
+    nftKey: p.offer.type === 'item' ? nftKeyOf(p.offer.nft) : null,
+    trait: p.offer.type === 'trait' ? { type: p.offer.traitType, value: p.offer.value } : null,
+    price: p.price,
+    paymentToken: p.paymentToken,
+    quantity: p.quantity,
+    expiresAt: p.expiresAt,
+    status:
+      p.status === 'open'
+        ? 'open'
+        : p.status === 'filled'
+          ? 'filled'
+          : p.status === 'expired'
+            ? 'expired'
+            : 'cancelled',
+  });
+
+  function place(
+    strategyId: string,
+    offer: OfferSpec,
+    price: bigint,
+    paymentToken: PaymentToken,
+    quantity: bigint,
+    expiresAt: number,
+    now: number,
+  ): PaperOrder {
+    const orderHash = paperHash([
+      strategyId,
+      JSON.stringify(offer, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+      price,
+      now,
+      ++seq,
+    ]);
+    const order: PaperOrder = {
+      orderHash,
+      strategyId,
+      offer,
+      price,
+      paymentToken,
+      quantity,
+      expiresAt,
+      placedAt: now,
+      status: 'open',
+    };
+    book.set(orderHash, order);
+    o.market.upsertOwnOrder?.(ownOrderOf(order));
+    o.store?.orders.upsert({
+      hash: orderHash,
+      strategy: strategyId,
+      side: sideOf(offer),
+      collection: offer.collection,
+      ...(offer.type === 'item'
+        ? { contract: offer.nft.contract, tokenId: String(offer.nft.identifier) }
+        : {}),
+      ...(offer.type === 'trait' ? { traitType: offer.traitType, traitValue: offer.value } : {}),
+      price: price * quantity,
+      token: paymentToken.address.toLowerCase(),
+      quantity,
+      expiry: Math.floor(expiresAt / 1000),
+      status: 'open',
+    });
+    return order;
+  }
+
+  function close(order: PaperOrder, status: 'filled' | 'cancelled' | 'expired', now: number): void {
+    order.status = status;
+    order.closedAt = now;
+    o.market.upsertOwnOrder?.(ownOrderOf(order));
+    o.store?.orders.setStatus(order.orderHash, status);
+  }
+
+  function recordFill(f: PaperFill, contract: string, tokenId: string): void {
+    fills.push(f);
+    o.store?.fills.record({
+      ...(f.orderHash !== null ? { orderHash: f.orderHash } : {}),
+      txHash: paperHash(['fill', f.at, fills.length]),
+      side: 'buy',
+      collection: f.collection ?? '',
+      contract,
+      tokenId,
+      price: f.price,
+      token: f.token,
+      fees: f.fees,
+      filledAt: f.at,
+    });
+  }
+
+  async function execute(intent: Intent, ctx: ExecutionContext): Promise<ExecutionResult> {
+    intents[intent.kind] = (intents[intent.kind] ?? 0) + 1;
+    const now = o.clock.now();
+    switch (intent.kind) {
+      case 'place_offer': {
+        const order = place(
+          ctx.strategyId,
+          intent.offer,
+          intent.price,
+          intent.paymentToken,
+          intent.quantity,
+          intent.expiresAt,
+          now,
+        );
+        return { orderHash: order.orderHash };
+      }
+      case 'replace_offer': {
+        const old = book.get(intent.orderHash);
+        if (old === undefined || old.status !== 'open')
+          return refuse('paper_order_not_open', `order ${intent.orderHash} is not an open paper order`);
+        close(old, 'cancelled', now);
+        const order = place(
+          ctx.strategyId,
+          old.offer,
+          intent.price,
+          old.paymentToken,
+          old.quantity,
+          intent.expiresAt,
+          now,
+        );
+        return { orderHash: order.orderHash };
+      }
+      case 'cancel_order': {
+        const old = book.get(intent.orderHash);
+        if (old !== undefined && old.status === 'open') close(old, 'cancelled', now);
+        return {};
+      }
+      case 'buy_listing': {
+        const col = ctx.market.collection(intent.collection);
+        const level = col?.bestListings.get(nftKeyOf(intent.nft))?.value;
+        if (level === undefined || (level.orderHash !== null && level.orderHash !== intent.orderHash))
+          return refuse('paper_listing_gone', `listing ${intent.orderHash} is no longer on the book`);
+        const total = level.price * intent.quantity;
+        if (total > intent.maxPrice)
+          return refuse('paper_price_above_cap', `listing costs ${total}, above the cap ${intent.maxPrice}`);
+        const f = (total * feeBps(await fees(intent.collection))) / 10_000n;
+        const g = await gas(PAPER_GAS_UNITS.buy_listing);
+        recordFill(
+          {
+            at: now,
+            strategyId: ctx.strategyId,
+            kind: 'buy',
+            collection: intent.collection,
+            item: nftKeyOf(intent.nft),
+            price: total,
+            token: intent.paymentToken.address.toLowerCase(),
+            symbol: intent.paymentToken.symbol,
+            fees: f,
+            gas: g,
+            orderHash: intent.orderHash,
+            ...(intent.reason !== undefined ? { reason: intent.reason } : {}),
+          },
+          intent.nft.contract,
+          String(intent.nft.identifier),
+        );
+        return { spent: total, txHash: paperHash(['buy', intent.orderHash, now]) };
+      }
+      case 'mint': {
+        const price = o.dropPrice?.(intent.drop) ?? intent.maxPricePerToken;
+        if (price > intent.maxPricePerToken)
+          return refuse(
+            'paper_price_above_cap',
+            `drop ${intent.drop} costs ${price} per token, above the cap`,
+          );
+        const total = price * intent.quantity;
+        const g = await gas(PAPER_GAS_UNITS.mint_base + PAPER_GAS_UNITS.mint_per_token * intent.quantity);
+        fills.push({
+          at: now,
+          strategyId: ctx.strategyId,
+          kind: 'mint',
+          collection: intent.drop,
+          item: `${intent.quantity} × ${intent.drop}`,
+          price: total,
+          token: intent.paymentToken.address.toLowerCase(),
+          symbol: intent.paymentToken.symbol,
+          fees: 0n,
+          gas: g,
+          orderHash: null,
+        });
+        return { spent: total, txHash: paperHash(['mint', intent.drop, now]) };
+      }
+      case 'swap': {
+        let bps: number | undefined;
+        try {
+          bps = await o.swapFeeBps?.(intent);
+        } catch {
+          bps = undefined;
+        }
+        const g = await gas(PAPER_GAS_UNITS.swap);
+        fills.push({
+          at: now,
+          strategyId: ctx.strategyId,
+          kind: 'swap',
+          collection: null,
+          item: `${intent.fromToken.symbol} → ${intent.toToken.symbol}`,
+          price: intent.amountIn,
+          token: intent.fromToken.address.toLowerCase(),
+          symbol: intent.fromToken.symbol,
+          fees: (intent.amountIn * BigInt(bps ?? 0)) / 10_000n,
+          gas: g,
+          orderHash: null,
+        });
+        return { spent: intent.amountIn, txHash: paperHash(['swap', now]) };
+      }
+    }
+  }
+
+  async function crossed(
+    order: PaperOrder,
+    listing: Extract<MarketEvent, { kind: 'listing' }>,
+  ): Promise<boolean> {
+    if (order.status !== 'open' || order.offer.collection !== listing.collection) return false;
+    if (listing.maker.toLowerCase() === o.wallet.toLowerCase() || listing.isPrivate) return false;
+    const unit = listing.quantity > 0n ? listing.price / listing.quantity : listing.price;
+    if (unit > order.price) return false;
+    // the listing's payment token is worth the same as our offer's (ETH vs WETH)
+    const eth = (t: PaymentToken) => t.address === ZERO_ADDRESS || /^w?eth$/i.test(t.symbol);
+    if (
+      !(eth(listing.paymentToken) && eth(order.paymentToken)) &&
+      listing.paymentToken.address.toLowerCase() !== order.paymentToken.address.toLowerCase()
+    )
+      return false;
+    const offer = order.offer;
+    if (offer.type === 'collection') return true;
+    if (offer.type === 'item') return nftKeyOf(offer.nft) === nftKeyOf(listing.nft);
+    const traits = await o.traitsOf?.(listing.nft);
+    return traits?.some((t) => t.type === offer.traitType && t.value === offer.value) ?? false;
+  }
+
+  async function observe(event: MarketEvent): Promise<void> {
+    const now = o.clock.now();
+    for (const order of book.values())
+      if (order.status === 'open' && order.expiresAt <= now) close(order, 'expired', now);
+    if (event.kind !== 'listing') return;
+    for (const order of [...book.values()]) {
+      if (!(await crossed(order, event))) continue;
+      close(order, 'filled', now);
+      const f = (order.price * feeBps(await fees(order.offer.collection))) / 10_000n;
+      const fill: PaperFill = {
+        at: now,
+        strategyId: order.strategyId,
+        kind: 'offer_filled',
+        collection: order.offer.collection,
+        item: nftKeyOf(event.nft),
+        price: order.price,
+        token: order.paymentToken.address.toLowerCase(),
+        symbol: order.paymentToken.symbol,
+        fees: f,
+        // the seller accepting an offer sends the transaction and pays its gas
+        gas: 0n,
+        orderHash: order.orderHash,
+      };
+      recordFill(fill, event.nft.contract, String(event.nft.identifier));
+      o.logger?.info(
+        {
+          strategy: order.strategyId,
+          orderHash: order.orderHash,
+          price: order.price.toString(),
+          item: fill.item,
+        },
+        'paper: offer filled (the market crossed it)',
+      );
+      const sale: SaleEvent = {
+        kind: 'sale',
+        id: `paper-fill-${order.orderHash}`,
+        collection: event.collection,
+        chain: event.chain,
+        occurredAt: now,
+        receivedAt: now,
+        source: event.source,
+        nft: event.nft,
+        orderHash: order.orderHash,
+        txHash: null,
+        seller: event.maker,
+        buyer: o.wallet,
+        quantity: 1n,
+        price: order.price,
+        paymentToken: order.paymentToken,
+      };
+      await o.onFill?.(sale);
+      break; // one listing fills at most one of our offers
+    }
+  }
+
+  function report(): PaperReport {
+    const totals: Record<string, { spent: bigint; fees: bigint; count: number }> = {};
+    let gasTotal = 0n;
+    for (const f of fills) {
+      const t = totals[f.symbol] ?? { spent: 0n, fees: 0n, count: 0 };
+      totals[f.symbol] = t;
+      t.spent += f.price;
+      t.fees += f.fees;
+      t.count++;
+      gasTotal += f.gas;
+    }
+    const orders = [...book.values()];
+    const count = (s: PaperOrder['status']) => orders.filter((x) => x.status === s).length;
+    return {
+      mode: 'paper',
+      startedAt,
+      endedAt: o.clock.now(),
+      wallet: o.wallet,
+      intents: { ...intents },
+      rejected: { ...rejected },
+      orders: {
+        placed: orders.length,
+        cancelled: count('cancelled'),
+        filled: count('filled'),
+        open: count('open'),
+        expired: count('expired'),
+      },
+      fills: [...fills],
+      totals,
+      gas: gasTotal,
+      openOrders: orders.filter((x) => x.status === 'open'),
+    };
+  }
+
+  return {
+    mode: 'paper',
+    execute,
+    observe,
+    report,
+    orders: () => [...book.values()],
+    fills: () => [...fills],
+  };
+}
+
+/** A human-readable paper report. */
+export function renderPaperReport(
+  r: PaperReport,
+  format: (amount: bigint, decimals?: number) => string,
+): string {
+  const lines: string[] = [];
+  const mins = ((r.endedAt - r.startedAt) / 60_000).toFixed(1);
+  lines.push(`Paper trading report (${mins} min, wallet ${r.wallet}) — nothing was signed or sent`);
+  const kinds = Object.entries(r.intents)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  lines.push(`  intents executed on paper: ${kinds || 'none'}`);
+  if (Object.keys(r.rejected).length > 0)
+    lines.push(
+      `  refused by the simulated market: ${Object.entries(r.rejected)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+    );
+  lines.push(
+    `  offers: ${r.orders.placed} placed, ${r.orders.filled} filled, ${r.orders.cancelled} cancelled, ${r.orders.expired} expired, ${r.orders.open} still open`,
+  );
+  lines.push(`  fills: ${r.fills.length}`);
+  for (const f of r.fills.slice(-20))
+    lines.push(
+      `    ${new Date(f.at).toISOString().slice(11, 19)} ${f.strategyId.padEnd(18)} ${f.kind.padEnd(12)} ${format(f.price)} ${f.symbol}${f.fees > 0n ? ` (fees ${format(f.fees)})` : ''}${f.gas > 0n ? ` gas ${format(f.gas)} ETH` : ''}  ${f.item ?? ''}`,
+    );
+  for (const [sym, t] of Object.entries(r.totals))
+    lines.push(`  total ${sym}: ${format(t.spent)} in ${t.count} fill(s), of which fees ${format(t.fees)}`);
+  lines.push(`  gas a live run would have paid: ${format(r.gas)} ETH`);
+  return `${lines.join('\n')}\n`;
+}

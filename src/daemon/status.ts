@@ -1,0 +1,193 @@
+// The daemon's status (served as JSON on /status) and its rendering for a person: `harpoon status`
+// and the demo's live summary print the same text from the same object.
+
+export interface DaemonStatus {
+  readonly state: string;
+  readonly mode: 'paper' | 'live';
+  readonly wallet: string;
+  readonly chain: { readonly name: string; readonly chainId: number };
+  readonly startedAt: number;
+  readonly uptimeMs: number;
+  readonly readyMs: number | null;
+  readonly error?: string;
+  readonly events: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
+  readonly strategies: readonly {
+    readonly id: string;
+    readonly module: string;
+    readonly version: string;
+    readonly state: string;
+    readonly hooksRun: number;
+    readonly intents: number;
+    readonly errors: number;
+    readonly lastError: string | null;
+  }[];
+  readonly intents: {
+    readonly emitted: number;
+    readonly accepted: number;
+    readonly done: number;
+    readonly failed: number;
+    readonly unknown: number;
+    readonly rejected: number;
+    readonly queued: number;
+    readonly inFlight: number;
+    readonly unresolved: number;
+  };
+  readonly skipped: { readonly total: number; readonly byReason: Readonly<Record<string, number>> };
+  readonly orders: {
+    readonly placed: number;
+    readonly open: readonly {
+      readonly orderHash: string;
+      readonly strategy: string;
+      readonly side: string;
+      readonly collection: string;
+      /** Per unit, whole tokens. */
+      readonly price: string;
+      readonly symbol: string;
+      readonly expiresAt: number;
+    }[];
+  };
+  readonly fills: {
+    readonly total: number;
+    readonly recent: readonly {
+      readonly at: number;
+      readonly strategy: string;
+      readonly kind: string;
+      readonly collection: string | null;
+      readonly price: string;
+      readonly symbol: string;
+    }[];
+  };
+  /** Spend against budgets per budget account (`eth-like` = ETH and WETH together), whole tokens. */
+  readonly spend: readonly {
+    readonly account: string;
+    readonly symbol: string;
+    readonly spentToday: string;
+    readonly spentTotal: string;
+    readonly exposure: string;
+    readonly maxSpendPerDay: string | null;
+    readonly maxExposure: string | null;
+    readonly budget: string | null;
+  }[];
+  readonly risk: {
+    readonly killed: boolean;
+    readonly paused: boolean;
+    readonly openOffers: number;
+    readonly refusals: Readonly<Record<string, number>>;
+  };
+  readonly rateBudget: readonly {
+    readonly group: string;
+    readonly available: number;
+    readonly limit: number;
+    readonly windowMs: number;
+    readonly queued: number;
+    readonly served: number;
+    readonly http429: number;
+  }[];
+  readonly stream: {
+    readonly state: string;
+    readonly stale: boolean;
+    readonly channels: readonly {
+      readonly key: string;
+      readonly joined: boolean;
+      readonly ageMs: number;
+      readonly stale: boolean;
+    }[];
+    readonly events: number;
+    readonly reconnects: number;
+  };
+  readonly guardRejections: Readonly<Record<string, number>>;
+  readonly reconcile: Readonly<Record<string, number>>;
+  readonly paper?: {
+    readonly orders: Readonly<Record<string, number>>;
+    readonly fills: number;
+    readonly gas: string;
+    readonly totals: Readonly<
+      Record<string, { readonly spent: string; readonly fees: string; readonly count: number }>
+    >;
+  };
+}
+
+function window(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
+}
+
+function age(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return 'never';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+function trim(amount: string): string {
+  if (!amount.includes('.')) return amount;
+  const [i, f = ''] = amount.split('.');
+  const t = f.slice(0, 5).replace(/0+$/, '');
+  return t === '' ? (i as string) : `${i}.${t}`;
+}
+
+function counts(rec: Readonly<Record<string, number>>): string {
+  const e = Object.entries(rec).filter(([, n]) => n > 0);
+  return e.length === 0 ? 'none' : e.map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
+/** A summary a newcomer can read: what the daemon saw, decided, did, and how much room it has left. */
+export function renderStatus(s: DaemonStatus, options: { readonly title?: string } = {}): string {
+  const L: string[] = [];
+  const up = Math.round(s.uptimeMs / 1000);
+  L.push(
+    `${options.title ?? 'harpoon'} — ${s.state}, ${s.mode === 'paper' ? 'PAPER (simulated, nothing is sent)' : 'LIVE'}, up ${up} s${s.readyMs !== null ? ` (ready in ${s.readyMs} ms)` : ''}`,
+  );
+  L.push(`  wallet ${s.wallet} on ${s.chain.name} (chain id ${s.chain.chainId})`);
+  if (s.error) L.push(`  error: ${s.error}`);
+  L.push(`  market events seen: ${s.events.total}  (${counts(s.events.byKind)})`);
+  const st = s.stream;
+  const ages = st.channels.map((c) => `${c.key} ${age(c.ageMs)}${c.stale ? ' STALE' : ''}`).join(', ');
+  L.push(
+    `  stream: ${st.state}${st.stale ? ' (stale: no trading)' : ', fresh'}; newest info per collection: ${ages || '—'}`,
+  );
+  const i = s.intents;
+  L.push(
+    `  intents: ${i.emitted} proposed by strategies → ${i.accepted} passed risk → ${i.done} done, ${i.failed} failed, ${i.rejected} refused by risk, ${i.queued} waiting${i.unresolved > 0 ? `, ${i.unresolved} unknown (reconciling)` : ''}`,
+  );
+  if (s.skipped.total > 0) L.push(`  skipped (coalesced or no budget): ${counts(s.skipped.byReason)}`);
+  L.push(`  orders placed: ${s.orders.placed}; open offers: ${s.orders.open.length}`);
+  for (const o of s.orders.open.slice(0, 6))
+    L.push(
+      `    ${o.strategy.padEnd(18)} ${o.side.padEnd(10)} ${o.collection.padEnd(16)} ${trim(o.price)} ${o.symbol}`,
+    );
+  L.push(`  fills: ${s.fills.total}`);
+  for (const f of s.fills.recent.slice(-6))
+    L.push(
+      `    ${new Date(f.at).toISOString().slice(11, 19)} ${f.strategy.padEnd(18)} ${f.kind.padEnd(12)} ${(f.collection ?? '').padEnd(16)} ${trim(f.price)} ${f.symbol}`,
+    );
+  L.push('  strategies:');
+  for (const x of s.strategies)
+    L.push(
+      `    ${x.id.padEnd(18)} ${x.state.padEnd(9)} hooks ${String(x.hooksRun).padStart(4)}  intents ${String(x.intents).padStart(3)}  errors ${x.errors}${x.lastError ? ` (${x.lastError})` : ''}`,
+    );
+  L.push('  spend against budgets (last 24 h):');
+  if (s.spend.length === 0) L.push('    nothing spent or committed yet');
+  for (const b of s.spend)
+    L.push(
+      `    ${b.symbol.padEnd(9)} spent ${trim(b.spentToday)}${b.maxSpendPerDay !== null ? ` of ${trim(b.maxSpendPerDay)}/day` : ''}; open offers ${trim(b.exposure)}${b.maxExposure !== null ? ` of ${trim(b.maxExposure)}` : ''}${b.budget !== null ? `; budget ${trim(b.budget)}` : ''}`,
+    );
+  if (s.risk.killed || (s.risk.paused && s.state === 'running'))
+    L.push(`  risk: ${s.risk.killed ? 'KILL SWITCH ENGAGED' : 'paused'}`);
+  if (Object.keys(s.risk.refusals).length > 0) L.push(`  risk refusals: ${counts(s.risk.refusals)}`);
+  L.push(
+    `  rate budget left: ${s.rateBudget.map((g) => `${g.group} ${g.available}/${g.limit} per ${window(g.windowMs)}${g.queued > 0 ? ` (${g.queued} queued)` : ''}${g.http429 > 0 ? ` [${g.http429}×429]` : ''}`).join(', ')}`,
+  );
+  if (Object.keys(s.guardRejections).length > 0)
+    L.push(`  calldata guard refused: ${counts(s.guardRejections)}`);
+  if (s.paper)
+    L.push(
+      `  paper: ${s.paper.fills} simulated fill(s); gas a live run would pay ${trim(s.paper.gas)} ETH; ${Object.entries(
+        s.paper.totals,
+      )
+        .map(([k, t]) => `${k} ${trim(t.spent)} (fees ${trim(t.fees)})`)
+        .join(', ')}`,
+    );
+  return `${L.join('\n')}\n`;
+}
