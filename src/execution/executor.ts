@@ -586,7 +586,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         const out = txs.some((t) => LIVE.has(t.state) || isIncluded(t));
         if (!out) fail(intentId, codeOf(e));
         else if (e instanceof RejectedError) fail(intentId, e.code);
-        else setOpen(intentId, 'unknown');
+        else if (rec.state === 'pending') setOpen(intentId, 'unknown'); // journaled, outcome not known
       }
       throw e;
     } finally {

@@ -1,0 +1,321 @@
+/**
+ * The executor with the real calldata guard over recorded sandbox responses, the real store
+ * (in memory) and a fake sender: states and records of each path, idempotency by intent id,
+ * never a second buy of a listing, failures before and after sending, reconcile.
+ */
+import { ZeroAddress } from 'ethers';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  createCalldataGuard,
+  fulfillmentProposal,
+  GuardRejectedError,
+} from '../../../src/chain/guard/index.ts';
+import { FatalError, RejectedError, TransientError } from '../../../src/errors/index.ts';
+import {
+  type BuyListingInput,
+  createExecutor,
+  type ExecutionStep,
+  type Executor,
+} from '../../../src/execution/index.ts';
+import { openStore, type Store } from '../../../src/store/index.ts';
+import { FakeSender, fakeApi, recorded } from './fakes.ts';
+
+const rec = recorded();
+const opts = rec.options;
+const byName = (name: string) => {
+  const c = rec.cases.find((x) => x.name === name);
+  if (!c) throw new Error(`no recorded case ${name}`);
+  return c;
+};
+const ethListing = byName('listing paid in ETH (basic order)');
+const mintCase = byName('drop mint');
+const TRUE = `0x${'0'.repeat(63)}1`;
+
+let store: Store;
+let sender: FakeSender;
+let steps: ExecutionStep[];
+let simulations: number;
+let fake: ReturnType<typeof fakeApi>;
+let ex: Executor;
+
+function build(simulate: () => Promise<string> = async () => TRUE): Executor {
+  const guard = createCalldataGuard({
+    ...opts,
+    call: async () => {
+      simulations++;
+      return simulate();
+    },
+  });
+  return createExecutor({
+    api: fake.api,
+    guard,
+    sender,
+    rpc: { estimateGas: async () => 100_000n },
+    store,
+    chainId: opts.chainId,
+    chain: 'ethereum',
+    wallet: sender.address,
+    protocolAddress: opts.seaport[0] as string,
+    onStep: (s) => steps.push(s),
+  });
+}
+
+const li = ethListing.intent as {
+  nft: { contract: string; identifier: bigint };
+  orderHash: string;
+  maxPrice: bigint;
+  feeRecipients: string[];
+};
+const buy = (intentId: string, over: Partial<BuyListingInput> = {}): BuyListingInput => ({
+  intentId,
+  orderHash: li.orderHash,
+  collection: 'harpoon-apes',
+  nft: { contract: li.nft.contract, tokenId: li.nft.identifier, standard: 'erc721' },
+  maxPrice: li.maxPrice,
+  paymentToken: ZeroAddress,
+  feeRecipients: li.feeRecipients,
+  ...over,
+});
+
+async function refusal(p: Promise<unknown>): Promise<RejectedError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof RejectedError) return e;
+    throw e;
+  }
+  throw new Error('expected a rejection');
+}
+
+beforeEach(async () => {
+  store = openStore(':memory:');
+  sender = new FakeSender(store, opts.chainId);
+  steps = [];
+  simulations = 0;
+  fake = fakeApi({ listing: ethListing.response, mint: mintCase.response });
+  ex = build();
+  await ex.reconcile();
+});
+
+describe('buy a listing', () => {
+  it('runs every step in order and records the fill, the spend and done', async () => {
+    const out = await ex.buyListing(buy('b1'));
+    expect(steps).toEqual([
+      'intent',
+      'fulfillment',
+      'guard',
+      'simulated',
+      'submitted',
+      'receipt',
+      'recorded',
+    ]);
+    expect(out).toMatchObject({ intentId: 'b1', kind: 'buy_listing', state: 'done', spent: li.maxPrice });
+    expect(out.txHash).toBe(store.transactions.byIntent('b1/fill')[0]?.hash);
+    expect(store.intents.get('b1')).toMatchObject({ state: 'done', targetKey: `listing:${li.orderHash}` });
+    expect(store.fills.list()).toMatchObject([
+      { intentId: 'b1', side: 'buy', orderHash: li.orderHash, price: li.maxPrice, txHash: out.txHash },
+    ]);
+    expect(
+      store.spend
+        .list()
+        .map((s) => [s.kind, s.amount])
+        .sort(),
+    ).toEqual([
+      ['gas', 150_000_000_000_000n],
+      ['price', li.maxPrice],
+    ]);
+    expect(simulations).toBe(1);
+  });
+
+  it('refuses to run before reconcile', async () => {
+    const fresh = build();
+    await expect(fresh.buyListing(buy('b0'))).rejects.toBeInstanceOf(FatalError);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it('the same intent id never executes twice; another intent on the listing is refused', async () => {
+    const first = await ex.buyListing(buy('b1'));
+    const again = await ex.buyListing(buy('b1'));
+    expect(again).toMatchObject({ state: 'done', replayed: true, txHash: first.txHash });
+    const e = await refusal(ex.buyListing(buy('b2')));
+    expect(e.code).toBe('listing_already_filled');
+    expect(sender.submits).toEqual(['b1/fill']);
+    expect(fake.calls).toEqual(['listing']);
+    expect(store.intents.get('b2')).toBeUndefined();
+  });
+
+  it('a listing with an unsettled intent is not bought by another one', async () => {
+    sender.outcome = 'pending';
+    const e1 = await ex.buyListing(buy('b1')).catch((e: unknown) => e);
+    expect(e1).toBeInstanceOf(TransientError);
+    expect(store.intents.get('b1')?.state).toBe('sent');
+    const e2 = await refusal(ex.buyListing(buy('b2')));
+    expect(e2.code).toBe('target_in_flight');
+    expect(sender.submits).toEqual(['b1/fill']);
+    // later the receipt comes: the same intent id resolves it, without a new transaction
+    sender.outcome = 'mined';
+    const out = await ex.buyListing(buy('b1'));
+    expect(out.state).toBe('done');
+    expect(sender.submits).toEqual(['b1/fill']);
+    expect(store.fills.list()).toHaveLength(1);
+  });
+
+  it('a guard refusal fails the intent before anything is signed; the listing stays buyable', async () => {
+    const e = await refusal(ex.buyListing(buy('b1', { maxPrice: li.maxPrice - 1n })));
+    expect(e).toBeInstanceOf(GuardRejectedError);
+    expect(store.intents.get('b1')).toMatchObject({ state: 'failed', error: e.code });
+    expect(sender.submits).toEqual([]);
+    expect(simulations).toBe(0);
+    expect(steps).toEqual(['intent', 'fulfillment']);
+    expect(store.spend.list()).toEqual([]);
+    expect((await ex.buyListing(buy('b2'))).state).toBe('done');
+    // a failed intent id stays failed
+    expect((await refusal(ex.buyListing(buy('b1')))).code).toBe('intent_failed');
+  });
+
+  it('a reverted simulation is refused; an API error fails the intent, nothing sent', async () => {
+    const reverting = build(async () => {
+      throw new Error('execution reverted');
+    });
+    await reverting.reconcile();
+    const e = await refusal(reverting.buyListing(buy('b1')));
+    expect((e as GuardRejectedError).reason).toBe('simulation_reverted');
+    expect(store.intents.get('b1')?.state).toBe('failed');
+
+    fake.state.fail = new TransientError('http_503', 'unavailable');
+    const e2 = await ex.buyListing(buy('b2')).catch((x: unknown) => x);
+    expect(e2).toBeInstanceOf(TransientError);
+    expect(store.intents.get('b2')).toMatchObject({ state: 'failed', error: 'http_503' });
+    expect(sender.submits).toEqual([]);
+  });
+
+  it('a reverted transaction: failed with its hash, the reservation released', async () => {
+    sender.outcome = 'reverted';
+    const e = await refusal(ex.buyListing(buy('b1')));
+    expect(e.code).toBe('tx_reverted');
+    const st = ex.status('b1');
+    expect(st).toMatchObject({ state: 'failed', error: 'reverted' });
+    expect(st?.txHash).toBe(store.transactions.byIntent('b1/fill')[0]?.hash);
+    expect(store.spend.list().filter((s) => s.kind === 'price')).toEqual([]);
+    expect(store.fills.list()).toEqual([]);
+  });
+
+  it('a node refusal at submit fails the intent', async () => {
+    sender.outcome = 'refused';
+    const e = await refusal(ex.buyListing(buy('b1')));
+    expect(e.code).toBe('insufficient_funds');
+    expect(store.intents.get('b1')).toMatchObject({ state: 'failed', error: 'insufficient_funds' });
+  });
+});
+
+describe('reconcile at start', () => {
+  it('never-sent intents fail; a journaled transaction is followed and recorded, its plan derived from the raw bytes', async () => {
+    // a crash right after the intent row: nothing sent
+    store.intents.create({
+      id: 'lost',
+      strategy: 's',
+      kind: 'buy_listing',
+      targetKey: 'listing:0xabc',
+      payload: { orderHash: '0xabc' },
+    });
+    // a crash right after the write-ahead journal: the transaction exists, no plan, intent pending
+    const payload = {
+      orderHash: li.orderHash,
+      collection: 'harpoon-apes',
+      contract: li.nft.contract.toLowerCase(),
+      tokenId: li.nft.identifier.toString(),
+      maxPrice: li.maxPrice,
+      paymentToken: ZeroAddress,
+      feeRecipients: li.feeRecipients,
+    };
+    store.intents.create({
+      id: 'journaled',
+      strategy: 's',
+      kind: 'buy_listing',
+      targetKey: `listing:${li.orderHash}`,
+      payload,
+    });
+    const tx = fulfillmentProposal(ethListing.response);
+    await sender.submit('journaled/fill', { to: tx.to, data: tx.data, value: tx.value });
+
+    const restarted = build();
+    const report = await restarted.reconcile();
+    expect(report.intents.map((o) => [o.intentId, o.state])).toEqual([
+      ['lost', 'failed'],
+      ['journaled', 'done'],
+    ]);
+    expect(restarted.status('lost')).toMatchObject({ state: 'failed', error: 'interrupted' });
+    expect(restarted.status('journaled')).toMatchObject({ state: 'done', spent: li.maxPrice });
+    expect(store.fills.list()).toMatchObject([{ intentId: 'journaled', price: li.maxPrice }]);
+    expect(store.spend.list().find((s) => s.kind === 'price')).toMatchObject({
+      intentId: 'journaled',
+      amount: li.maxPrice,
+    });
+    // nothing bought again
+    expect(sender.submits).toEqual(['journaled/fill']);
+    expect((await refusal(restarted.buyListing(buy('again')))).code).toBe('listing_already_filled');
+  });
+
+  it('an unresolved transaction stays unknown (not failed) and blocks the listing', async () => {
+    sender.outcome = 'pending';
+    await ex.buyListing(buy('b1')).catch(() => undefined);
+    const restarted = build();
+    const report = await restarted.reconcile();
+    expect(report.intents).toMatchObject([{ intentId: 'b1', state: 'unknown' }]);
+    expect((await refusal(restarted.buyListing(buy('b2')))).code).toBe('target_in_flight');
+  });
+});
+
+describe('mint', () => {
+  const m = mintCase.intent as { drop: string; maxValue: bigint };
+
+  it('settles and records the value spent', async () => {
+    const out = await ex.mint({
+      intentId: 'm1',
+      slug: 'harpoon-genesis',
+      drop: m.drop,
+      quantity: 1,
+      maxValue: m.maxValue,
+    });
+    expect(out.state).toBe('done');
+    expect(out.minted).toEqual([]); // the fake receipt has no Transfer logs
+    expect(store.spend.list().find((s) => s.kind === 'price')?.intentId).toBe('m1');
+  });
+
+  it('409 and 422 become clear rejections with the server reasons; the intent failed', async () => {
+    const details = (status: number, reason: string) => ({
+      details: { status, method: 'POST', path: '/api/v2/drops/x/mint', reasons: [reason] },
+    });
+    fake.state.fail = new RejectedError(
+      'http_409',
+      'POST → 409',
+      details(409, 'Drop x is not currently active: paused'),
+    );
+    const e409 = await refusal(
+      ex.mint({ intentId: 'm1', slug: 'x', drop: m.drop, quantity: 1, maxValue: 1n }),
+    );
+    expect(e409.code).toBe('mint_not_active');
+    expect(e409.message).toBe('drop x is not currently active: Drop x is not currently active: paused');
+    fake.state.fail = new RejectedError('http_422', 'POST → 422', details(422, 'Supply exhausted'));
+    const e422 = await refusal(
+      ex.mint({ intentId: 'm2', slug: 'x', drop: m.drop, quantity: 1, maxValue: 1n }),
+    );
+    expect(e422.code).toBe('mint_precondition_failed');
+    expect(e422.details['reasons']).toEqual(['Supply exhausted']);
+    expect(store.intents.get('m1')?.state).toBe('failed');
+    expect(store.intents.get('m2')).toMatchObject({ state: 'failed', error: 'mint_precondition_failed' });
+    expect(sender.submits).toEqual([]);
+  });
+});
+
+describe('swap input checks', () => {
+  it('needs a floor of our own and a sane slippage, before any request', async () => {
+    const base = { fromToken: ZeroAddress, toToken: opts.weth, amountIn: 10n };
+    expect((await refusal(ex.swap({ intentId: 's1', ...base, slippageBps: 50 }))).code).toBe('swap_no_floor');
+    expect(
+      (await refusal(ex.swap({ intentId: 's2', ...base, slippageBps: 9_000, expectedAmountOut: 10n }))).code,
+    ).toBe('swap_bad_slippage');
+    expect(fake.calls).toEqual([]);
+    expect(store.intents.get('s1')).toBeUndefined();
+  });
+});
