@@ -67,10 +67,13 @@ export class SeenWindow {
 
   /** Records `id` at `occurredAt`; 'duplicate' when it was seen, 'late' when too old to tell. */
   add(id: string, occurredAt: number): AddResult {
-    if (this.#map.has(id)) return 'duplicate';
+    const map = this.#map;
+    if (map.has(id)) return 'duplicate';
     const sec = Math.floor(occurredAt / 1000);
     if (sec < this.#sinceSec) return 'late';
-    this.#push(id, sec);
+    map.set(id, sec);
+    this.#qIds.push(id);
+    this.#qSecs.push(sec);
     if (occurredAt > this.#newestMs) this.#newestMs = occurredAt;
     this.#evict();
     return 'new';

@@ -311,6 +311,28 @@ describe('stream client: heartbeat, watchdog, reconnect, backfill', () => {
     expect(s.market.calls.filter((c) => c.next !== undefined).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a socket that never opens times out and counts as a failed connect; an unanswered join is retried', async () => {
+    const s = setup({ connectTimeoutMs: 500, joinTimeoutMs: 300 });
+    s.client.start();
+    await flush();
+    const first = s.sockets.last;
+    await s.clock.advance(500);
+    expect(first.terminated).toBe(true);
+    expect(s.client.status().consecutiveFailures).toBe(1);
+    await s.clock.advance(100);
+    const second = s.sockets.last;
+    expect(second).not.toBe(first);
+    second.open();
+    expect(second.sentOf('phx_join')).toHaveLength(2);
+    // no join reply within 300 ms: each channel is joined again (after its backoff)
+    await s.clock.advance(300 + 100);
+    expect(second.sentOf('phx_join')).toHaveLength(4);
+    second.ackJoins();
+    expect(s.client.status().channels.every((c) => c.joined)).toBe(true);
+    // a reply to the abandoned first join is ignored (its ref is not the current one)
+    expect(s.client.status().consecutiveFailures).toBe(0);
+  });
+
   it('server phx_error on a channel: rejoin that channel and backfill it', async () => {
     const s = setup();
     await connected(s);
