@@ -152,6 +152,8 @@ class PhoenixStreamClient implements StreamClient {
   #socket: SocketLike | undefined;
   #everOpened = false;
   #opened = false;
+  /** The current socket answered a join or a heartbeat. */
+  #healthy = false;
   #failures = 0;
   #attempt = 0;
   #ref = 0;
@@ -423,7 +425,6 @@ class PhoenixStreamClient implements StreamClient {
     this.#opened = true;
     if (this.#everOpened) this.#c.reconnects++;
     this.#everOpened = true;
-    this.#failures = 0;
     this.#state = 'connected';
     this.#log.info(
       { event: 'stream_connected', channels: this.#channels.size, reconnects: this.#c.reconnects },
@@ -464,12 +465,15 @@ class PhoenixStreamClient implements StreamClient {
       ch.joinRef = null;
     }
     if (this.#isStopped()) return;
-    if (!this.#opened) {
+    // a socket that opened but never answered a join or a heartbeat counts as a failed connect
+    // (a server that accepts and drops at once must not be hammered, and leads to polling too)
+    if (!this.#healthy) {
       this.#failures++;
     } else {
       this.#attempt = 0;
     }
     this.#opened = false;
+    this.#healthy = false;
     if (this.#failures >= this.#pollAfter && !this.#polling) this.#startPolling();
     this.#state = this.#polling ? 'polling' : 'reconnecting';
     const delay = this.#backoff.delay(this.#attempt++);
@@ -579,10 +583,17 @@ class PhoenixStreamClient implements StreamClient {
     }
     ch.joined = true;
     ch.rejoinAttempt = 0;
+    this.#setHealthy();
     this.#markFresh(ch, this.#clock.now());
     this.#log.debug({ event: 'stream_joined', topic: ch.topic }, 'stream channel joined');
     if (this.#polling && this.#allJoined()) this.#stopPolling();
     if (ch.needsBackfill) void this.#backfill(ch, 'backfill');
+  }
+
+  #setHealthy(): void {
+    if (this.#healthy) return;
+    this.#healthy = true;
+    this.#failures = 0;
   }
 
   #allJoined(): boolean {
@@ -649,6 +660,7 @@ class PhoenixStreamClient implements StreamClient {
     if (topic === PHOENIX_TOPIC) {
       if (ref !== null && ref === this.#pendingHeartbeat) {
         this.#pendingHeartbeat = null;
+        this.#setHealthy();
         const now = this.#clock.now();
         for (const ch of this.#channels.values()) if (ch.joined) this.#markFresh(ch, now);
       }

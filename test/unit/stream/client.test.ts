@@ -333,6 +333,20 @@ describe('stream client: heartbeat, watchdog, reconnect, backfill', () => {
     expect(s.client.status().consecutiveFailures).toBe(0);
   });
 
+  it('a server that accepts and drops at once counts as failing: backoff grows and polling starts', async () => {
+    const s = setup();
+    s.client.start();
+    await flush();
+    for (let i = 0; i < 3; i++) {
+      const sock = s.sockets.last;
+      sock.open();
+      sock.drop(1011);
+      await s.clock.advance(400);
+    }
+    expect(s.client.status().consecutiveFailures).toBe(3);
+    expect(s.client.status().polling).toBe(true);
+  });
+
   it('server phx_error on a channel: rejoin that channel and backfill it', async () => {
     const s = setup();
     await connected(s);
