@@ -5,6 +5,7 @@
  *
  *   npm run bench -- decision            # 2000 decisions per strategy
  *   npm run bench -- decision --quick    # smoke run (or BENCH_QUICK=1): 200 per strategy
+ *   npm run bench -- decision --only sniper --n 5000   # one strategy, more samples
  *
  * Latency = time from the engine receiving the event (or tick) to the executor receiving the
  * first intent it caused. The market view is in memory (500 listings, 60 trait floors), so the
@@ -38,7 +39,7 @@ import {
 import { DEFAULT_RISK_TIMING } from '../src/engine/risk/limits.ts';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, n: { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, n: { type: 'string' }, only: { type: 'string' } },
   allowPositionals: true,
 });
 const quick = values.quick === true || process.env.BENCH_QUICK === '1';
@@ -258,9 +259,11 @@ async function main(): Promise<void> {
     { id: 'drop-minter', trigger: () => engine.tick('drop-minter', '*/10 * * * * *') },
   ];
 
+  if (values.only !== undefined) cases.splice(0, cases.length, ...cases.filter((c) => c.id === values.only));
   const all: number[] = [];
   const per: Record<string, { p50: number; p99: number; n: number }> = {};
   let seq = 0;
+
   const samples = new Map<string, number[]>(cases.map((c) => [c.id, []]));
   // Interleave the strategies, as a live market would.
   for (let round = 0; round < warmup + perStrategy; round++) {

@@ -66,18 +66,14 @@ export class MemoryStateStore implements StrategyStateStore {
     if (m === undefined) return undefined;
     return Object.fromEntries([...m].map(([k, v]) => [k, JSON.parse(v)]));
   }
-  save(
-    strategyId: string,
-    changed: Readonly<Record<string, unknown>>,
-    deleted: readonly string[] = [],
-  ): void {
+  save(strategyId: string, changed: Readonly<Record<string, string>>, deleted: readonly string[] = []): void {
     this.saves++;
     let m = this.data.get(strategyId);
     if (m === undefined) {
       m = new Map();
       this.data.set(strategyId, m);
     }
-    for (const [k, v] of Object.entries(changed)) m.set(k, JSON.stringify(v));
+    for (const [k, v] of Object.entries(changed)) m.set(k, v);
     for (const k of deleted) m.delete(k);
   }
   /** The whole state of a strategy (tests). */

@@ -91,10 +91,10 @@ export interface StrategyStateStore {
   load(
     strategyId: string,
   ): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
-  /** Only what a hook changed: keys set (JSON values) and keys deleted. */
+  /** Only what a hook changed: keys set (values as JSON text, serialized once) and keys deleted. */
   save(
     strategyId: string,
-    changed: Readonly<Record<string, unknown>>,
+    changed: Readonly<Record<string, string>>,
     deleted: readonly string[],
   ): void | Promise<void>;
 }

@@ -33,10 +33,11 @@ type AnyHook = (ctx: StrategyContext<unknown>, ...args: unknown[]) => unknown;
 
 /** JSON-only state, marked dirty on change; revoked when a hook timed out. */
 export class MemoryStrategyState implements StrategyState {
-  private data: Record<string, unknown>;
-  /** Keys set or deleted since the last `takeChanges`. */
+  private readonly data: Record<string, unknown>;
+  /** Keys set or deleted since the last `serialize`. */
   private readonly touched = new Set<string>();
-  dirty = false;
+  /** Serialized changes waiting to be saved: key -> JSON text (null = deleted). */
+  private readonly pending = new Map<string, string | null>();
   revoked = false;
   constructor(initial: Record<string, unknown> = {}) {
     this.data = { ...initial };
@@ -46,16 +47,13 @@ export class MemoryStrategyState implements StrategyState {
   }
   set(key: string, value: unknown): void {
     if (this.revoked) throw new Error('state is read-only after the hook timed out');
-    const text = JSON.stringify(value);
-    this.data[key] = text === undefined ? undefined : JSON.parse(text);
+    this.data[key] = value;
     this.touched.add(key);
-    this.dirty = true;
   }
   delete(key: string): void {
     if (this.revoked) throw new Error('state is read-only after the hook timed out');
     delete this.data[key];
     this.touched.add(key);
-    this.dirty = true;
   }
   keys(): readonly string[] {
     return Object.keys(this.data);
@@ -63,16 +61,32 @@ export class MemoryStrategyState implements StrategyState {
   toJSON(): Record<string, unknown> {
     return { ...this.data };
   }
-  /** What changed since the last call (and clears it). */
-  takeChanges(): { changed: Record<string, unknown>; deleted: string[] } {
-    const changed: Record<string, unknown> = {};
-    const deleted: string[] = [];
+  /**
+   * Serializes the keys touched since the last call (once each, after the hook). Throws a
+   * TypeError when a value is not JSON (a bigint, a cycle): the hook's own error.
+   */
+  serialize(): void {
     for (const k of this.touched) {
-      if (Object.hasOwn(this.data, k) && this.data[k] !== undefined) changed[k] = this.data[k];
-      else deleted.push(k);
+      const v = this.data[k];
+      const text = v === undefined ? undefined : JSON.stringify(v);
+      if (text === undefined && v !== undefined) throw new TypeError(`state '${k}' is not a JSON value`);
+      this.pending.set(k, text ?? null);
     }
     this.touched.clear();
-    this.dirty = false;
+  }
+  get dirty(): boolean {
+    return this.pending.size > 0 || this.touched.size > 0;
+  }
+  /** Serialized changes since the last call (and clears them). */
+  takeChanges(): { changed: Record<string, string>; deleted: string[] } {
+    if (this.touched.size > 0) this.serialize();
+    const changed: Record<string, string> = {};
+    const deleted: string[] = [];
+    for (const [k, text] of this.pending) {
+      if (text === null) deleted.push(k);
+      else changed[k] = text;
+    }
+    this.pending.clear();
     return { changed, deleted };
   }
 }
@@ -166,6 +180,7 @@ export class StrategyRunner {
         out = await this.withTimeout(name, out as Promise<unknown>, made.state);
       }
       const intents = validateIntents(this.id, name, out);
+      made.state.serialize();
       this.intents += intents.length;
       return intents;
     } catch (e) {

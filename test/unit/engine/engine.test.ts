@@ -473,7 +473,7 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
       createdAt: 1,
       updatedAt: 1,
     });
-    s.stateStore.save('a', { seen: 3 }, []);
+    s.stateStore.save('a', { seen: '3' }, []);
     await s.engine.start();
     expect(s.journal.records.get('old-1')?.state).toBe('failed');
     expect(s.engine.status().unresolved).toEqual(['old-2']);
@@ -528,7 +528,7 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     const second = setup([
       load((await import('../../fixtures/strategies/good.ts')).default as never, {}, 'g'),
     ]);
-    second.stateStore.save('g', { seen: 41 }, []);
+    second.stateStore.save('g', { seen: '41' }, []);
     await second.engine.start();
     await second.engine.onEvent(listing({ price: 1n }));
     await second.engine.idle();

@@ -141,11 +141,26 @@ describe('safe runner', () => {
     expect(ran).toBe(true);
   });
 
-  it('state only holds JSON values', () => {
+  it('state only holds JSON values: a hook that stores a bigint fails, serialized once per hook', async () => {
+    const t = runner();
+    expect(
+      await t.r.run(
+        'onEvent',
+        (ctx) => {
+          ctx.state.set('x', 1n);
+          return [];
+        },
+        () => ({ ctx: { state: t.state } as unknown as StrategyContext<unknown>, state: t.state }),
+      ),
+    ).toEqual([]);
+    expect(t.errors[0]?.message).toMatch(/state 'x' is not a JSON value|BigInt/);
     const s = new MemoryStrategyState();
-    expect(() => s.set('x', 1n)).toThrow();
     s.set('d', { a: [1, 'b'] });
+    s.set('gone', 1);
+    s.delete('gone');
     expect(s.get('d')).toEqual({ a: [1, 'b'] });
+    expect(s.takeChanges()).toEqual({ changed: { d: '{"a":[1,"b"]}' }, deleted: ['gone'] });
+    expect(s.dirty).toBe(false);
   });
 });
 
