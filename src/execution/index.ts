@@ -1,5 +1,16 @@
 /** Execution: buy a listing (the snipe path), accept an offer, swap, mint — each one a write-ahead intent. */
 export { createExecutor, isUnresolved } from './executor.ts';
+export {
+  type CancelInput,
+  type CancelOutcome,
+  createOrderDesk,
+  type OfferTarget,
+  type OrderDesk,
+  type OrderDeskApi,
+  type OrderDeskOptions,
+  type PlacedOffer,
+  type PlaceOfferInput,
+} from './orders.ts';
 export { createFastTxSigner } from './tx-signer.ts';
 export {
   type AcceptOfferInput,

@@ -9,10 +9,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Contract, MaxUint256, type Wallet, ZeroAddress } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../../src/api/client.ts';
+import { createTransport } from '../../../src/api/transport.ts';
 import { GuardRejectedError } from '../../../src/chain/guard/index.ts';
+import { Secret } from '../../../src/domain/secret.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
+import { createOrderDesk } from '../../../src/execution/index.ts';
+import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
+import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { listingParameters, offerParameters, sign } from '../../../src/sandbox/simulator/orders.ts';
+import {
+  createApprovals,
+  createEthersSeaportReader,
+  createLocalDigestSigner,
+  createSeaportOrders,
+  latestBlockClock,
+} from '../../../src/seaport/index.ts';
 import { factsOf, type Wired, wire } from './wiring.ts';
 
 const HOUR = 3_600_000;
@@ -414,5 +427,93 @@ describe('swap and mint settle on chain', () => {
     expect(e422.message).toMatch(/Mint limit exceeded/);
     expect(w.executor.status(id422)?.state).toBe('failed');
     expect(await chainNonce()).toBe(before);
+  });
+});
+
+describe('our own offers: placed, cancelled off-chain, cancelled on chain when a fill signature is out', () => {
+  it('an item offer posted and cancelled off-chain; a collection offer whose fill signature was issued cancelled on chain', async () => {
+    const scheduler = createScheduler({
+      rates: parseGroupRates({ read: '100000/h', write: '100000/h', fulfillment: '100000/h' }),
+    });
+    const transport = createTransport({ baseUrl: sb.apiUrl, scheduler });
+    transport.credentials.setApiKey(new Secret(sb.apiKey, 'api key'));
+    const api = createApiClient(transport);
+    try {
+      const provider = sb.fixture.provider;
+      const reader = createEthersSeaportReader(provider, sb.seaport);
+      const key = (sb.wallets[1] as { privateKey: string }).privateKey;
+      const orders = createSeaportOrders(
+        {
+          chainId: sb.chainId,
+          protocolAddress: sb.seaport,
+          conduitKey: sb.conduitKey,
+          signedZone: sb.zone,
+          offerToken: sb.weth,
+          offerExpirySec: 3600,
+        },
+        {
+          signer: createLocalDigestSigner(new Secret(key, 'private key')),
+          counters: reader,
+          clock: latestBlockClock(provider),
+        },
+      );
+      const desk = createOrderDesk({
+        api,
+        orders,
+        sender: w.sender,
+        store: w.store,
+        chain: sb.chain,
+        // the chain's clock a few seconds after the cancel's answer
+        clock: { nowSec: async () => BigInt(Math.floor(Date.now() / 1000) + 5) },
+        approvals: createApprovals({ chainId: sb.chainId, conduit: sb.fixture.seaport.conduit }, reader),
+      });
+      await mined(erc20(sb.weth, me).getFunction('deposit')({ value: 3n * ETH }));
+      const collFees = ctx()
+        .coll(APES)
+        .fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required }));
+
+      // an item offer on the seller's NFT: the WETH approval goes out first, then the post
+      const item = await desk.placeOffer({
+        intentId: nextId('offer'),
+        collection: APES,
+        target: { type: 'item', nft: { contract: apes(), tokenId: ownedBy(0, 3), standard: 'erc721' } },
+        price: ETH / 2n,
+        fees: collFees,
+      });
+      expect(w.store.orders.get(item.orderHash)).toMatchObject({ status: 'open', side: 'item_offer' });
+      expect(await reader.allowance(sb.weth, me.address, sb.fixture.seaport.conduit)).toBeGreaterThanOrEqual(
+        ETH / 2n,
+      );
+      const c1 = await desk.cancelOrder({ intentId: nextId('cancel'), orderHash: item.orderHash });
+      expect(c1.method).toBe('offchain');
+      const after = await api.orders.get(sb.chain, sb.seaport, item.orderHash);
+      expect((after.order as { status?: string }).status).toBe('CANCELLED');
+      expect(w.store.orders.get(item.orderHash)?.status).toBe('cancelled');
+
+      // a collection offer; a trader asks for its fulfillment data (a fill signature is out)
+      const coll = await desk.placeOffer({
+        intentId: nextId('offer'),
+        collection: APES,
+        target: { type: 'collection' },
+        price: ETH / 4n,
+        fees: collFees,
+      });
+      expect(w.store.orders.get(coll.orderHash)).toMatchObject({ status: 'open', side: 'collection_offer' });
+      const issued = await http('POST', '/api/v2/offers/fulfillment_data', {
+        offer: { hash: coll.orderHash, chain: sb.chain, protocol_address: sb.seaport },
+        fulfiller: { address: offerer.address },
+        consideration: { asset_contract_address: apes(), token_id: ownedBy(2, 3).toString() },
+        units_to_fill: 1,
+      });
+      expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+      const c2 = await desk.cancelOrder({ intentId: nextId('cancel'), orderHash: coll.orderHash });
+      expect(c2.method).toBe('onchain');
+      expect(c2.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect((await reader.getOrderStatus(coll.orderHash)).isCancelled).toBe(true);
+      expect(w.store.orders.get(coll.orderHash)?.status).toBe('cancelled');
+    } finally {
+      await transport.close();
+      await scheduler.stop();
+    }
   });
 });
