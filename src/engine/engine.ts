@@ -666,6 +666,7 @@ export class Engine {
       let writes = (this.o.writeBudget?.writesAvailable() ?? Number.POSITIVE_INFINITY) - this.pendingWrites;
       const cost = this.o.writeCost ?? defaultWriteCost;
       let waiting = false;
+      let starving = false;
       for (const q of items) {
         if (this.inFlight.has(q.key)) continue;
         if (this.inFlight.size >= maxInFlight) {
@@ -674,9 +675,12 @@ export class Engine {
           continue;
         }
         const c = cost(q.intent);
-        if (c > writes) {
+        // Once a more valuable intent waits for writes, cheaper ones behind it do not take them
+        // (intents that need no writes still go).
+        if (c > 0 && (c > writes || starving)) {
           q.waitingFor = 'write_budget';
           waiting = true;
+          if (q.intent.kind !== 'cancel_order') starving = true;
           continue;
         }
         this.queue.delete(q.key);

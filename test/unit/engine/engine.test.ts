@@ -213,6 +213,26 @@ describe('engine: the intent pipeline', () => {
     expect(st.intents.queued).toBe(0);
   });
 
+  it('a cheaper, less valuable intent does not take the writes a more valuable one waits for', async () => {
+    const budget = new FixedWriteBudget(2);
+    const s = setup(
+      [load(scripted('a', { tick: () => [offer('apes', eth('0.5'), 9), offer('cats', eth('0.5'), 1)] }))],
+      { writeBudget: budget, writeCost: (i) => (i.target.includes('apes') ? 3 : 1) },
+    );
+    await s.engine.start();
+    await s.engine.tick('a');
+    await s.engine.idle();
+    expect(s.executor.calls).toHaveLength(0);
+    budget.available = 3;
+    s.engine.drain();
+    await s.engine.idle();
+    // apes takes the 3 writes first; cats follows once writes are there again
+    expect(s.executor.calls.map((c) => c.intent.target)).toEqual([
+      'offer:collection:apes',
+      'offer:collection:cats',
+    ]);
+  });
+
   it('cancels go first and buys need no write budget', async () => {
     const s = setup(
       [
