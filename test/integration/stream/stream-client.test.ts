@@ -101,6 +101,25 @@ function expectedId(e: LogEvent): string {
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 let synthetic = 0;
+/** A listing of a fresh token with the given order hash. */
+function listingInput(orderHash: string): MarketEventInput {
+  const n = ++synthetic;
+  return {
+    chain: sb.chain,
+    collection: slugs[0] as string,
+    kind: 'listing',
+    nft: {
+      contract: sb.collections[0]?.contract as string,
+      identifier: String(200_000 + n),
+      standard: 'erc721',
+    },
+    orderHash,
+    maker: sb.wallets[1]?.address as string,
+    price: { amount: 10n ** 17n, token: { address: ZERO, symbol: 'ETH', decimals: 18 } },
+    quantity: 1,
+  };
+}
+
 /** A synthetic event of a rotating kind in a rotating collection, appended to the sandbox log. */
 function syntheticInput(): MarketEventInput {
   const n = ++synthetic;
