@@ -214,3 +214,19 @@ export function validateDefinition(entry: StrategyEntry, path: string, def: Stra
     schedules,
   };
 }
+
+/** Loads every configured strategy; all problems are reported together in one ConfigError. */
+export async function loadStrategies(
+  entries: readonly StrategyEntry[],
+  options: LoaderOptions = {},
+): Promise<LoadedStrategy[]> {
+  const results = await Promise.allSettled(entries.map((e) => loadStrategy(e, options)));
+  const problems = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (problems.length === 0) return results.map((r) => (r as PromiseFulfilledResult<LoadedStrategy>).value);
+  if (problems.length === 1 && problems[0] instanceof ConfigError) throw problems[0];
+  const lines = problems.map((p) => (p instanceof Error ? p.message : String(p)));
+  throw new ConfigError(`${problems.length} strategies cannot be loaded:\n  - ${lines.join('\n  - ')}`, {
+    code: 'strategy_invalid',
+    details: { problems: lines },
+  });
+}

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importsOf, loadStrategy, resolveStrategyPath } from '../../../src/engine/loader.ts';
+import { importsOf, loadStrategies, loadStrategy, resolveStrategyPath } from '../../../src/engine/loader.ts';
 import { ConfigError } from '../../../src/errors/index.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -129,6 +129,22 @@ describe('strategy loader', () => {
     expect(err.message).toMatch(/params\.price: /);
     expect(err.message).toMatch(/extra/);
     expect(err.details.key).toBe('params.price');
+  });
+
+  it('loadStrategies reports every broken strategy at once', async () => {
+    const ok = await loadStrategies([{ id: 'a', module: './good.ts', params: {} }], opts);
+    expect(ok.map((s) => s.id)).toEqual(['a']);
+    const err = await loadStrategies(
+      [
+        { id: 'a', module: './good.ts', params: {} },
+        { id: 'b', module: './missing-id.ts', params: {} },
+        { id: 'c', module: './bad-cron.ts', params: {} },
+      ],
+      opts,
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).message).toMatch(/2 strategies cannot be loaded/);
+    expect((err as ConfigError).message).toMatch(/strategy 'b'.*\n.*strategy 'c'/s);
   });
 
   it('refuses a bad instance id', async () => {
