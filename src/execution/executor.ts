@@ -282,12 +282,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
     strategy: string | undefined,
     targetKey: string,
     payload: unknown,
-    exclusive: boolean,
+    /** `ever`: a done intent on the target blocks it for good (a listing); `open`: only one in flight. */
+    exclusive: 'ever' | 'open' | false,
   ): void {
     store.transaction(
       () => {
         if (exclusive) {
-          const held = blockers.all(targetKey);
+          const held = blockers.all(targetKey).filter((h) => exclusive === 'ever' || h.state !== 'done');
           const first = held[0];
           if (first) {
             const done = held.find((h) => h.state === 'done');
@@ -333,7 +334,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
     if (running.has(intentId)) {
       throw new RejectedError('intent_in_flight', `intent ${intentId} is being executed`);
     }
-    return resolve(rec, true);
+    const out = await resolve(rec, true);
+    if (out.state === 'failed') {
+      throw new RejectedError('intent_failed', `intent ${intentId} failed (${out.error ?? 'unknown'})`, {
+        details: { intentId, error: out.error ?? null, hash: out.txHash ?? null },
+      });
+    }
+    return out;
   }
 
   function requireReconciled(): void {
@@ -634,7 +641,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         ...(input.feeRecipients ? { feeRecipients: input.feeRecipients.map(lower) } : {}),
         ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
       },
-      true,
+      'ever',
     );
     return run(input.intentId, 'buy_listing', async () => {
       const response = await api.listings.fulfillmentData({
@@ -683,7 +690,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       input.intentId,
       'accept_offer',
       strategy,
-      `accept:${lower(input.nft.contract)}:${input.nft.tokenId}`,
+      `accept:${orderHash}:${lower(input.nft.contract)}:${input.nft.tokenId}`,
       {
         orderHash,
         collection: input.collection,
@@ -696,7 +703,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         ...(input.feeRecipients ? { feeRecipients: input.feeRecipients.map(lower) } : {}),
         ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
       },
-      true,
+      'open',
     );
     return run(input.intentId, 'accept_offer', async () => {
       const response = await api.offers.fulfillmentData({
