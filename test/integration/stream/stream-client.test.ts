@@ -349,21 +349,13 @@ describe('stream client on the sandbox', () => {
     c.start();
     await until(() => c.status().polling, 10_000, 'polling');
     expect(c.status().state).toBe('polling');
-    const listing = sb.events.append({
-      ...syntheticInput(),
-      kind: 'listing',
-      orderHash: `0x${'c1'.repeat(32)}`,
-    } as MarketEventInput);
+    const listing = sb.events.append(listingInput(`0x${'c1'.repeat(32)}`));
     await until(() => got.some((e) => e.id === expectedId(listing)), 10_000, 'polled event');
     expect(got.find((e) => e.id === expectedId(listing))?.source).toBe('poll');
     expect(c.status().counters.polls).toBeGreaterThan(0);
     alive = true;
     await until(() => c.status().state === 'connected' && !c.status().polling, 10_000, 'stream back');
-    const live = sb.events.append({
-      ...syntheticInput(),
-      kind: 'listing',
-      orderHash: `0x${'c2'.repeat(32)}`,
-    } as MarketEventInput);
+    const live = sb.events.append(listingInput(`0x${'c2'.repeat(32)}`));
     await until(() => got.some((e) => e.id === expectedId(live)), 10_000, 'live event');
     expect(got.find((e) => e.id === expectedId(live))?.source).toBe('stream');
     await c.stop();
