@@ -18,6 +18,81 @@ const DEMO_WALLET = 0;
 /** WETH the demo wallet wraps before the daemon starts (offers are made in WETH). */
 const DEMO_WETH = 2n * 10n ** 18n;
 
+type SandboxLike = Awaited<ReturnType<typeof import('../../sandbox/index.ts').createSandbox>>;
+
+/** Wraps `amount` of the wallet's ETH into the sandbox's WETH. */
+export async function wrapEth(sandbox: SandboxLike, privateKey: string, amount: bigint): Promise<void> {
+  const { Contract, JsonRpcProvider, Wallet } = await import('ethers');
+  const provider = new JsonRpcProvider(sandbox.rpcUrl, sandbox.chainId, { staticNetwork: true });
+  try {
+    const signer = new Wallet(privateKey, provider);
+    const weth = new Contract(sandbox.weth, ['function deposit() payable'], signer);
+    const tx = (await weth.getFunction('deposit')({ value: amount })) as { wait(): Promise<unknown> };
+    await tx.wait();
+  } finally {
+    provider.destroy();
+  }
+}
+
+/**
+ * The daemon options of the demo: config/demo.yaml with the sandbox's facts filled in, the
+ * sandbox's wallet `wallet` (default 0) handed over in memory, the store in `dir`.
+ */
+export async function demoDaemonOptions(
+  sandbox: SandboxLike,
+  o: {
+    readonly paper: boolean;
+    readonly dir: string;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    readonly wallet?: number;
+    readonly configFile?: string;
+  },
+) {
+  const { daemonOptionsFromConfig } = await import('../../daemon/index.ts');
+  const { Secret } = await import('../../domain/secret.ts');
+  const w = sandbox.wallets[o.wallet ?? DEMO_WALLET];
+  if (w === undefined) throw new Error('the sandbox handed out no such wallet');
+  const facts: Record<string, string> = {
+    'sandbox.weth': sandbox.weth.toLowerCase(),
+    ...Object.fromEntries(sandbox.tokens.map((t) => [`sandbox.token.${t.symbol}`, t.address.toLowerCase()])),
+  };
+  const file = o.configFile ?? DEMO_CONFIG;
+  const raw = fillPlaceholders(parse(readFileSync(file, 'utf8')), facts);
+  // Secrets and sandbox endpoints go through an environment object in memory only.
+  const env = {
+    ...(o.env ?? {}),
+    HARPOON_API_KEY: sandbox.apiKey,
+    HARPOON_PRIVATE_KEY: w.privateKey,
+    HARPOON_RPC_URL: sandbox.rpcUrl,
+    HARPOON_API_BASE_URL: sandbox.apiUrl,
+    HARPOON_CHAIN: sandbox.chain,
+    HARPOON_STORE_PATH: join(o.dir, 'harpoon.db'),
+    HARPOON_MODE: o.paper ? 'paper' : 'live',
+  };
+  const { config } = resolveConfig(raw, { env, cwd: o.dir, file });
+  return daemonOptionsFromConfig(config, env, {
+    streamUrl: sandbox.streamUrl,
+    wallet: { source: 'secret', privateKey: new Secret(w.privateKey, 'demo wallet key') },
+    chain: {
+      seaport: sandbox.seaport,
+      conduitKey: sandbox.conduitKey,
+      conduit: sandbox.fixture.seaport.conduit,
+      signedZone: sandbox.zone,
+      weth: sandbox.weth,
+      routers: sandbox.fixture.uniswap ? [sandbox.fixture.uniswap.router] : [],
+      drops: sandbox.fixture.drops.map((d) => d.address),
+      confirmations: 1,
+    },
+    tokens: sandbox.tokens.map((t) => ({
+      address: t.address.toLowerCase() as never,
+      symbol: t.symbol,
+      decimals: t.decimals,
+    })),
+    paperReportPath: join(o.dir, 'paper-report.json'),
+    pollIntervalMs: 5000,
+  });
+}
+
 /** Replaces `${sandbox.…}` placeholders in every string of the parsed demo config. */
 export function fillPlaceholders(value: unknown, facts: Readonly<Record<string, string>>): unknown {
   if (typeof value === 'string')
@@ -75,10 +150,9 @@ export async function runDemo(ctx: CommandContext): Promise<number> {
   const tmp = mkdtempSync(join(tmpdir(), 'harpoon-demo-'));
   const logFile = join(tmp, 'harpoon.log');
   const { createSandbox } = await import('../../sandbox/index.ts');
-  const { createDaemon, daemonOptionsFromConfig, renderStatus, renderPaperReport, formatAmount } =
-    await import('../../daemon/index.ts');
-  const { Secret } = await import('../../domain/secret.ts');
-  const { Contract, JsonRpcProvider, Wallet } = await import('ethers');
+  const { createDaemon, renderStatus, renderPaperReport, formatAmount } = await import(
+    '../../daemon/index.ts'
+  );
   const { createWriteStream } = await import('node:fs');
 
   err('demo: starting the sandbox marketplace (the first run compiles Seaport, about 45 s; cached after)');
@@ -89,60 +163,12 @@ export async function runDemo(ctx: CommandContext): Promise<number> {
   try {
     const w = sandbox.wallets[DEMO_WALLET];
     if (w === undefined) throw new Error('the sandbox handed out no wallet');
-    const hrp = sandbox.tokens.find((t) => t.symbol === 'HRP');
-    const facts: Record<string, string> = {
-      'sandbox.weth': sandbox.weth.toLowerCase(),
-      ...Object.fromEntries(
-        sandbox.tokens.map((t) => [`sandbox.token.${t.symbol}`, t.address.toLowerCase()]),
-      ),
-    };
-    if (hrp === undefined) throw new Error('the sandbox has no HRP token');
-
     // The demo wallet wraps some ETH: offers are made in WETH (a user would do this once).
     if (!paper) {
-      const provider = new JsonRpcProvider(sandbox.rpcUrl, sandbox.chainId, { staticNetwork: true });
-      const signer = new Wallet(w.privateKey, provider);
-      const weth = new Contract(sandbox.weth, ['function deposit() payable'], signer);
-      const tx = (await weth.getFunction('deposit')({ value: DEMO_WETH })) as { wait(): Promise<unknown> };
-      await tx.wait();
-      provider.destroy();
+      await wrapEth(sandbox, w.privateKey, DEMO_WETH);
       err(`demo: wallet ${w.address} wrapped 2 ETH into WETH for its offers`);
     }
-
-    const raw = fillPlaceholders(parse(readFileSync(DEMO_CONFIG, 'utf8')), facts);
-    // Secrets and sandbox endpoints go through this process's environment object only.
-    const env = {
-      ...ctx.io.env,
-      HARPOON_API_KEY: sandbox.apiKey,
-      HARPOON_PRIVATE_KEY: w.privateKey,
-      HARPOON_RPC_URL: sandbox.rpcUrl,
-      HARPOON_API_BASE_URL: sandbox.apiUrl,
-      HARPOON_CHAIN: sandbox.chain,
-      HARPOON_STORE_PATH: join(tmp, 'harpoon.db'),
-      HARPOON_MODE: paper ? 'paper' : 'live',
-    };
-    const { config } = resolveConfig(raw, { env, cwd: tmp, file: DEMO_CONFIG });
-    const options = daemonOptionsFromConfig(config, env, {
-      streamUrl: sandbox.streamUrl,
-      wallet: { source: 'secret', privateKey: new Secret(w.privateKey, 'demo wallet key') },
-      chain: {
-        seaport: sandbox.seaport,
-        conduitKey: sandbox.conduitKey,
-        conduit: sandbox.fixture.seaport.conduit,
-        signedZone: sandbox.zone,
-        weth: sandbox.weth,
-        routers: sandbox.fixture.uniswap ? [sandbox.fixture.uniswap.router] : [],
-        drops: sandbox.fixture.drops.map((d) => d.address),
-        confirmations: 1,
-      },
-      tokens: sandbox.tokens.map((t) => ({
-        address: t.address.toLowerCase() as never,
-        symbol: t.symbol,
-        decimals: t.decimals,
-      })),
-      paperReportPath: join(tmp, 'paper-report.json'),
-      pollIntervalMs: 5000,
-    });
+    const options = await demoDaemonOptions(sandbox, { paper, dir: tmp, env: ctx.io.env });
     daemon = createDaemon(options, {
       logger: createLogger({ level: 'info', name: 'harpoon', destination: logStream }),
       onProgress: (line) => err(`daemon: ${line}`),

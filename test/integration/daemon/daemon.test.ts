@@ -1,0 +1,241 @@
+/**
+ * The daemon against the real sandbox (HTTP API, stream, anvil with Seaport 1.6, swap venue,
+ * drop) with simulated market activity, on config/demo.yaml (all five strategies):
+ * - live: each strategy trades for real — the sniper's NFTs are ours on chain, the rebalancer's
+ *   swap moved HRP into the wallet, the drop minter's tokens are ours, the bidders' offers stand
+ *   on the marketplace; the control endpoint (/status, /health, /metrics) reports it; stop() is
+ *   clean and idempotent.
+ * - paper: same strategies and risk on live data, nothing sent (the wallet's nonce does not move),
+ *   its own database, and a report of what it would have done.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Contract, JsonRpcProvider } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoDaemonOptions, wrapEth } from '../../../src/cli/commands/demo.ts';
+import { createDaemon, type Daemon, type DaemonStatus } from '../../../src/daemon/index.ts';
+import { silentLogger } from '../../../src/observability/index.ts';
+import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+
+const ETH = 10n ** 18n;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let sb: Sandbox;
+let provider: JsonRpcProvider;
+const dirs: string[] = [];
+const daemons: Daemon[] = [];
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'harpoon-daemon-it-'));
+  dirs.push(d);
+  return d;
+}
+
+async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await sleep(500);
+  }
+}
+
+const erc20 = (addr: string) =>
+  new Contract(addr, ['function balanceOf(address) view returns (uint256)'], provider);
+const erc721 = (addr: string) =>
+  new Contract(
+    addr,
+    [
+      'function ownerOf(uint256) view returns (address)',
+      'function balanceOf(address) view returns (uint256)',
+    ],
+    provider,
+  );
+
+beforeAll(async () => {
+  sb = await createSandbox({ seed: 7, activity: 3 });
+  provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
+}, 240_000);
+
+afterAll(async () => {
+  for (const d of daemons) await d.stop().catch(() => undefined);
+  provider?.destroy();
+  await sb?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('live: every strategy trades for real on the sandbox', () => {
+  let daemon: Daemon;
+  let dir: string;
+  let wallet: string;
+  const before = { hrp: 0n, minted: 0n, weth: 0n };
+  let hrp: string;
+  let drop: string;
+
+  beforeAll(async () => {
+    const w = sb.wallets[0] as { address: string; privateKey: string };
+    wallet = w.address.toLowerCase();
+    hrp = (sb.tokens.find((t) => t.symbol === 'HRP') as { address: string }).address;
+    drop = (sb.fixture.drops.find((d) => d.slug === 'harpoon-genesis') as { address: string }).address;
+    await wrapEth(sb, w.privateKey, 2n * ETH);
+    before.hrp = (await erc20(hrp).getFunction('balanceOf')(wallet)) as bigint;
+    before.minted = (await erc721(drop).getFunction('balanceOf')(wallet)) as bigint;
+    before.weth = (await erc20(sb.weth).getFunction('balanceOf')(wallet)) as bigint;
+    dir = tempDir();
+    daemon = createDaemon(await demoDaemonOptions(sb, { paper: false, dir, wallet: 0 }), {
+      logger: silentLogger(),
+    });
+    daemons.push(daemon);
+    await daemon.start();
+    const kinds = () => new Set(daemon.status().fills.recent.map((f) => `${f.strategy}:${f.kind}`));
+    await until(
+      'a sniper buy, a swap, a mint and offers from both bidders',
+      () => {
+        const k = kinds();
+        const s = daemon.status();
+        const bidders = new Set(s.orders.open.map((o) => o.strategy));
+        return (
+          k.has('sniper:buy') &&
+          k.has('rebalancer:swap') &&
+          k.has('drop-minter:mint') &&
+          s.orders.placed >= 2 &&
+          (bidders.has('collection-bidder') ||
+            s.strategies.some((x) => x.id === 'collection-bidder' && x.intents > 0)) &&
+          (bidders.has('trait-bidder') || s.strategies.some((x) => x.id === 'trait-bidder' && x.intents > 0))
+        );
+      },
+      150_000,
+    );
+  }, 240_000);
+
+  it('the sniper bought underpriced listings: the NFTs are ours on chain', async () => {
+    const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
+    const rows = db
+      .prepare(
+        "SELECT contract, token_id, collection FROM fills WHERE side = 'buy' AND order_hash IS NOT NULL",
+      )
+      .all() as { contract: string; token_id: string; collection: string }[];
+    db.close();
+    const bought = rows.filter((r) => sb.collections.some((c) => c.slug === r.collection));
+    expect(bought.length).toBeGreaterThan(0);
+    let ours = 0;
+    for (const r of bought) {
+      const c = sb.collections.find((x) => x.slug === r.collection);
+      if (c?.standard !== 'erc721') continue;
+      const owner = (await erc721(r.contract).getFunction('ownerOf')(BigInt(r.token_id))) as string;
+      if (owner.toLowerCase() === wallet) ours++;
+    }
+    expect(ours).toBeGreaterThan(0);
+  });
+
+  it('the rebalancer swapped WETH into HRP and the drop minter minted: balances moved on chain', async () => {
+    const hrpNow = (await erc20(hrp).getFunction('balanceOf')(wallet)) as bigint;
+    expect(hrpNow).toBeGreaterThan(before.hrp);
+    const minted = (await erc721(drop).getFunction('balanceOf')(wallet)) as bigint;
+    expect(minted).toBeGreaterThan(before.minted);
+    const weth = (await erc20(sb.weth).getFunction('balanceOf')(wallet)) as bigint;
+    expect(weth).toBeLessThan(before.weth);
+  });
+
+  it("the bidders' offers stand on the marketplace, signed by our wallet", async () => {
+    const status = daemon.status();
+    expect(status.orders.placed).toBeGreaterThanOrEqual(2);
+    const res = await fetch(`${sb.apiUrl}/api/v2/offers/collection/harpoon-punks/traits`, {
+      headers: { 'x-api-key': sb.apiKey },
+    });
+    const body = (await res.json()) as {
+      offers: { protocol_data?: { parameters?: { offerer?: string } } }[];
+    };
+    const res2 = await fetch(`${sb.apiUrl}/api/v2/offers/collection/harpoon-apes`, {
+      headers: { 'x-api-key': sb.apiKey },
+    });
+    const body2 = (await res2.json()) as {
+      offers: { protocol_data?: { parameters?: { offerer?: string } } }[];
+    };
+    const mine = [...body.offers, ...body2.offers].filter(
+      (o) => o.protocol_data?.parameters?.offerer?.toLowerCase() === wallet,
+    );
+    const open = status.orders.open.length;
+    // every offer the daemon believes open is on the book (fills may have closed others)
+    expect(mine.length).toBeGreaterThanOrEqual(Math.min(open, 1));
+  });
+
+  it('the control endpoint reports it: /status, /health and /metrics', async () => {
+    const url = daemon.url as string;
+    const s = (await (await fetch(`${url}/status`)).json()) as DaemonStatus;
+    expect(s.state).toBe('running');
+    expect(s.mode).toBe('live');
+    expect(s.wallet).toBe(wallet);
+    expect(s.events.total).toBeGreaterThan(0);
+    expect(s.fills.total).toBeGreaterThanOrEqual(3);
+    expect(s.strategies.map((x) => x.id).sort()).toEqual(
+      ['collection-bidder', 'drop-minter', 'rebalancer', 'sniper', 'trait-bidder'].sort(),
+    );
+    expect(s.rateBudget.map((g) => g.group).sort()).toEqual(['fulfillment', 'read', 'write']);
+    expect(s.spend.length).toBeGreaterThan(0);
+    expect(s.stream.channels.length).toBeGreaterThan(0);
+    const h = (await (await fetch(`${url}/health`)).json()) as { state: string };
+    expect(['ok', 'degraded']).toContain(h.state);
+    const m = await (await fetch(`${url}/metrics`)).text();
+    expect(m).toMatch(/harpoon_events_total \d+/);
+    expect(m).toMatch(/harpoon_fills_total [1-9]/);
+    expect(m).toMatch(/harpoon_rate_budget_available\{group="write"\} \d+/);
+    expect(m).toMatch(/harpoon_stream_age_seconds\{channel=/);
+  });
+
+  it('stop() is clean and idempotent; the store is released', async () => {
+    await Promise.all([daemon.stop(), daemon.stop()]);
+    await daemon.stop();
+    expect(daemon.status().state).toBe('stopped');
+    expect(daemon.health().state).toBe('down');
+    // the exclusive lock is released: another process could open the store now
+    const db = new Database(join(dir, 'harpoon.db'));
+    const n = db
+      .prepare("SELECT count(*) AS n FROM intents WHERE state IN ('pending','sent','unknown')")
+      .get() as {
+      n: number;
+    };
+    db.close();
+    expect(n.n).toBe(0);
+  });
+});
+
+describe('paper: same strategies and risk, nothing sent, a report', () => {
+  it('trades on paper without a single transaction and reports what it would have done', async () => {
+    const w = sb.wallets[1] as { address: string; privateKey: string };
+    const nonceBefore = await provider.getTransactionCount(w.address, 'latest');
+    const ethBefore = await provider.getBalance(w.address);
+    const dir = tempDir();
+    const options = await demoDaemonOptions(sb, { paper: true, dir, wallet: 1 });
+    expect(options.mode).toBe('paper');
+    const daemon = createDaemon(options, { logger: silentLogger() });
+    daemons.push(daemon);
+    await daemon.start();
+    await until(
+      'paper intents of at least three strategies',
+      () => Object.keys(daemon.paperReport()?.intents ?? {}).length >= 3,
+      120_000,
+    );
+    await daemon.stop();
+    const report = daemon.paperReport();
+    expect(report).toBeDefined();
+    expect(report?.mode).toBe('paper');
+    expect(report?.orders.placed ?? 0).toBeGreaterThan(0);
+    expect(report?.intents.mint ?? 0).toBeGreaterThan(0);
+    const saved = JSON.parse(readFileSync(options.paperReportPath, 'utf8')) as {
+      mode: string;
+      orders: unknown;
+    };
+    expect(saved.mode).toBe('paper');
+    // nothing was signed or sent from the wallet
+    expect(await provider.getTransactionCount(w.address, 'latest')).toBe(nonceBefore);
+    expect(await provider.getBalance(w.address)).toBe(ethBefore);
+    // its own database, beside (never) the live one
+    expect(options.paperStorePath).not.toBe(options.storePath);
+    const db = new Database(options.paperStorePath, { readonly: true, fileMustExist: true });
+    const orders = db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number };
+    db.close();
+    expect(orders.n).toBe(report?.orders.placed);
+  }, 240_000);
+});
