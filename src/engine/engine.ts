@@ -904,5 +904,3 @@ function asToken(token: PaymentToken | string): PaymentToken {
 export function createEngine(options: EngineOptions): Engine {
   return new Engine(options);
 }
-
-export { offerTarget };

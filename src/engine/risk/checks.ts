@@ -1,6 +1,6 @@
 // Pure risk checks. Each returns null when the intent passes, or a refusal (code + message).
 import type { PaymentToken } from '../../domain/events.ts';
-import { type CollectionSnapshot, type MarketSnapshot, traitKey } from '../../market/snapshot.ts';
+import { type CollectionSnapshot, traitKey } from '../../market/snapshot.ts';
 import type { Intent } from '../../strategy.ts';
 import type { RiskLimits, TokenLimits } from './limits.ts';
 
@@ -181,13 +181,4 @@ export function checkFloor(
       `price ${c.unitPrice} is above ${limits.maxPriceVsFloorBps} bps of the ${what} ${ref.price}`,
     );
   return null;
-}
-
-/** Whether adding `add` to `used` stays within `limit`. */
-export function within(used: bigint, add: bigint, limit: bigint): boolean {
-  return used + add <= limit;
-}
-
-export function snapshotCollection(market: MarketSnapshot, slug: string): CollectionSnapshot | undefined {
-  return market.collection(slug);
 }

@@ -55,10 +55,6 @@ export const DEFAULT_RISK_TIMING = Object.freeze({
   dayMs: 86_400_000,
 });
 
-export function tokenKey(token: PaymentToken | string): string {
-  return typeof token === 'string' ? token.toLowerCase() : token.address.toLowerCase();
-}
-
 /** The limits that apply to `token`, or undefined when none are configured (risk refuses it). */
 export function limitsFor(limits: RiskLimits, token: PaymentToken): TokenLimits | undefined {
   return (
