@@ -20,7 +20,6 @@ import {
   type Intent,
   type NftTraitsView,
   type OrderUpdate,
-  offerTarget,
   type StrategyContext,
 } from '../strategy.ts';
 import { plain } from './codec.ts';
