@@ -5,7 +5,8 @@
  *   npm run bench -- snipe            # 200 buys
  *   npm run bench -- snipe --quick    # 40 buys (or BENCH_QUICK=1)
  *
- * Each sample is one `executor.buyListing` of a distinct seeded listing (ETH, ERC-721), wired as
+ * Each sample is one `executor.buyListing` of a distinct seeded listing (ETH or WETH; ERC-721 or
+ * all units of an ERC-1155 listing), wired as
  * the daemon wires it: API client through the rate-limit scheduler (group fulfillment, top
  * priority), calldata guard, `eth_call` simulation with the gas estimate beside it, the
  * write-ahead sender (fees cached, SQLite store on disk, synchronous=FULL), the ethers signer.
@@ -24,7 +25,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Wallet, ZeroAddress, ZeroHash } from 'ethers';
+import { Contract, MaxUint256, type Wallet, ZeroAddress, ZeroHash } from 'ethers';
 import { createApiClient } from '../src/api/client.ts';
 import { createTransport } from '../src/api/transport.ts';
 import { createCalldataGuard } from '../src/chain/guard/index.ts';
@@ -69,26 +70,37 @@ const sandbox = await createSandbox({
 });
 const dir = mkdtempSync(join(tmpdir(), 'harpoon-bench-snipe-'));
 try {
-  const perCollection = Math.ceil((SAMPLES + WARMUP) / 2) + 10;
+  const perCollection = Math.ceil((SAMPLES + WARMUP) / 3) + 20;
   log(`seeding ${perCollection} listings per collection…`);
   const seeded = await seedListings(sandbox, { perCollection });
-  const erc721 = new Map(
-    sandbox.catalog
-      .collections()
-      .filter((c) => c.standard === 'erc721')
-      .map((c) => [c.slug, c]),
-  );
-  const listings = seeded.filter((l) => {
-    if (!erc721.has(l.collection)) return false;
+  const collections = new Map(sandbox.catalog.collections().map((c) => [c.slug, c]));
+  const listings = seeded.flatMap((l) => {
+    const c = collections.get(l.collection);
     const raw = sandbox.market
       .allListings(l.collection, { maker: l.maker, limit: 200 })
       .items.find((x) => (x as unknown as { order_hash: string }).order_hash === l.orderHash) as unknown as
-      | { price: { current: { currency: string } } }
+      | { price: { current: { currency: string } }; remaining_quantity: number }
       | undefined;
-    return raw?.price.current.currency === 'ETH';
+    if (!c || !raw) return [];
+    const currency = raw.price.current.currency;
+    if (currency !== 'ETH' && currency !== 'WETH') return [];
+    return [
+      {
+        ...l,
+        contract: c.contract,
+        standard: c.standard as 'erc721' | 'erc1155',
+        paymentToken: currency === 'ETH' ? ZeroAddress : sandbox.weth,
+        quantity: BigInt(raw.remaining_quantity),
+        fees: c.fees.map((f) => f.recipient),
+      },
+    ];
   });
-  log(`${listings.length} ETH listings of ERC-721 collections`);
-  if (listings.length < SAMPLES + WARMUP) throw new Error('not enough listings seeded');
+  const samples = Math.min(SAMPLES, listings.length - WARMUP);
+  log(
+    `${listings.length} listings (${listings.filter((l) => l.paymentToken === ZeroAddress).length} in ETH, ` +
+      `${listings.filter((l) => l.standard === 'erc1155').length} ERC-1155); ${samples} measured`,
+  );
+  if (samples < 10) throw new Error('not enough listings seeded');
 
   const buyer = sandbox.fixture.wallets[1] as Wallet;
   const key = (sandbox.wallets[1] as { privateKey: string }).privateKey;
@@ -141,7 +153,10 @@ try {
         return rawStore.transaction(fn, opts);
       } finally {
         storeMs += performance.now() - t;
-        if (process.env["BENCH_TRACE"]) process.stderr.write(`commit ${(performance.now() - t).toFixed(3)} durable=${opts?.durable !== false}\n`);
+        if (process.env['BENCH_TRACE'])
+          process.stderr.write(
+            `commit ${(performance.now() - t).toFixed(3)} durable=${opts?.durable !== false}\n`,
+          );
       }
     },
   };
@@ -182,6 +197,14 @@ try {
     },
   });
   await executor.reconcile();
+  // WETH for the WETH listings, approved to the conduit (set up once, as any buyer would)
+  const weth = new Contract(
+    sandbox.weth,
+    ['function deposit() payable', 'function approve(address,uint256) returns (bool)'],
+    buyer,
+  );
+  await (await weth.getFunction('deposit')({ value: 500n * 10n ** 18n })).wait();
+  await (await weth.getFunction('approve')(sandbox.fixture.seaport.conduit, MaxUint256)).wait();
 
   const rows: {
     total: number;
@@ -192,10 +215,8 @@ try {
     store: number;
     overhead: number;
   }[] = [];
-  for (let i = 0; i < SAMPLES + WARMUP; i++) {
+  for (let i = 0; i < samples + WARMUP; i++) {
     const l = listings[i] as (typeof listings)[number];
-    const c = erc721.get(l.collection);
-    if (!c) throw new Error('no collection');
     stamps.clear();
     sendIssuedAt = 0;
     storeMs = 0;
@@ -209,10 +230,11 @@ try {
       intentId: `bench-${i}`,
       orderHash: l.orderHash,
       collection: l.collection,
-      nft: { contract: c.contract, tokenId: BigInt(l.tokenId), standard: 'erc721' },
+      nft: { contract: l.contract, tokenId: BigInt(l.tokenId), standard: l.standard },
       maxPrice: l.price,
-      paymentToken: ZeroAddress,
-      feeRecipients: c.fees.map((f) => f.recipient),
+      paymentToken: l.paymentToken,
+      ...(l.standard === 'erc1155' ? { quantity: l.quantity } : {}),
+      feeRecipients: l.fees,
     });
     if (out.state !== 'done') throw new Error(`buy ${i} ended ${out.state}`);
     if (i < WARMUP) continue;
