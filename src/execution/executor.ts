@@ -381,6 +381,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
         details: { intentId, hash: r.hash },
       });
     }
+    const gas = r.receipt.gasUsed * r.receipt.effectiveGasPrice;
+    const strategy = store.intents.get(intentId)?.strategy ?? defaultStrategy;
+    if (gas > 0n) {
+      store.spend.record({
+        strategy,
+        intentId,
+        kind: `gas:${name}`,
+        token: ZeroAddress,
+        amount: gas,
+        at: now(),
+      });
+    }
     log.info({ intentId, hash: r.hash, purpose: req.purpose }, 'approval mined');
   }
 

@@ -307,6 +307,13 @@ describe('accept an offer on an NFT we own', () => {
     );
     // the approvals went through the sender as sub-intents of this intent
     expect(w.store.transactions.byIntent(`${intentId}/approve-nft`)).toHaveLength(1);
+    const kinds = w.store.spend
+      .list()
+      .filter((s) => s.intentId === intentId)
+      .map((s) => s.kind)
+      .sort();
+    expect(kinds).toContain('gas:approve-nft');
+    expect(kinds).toContain('gas');
     const fill = w.store.fills.list().find((f) => f.intentId === intentId);
     expect(fill).toMatchObject({ side: 'sell', price, fees: price - netOf(price) });
   });
