@@ -138,6 +138,8 @@ export interface EngineStatus {
   readonly risk: RiskStatus;
 }
 
+/** State-store id of the engine's own switches (a strategy id cannot start with '_'). */
+const SWITCH_ID = '_engine';
 const emptyDrops: DropsView = Object.freeze({ get: () => undefined });
 const emptyNfts: NftTraitsView = Object.freeze({ get: () => undefined });
 const CLASS_RANK: Record<Intent['kind'], number> = {
@@ -267,6 +269,11 @@ export class Engine {
       slot.state = new MemoryStrategyState(saved ?? {});
     }
     this.syncRisk();
+    const sw = (await this.o.stateStore.load(SWITCH_ID))?.switch as
+      | { killed: number | null; paused: number | null; reason: string | null }
+      | undefined;
+    if (sw?.killed != null) await this.kill(sw.reason ?? 'kill switch (before restart)');
+    else if (sw?.paused != null) this.risk.pause(sw.paused);
     await Promise.all([...this.slots.values()].map((s) => this.runHook(s, 'init', [])));
     const cron = this.o.cron ?? nodeCron;
     for (const slot of this.slots.values())
@@ -340,6 +347,7 @@ export class Engine {
   async kill(reason = 'kill switch'): Promise<void> {
     const now = this.clock.now();
     this.risk.kill(now);
+    await this.saveSwitches({ killed: now, paused: null, reason });
     this.log.warn({ reason }, 'kill switch: cancelling open offers');
     for (const [key, q] of this.queue)
       if (q.intent.kind !== 'cancel_order') {
@@ -361,13 +369,30 @@ export class Engine {
   }
 
   /** No hooks, no new intents; open orders and all state stay. */
-  pause(): void {
-    this.risk.pause(this.clock.now());
+  async pause(): Promise<void> {
+    const now = this.clock.now();
+    this.risk.pause(now);
+    await this.saveSwitches({ killed: null, paused: now, reason: 'paused' });
   }
 
-  resume(): void {
+  /** Clears pause and kill (both are remembered across restarts until resumed). */
+  async resume(): Promise<void> {
     this.risk.resume();
+    await this.saveSwitches({ killed: null, paused: null, reason: null });
     this.drain();
+  }
+
+  /** Kill and pause survive a restart: kept in the state store under an id no strategy can have. */
+  private async saveSwitches(v: {
+    killed: number | null;
+    paused: number | null;
+    reason: string | null;
+  }): Promise<void> {
+    try {
+      await this.o.stateStore.save(SWITCH_ID, { switch: JSON.stringify(v) }, []);
+    } catch (err) {
+      this.log.error({ err }, 'saving the kill/pause switch failed');
+    }
   }
 
   /** Re-enables a strategy that was disabled for repeated errors. */

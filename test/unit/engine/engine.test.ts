@@ -347,7 +347,7 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     await s.engine.idle();
     expect(s.executor.calls.filter((c) => c.intent.kind === 'place_offer')).toHaveLength(2);
     expect(s.engine.status().killed).toBe(true);
-    s.engine.resume();
+    await s.engine.resume();
     await s.engine.onEvent(listing({ price: 1n }));
     await s.engine.idle();
     expect(s.executor.calls.filter((c) => c.intent.kind === 'place_offer')).toHaveLength(4);
@@ -416,6 +416,27 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     ]);
   });
 
+  it('the kill switch survives a restart: the new process starts killed and cancels what the view shows open', async () => {
+    const first = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))]);
+    await first.engine.start();
+    await first.engine.kill('operator');
+    await first.engine.stop();
+    const second = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))], {
+      stateStore: first.stateStore,
+    });
+    second.market.ownOrders = [ownOffer({ hash: 70, price: eth('0.8') })];
+    second.market.touch();
+    await second.engine.start();
+    await second.engine.onEvent(listing({ price: 1n }));
+    await second.engine.idle();
+    expect(second.engine.status().killed).toBe(true);
+    expect(second.executor.calls.map((c) => c.intent.kind)).toEqual(['cancel_order']);
+    await second.engine.resume();
+    const third = setup([], { stateStore: first.stateStore });
+    await third.engine.start();
+    expect(third.engine.status().killed).toBe(false);
+  });
+
   it('pause stops hooks and intents without losing state or orders', async () => {
     let seen = 0;
     const s = setup([
@@ -431,11 +452,11 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     await s.engine.start();
     await s.engine.onEvent(listing({ price: 1n }));
     await s.engine.idle();
-    s.engine.pause();
+    await s.engine.pause();
     await s.engine.onEvent(listing({ price: 1n }));
     expect(seen).toBe(1);
     expect(s.engine.status()).toMatchObject({ paused: true, risk: { openOffers: 1 } });
-    s.engine.resume();
+    await s.engine.resume();
     await s.engine.onEvent(listing({ price: 1n }));
     expect(seen).toBe(2);
   });
