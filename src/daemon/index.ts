@@ -491,7 +491,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     stream.subscribe(onEvent);
     stream.onFreshness((f) => view?.setStreamStatus(f.key, { stale: f.stale }));
     stream.start();
-    await Promise.all([view.start(), poll()]);
+    await Promise.all([view.start(), poll(), subscribed(stream)]);
     progress(
       `market loaded: ${options.collections.join(', ') || 'no collections'}; stream ${stream.status().state}`,
     );
@@ -669,6 +669,20 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     readyAt = clock.now();
     state = 'running';
     progress(`ready in ${readyAt - startedAt} ms; control endpoint ${control.url}`);
+  }
+
+  /** Resolves once every channel is joined (or after subscribeTimeoutMs: the client keeps trying). */
+  async function subscribed(st: StreamClient): Promise<void> {
+    const end = clock.now() + 10_000;
+    for (;;) {
+      const chs = st.status().channels;
+      if (chs.length > 0 && chs.every((c) => c.joined)) return;
+      if (clock.now() > end) {
+        log.warn({ state: st.status().state }, 'stream not subscribed yet; continuing (it keeps retrying)');
+        return;
+      }
+      await sleep(10);
+    }
   }
 
   async function missingKey(): Promise<never> {
