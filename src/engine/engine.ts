@@ -140,6 +140,7 @@ export interface EngineStatus {
 
 /** State-store id of the engine's own switches (a strategy id cannot start with '_'). */
 const SWITCH_ID = '_engine';
+const RISK_SWEEP_CRON = '* * * * *';
 const emptyDrops: DropsView = Object.freeze({ get: () => undefined });
 const emptyNfts: NftTraitsView = Object.freeze({ get: () => undefined });
 const CLASS_RANK: Record<Intent['kind'], number> = {
@@ -276,6 +277,12 @@ export class Engine {
     else if (sw?.paused != null) this.risk.pause(sw.paused);
     await Promise.all([...this.slots.values()].map((s) => this.runHook(s, 'init', [])));
     const cron = this.o.cron ?? nodeCron;
+    // The engine's own risk sweep, every minute, whatever the strategies' schedules (and while paused).
+    this.cronTasks.push(
+      cron.schedule(RISK_SWEEP_CRON, () => {
+        if (!this.closing) this.syncRisk();
+      }),
+    );
     for (const slot of this.slots.values())
       for (const expr of slot.loaded.schedules)
         this.cronTasks.push(cron.schedule(expr, () => void this.tick(slot.loaded.id, expr)));
@@ -336,8 +343,10 @@ export class Engine {
   /** Runs onTick of one strategy (cron calls this). */
   async tick(strategyId: string, schedule = 'manual'): Promise<void> {
     const slot = this.slots.get(strategyId);
-    if (slot === undefined || this.closing || this.risk.paused || this.risk.killed) return;
+    if (slot === undefined || this.closing) return;
+    // The risk sweep (exposure headroom, offers above the floor) runs even while paused.
     this.syncRisk();
+    if (this.risk.paused || this.risk.killed) return;
     await this.runHook(slot, 'onTick', [{ schedule, at: this.clock.now() }]);
   }
 
@@ -651,8 +660,10 @@ export class Engine {
       (h) => this.owners.get(h) ?? null,
       (h) => this.closedByUs.has(h),
     );
-    for (const c of this.risk.excess(now))
+    const market = this.o.market.snapshot();
+    for (const c of [...this.risk.excess(now), ...this.risk.overFloor(market, now)])
       this.enqueueSystemCancel(c.orderHash, c.strategyId, `risk: ${c.reason}`);
+    this.drain();
   }
 
   private afterOutcome(): void {

@@ -616,6 +616,32 @@ export class RiskManager {
     return out;
   }
 
+  /**
+   * Open offers now priced above what a fresh (trait) floor allows (the floor fell under them):
+   * a safety net for strategies that cannot re-price (paused hooks, disabled, slow).
+   */
+  overFloor(market: MarketSnapshot, now: number): ExcessCancel[] {
+    const out: ExcessCancel[] = [];
+    for (const e of this.book.values()) {
+      if (this.cancelling.has(e.orderHash)) continue;
+      const col = market.collection(e.collection);
+      if (col === undefined) continue;
+      const c: Commitment = {
+        token: e.token,
+        collection: e.collection,
+        unitPrice: e.price,
+        quantity: e.quantity,
+        type: 'exposure',
+        total: e.amount,
+        ...(e.trait !== null ? { trait: e.trait } : {}),
+      };
+      const r = checkFloor(c, col, this.limits, now);
+      if (r?.code === 'risk_price_over_floor')
+        out.push({ orderHash: e.orderHash, strategyId: e.strategyId, reason: 'above_floor' });
+    }
+    return out;
+  }
+
   // ---- status
 
   refusalCounts(): Readonly<Record<string, number>> {

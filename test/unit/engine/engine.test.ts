@@ -495,6 +495,19 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     expect((st?.exposure ?? 0n) + (st?.spentToday ?? 0n)).toBeLessThanOrEqual(eth('2'));
   });
 
+  it('an offer the floor fell under is cancelled by the risk sweep, even while paused', async () => {
+    const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    await s.engine.pause();
+    s.market.setCollection({ slug: 'apes', floor: { price: eth('0.8') } });
+    expect(s.cron.fire('* * * * *')).toBe(1); // the engine's risk sweep
+    await s.engine.idle();
+    expect(s.executor.calls.map((c) => c.intent.kind)).toEqual(['place_offer', 'cancel_order']);
+    expect(s.engine.status()).toMatchObject({ paused: true, risk: { openOffers: 0 } });
+  });
+
   it('restart: pending intents become failed, sent ones stay held, strategy state comes back', async () => {
     const def = scripted('a', { event: () => [offer('apes', eth('0.9'))] });
     const s = setup([load(def)]);
