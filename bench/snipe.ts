@@ -64,13 +64,13 @@ const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
 
 const sandbox = await createSandbox({
   activity: 0,
-  wallets: 10,
+  wallets: 40,
   limits: { read: UNLIMITED, write: UNLIMITED, fulfillment: UNLIMITED },
   onProgress: log,
 });
 const dir = mkdtempSync(join(tmpdir(), 'harpoon-bench-snipe-'));
 try {
-  const perCollection = Math.ceil((SAMPLES + WARMUP) / 3) + 20;
+  const perCollection = quick ? 35 : 130;
   log(`seeding ${perCollection} listings per collection…`);
   const seeded = await seedListings(sandbox, { perCollection });
   const collections = new Map(sandbox.catalog.collections().map((c) => [c.slug, c]));
