@@ -321,7 +321,12 @@ export interface Tick {
   readonly at: number;
 }
 
-/** What happened to one of this strategy's intents or orders. */
+/**
+ * What happened to one of this strategy's intents or orders. Intents returned from onOrderUpdate
+ * for an `intent_result` other than `done` are ignored (no retry loops): decide again on the next
+ * event or tick. `skipped` (the engine did not carry it out: in flight already, superseded by a
+ * newer one, out of write budget, kill switch...) and `rejected` (risk) mean it did not happen.
+ */
 export type OrderUpdate =
   | {
       readonly kind: 'intent_result';

@@ -497,7 +497,13 @@ export class Engine {
     return out;
   }
 
-  private async runHook(slot: Slot, name: HookName, args: readonly unknown[], force = false): Promise<void> {
+  private async runHook(
+    slot: Slot,
+    name: HookName,
+    args: readonly unknown[],
+    force = false,
+    dropIntents = false,
+  ): Promise<void> {
     const def = slot.loaded.definition as unknown as Record<
       HookName,
       ((...a: never[]) => unknown) | undefined
@@ -513,7 +519,7 @@ export class Engine {
         slot.log.error({ err }, 'saving strategy state failed');
       }
     }
-    if (intents.length > 0 && (slot.runner.active || name === 'onStop')) {
+    if (intents.length > 0 && !dropIntents && (slot.runner.active || name === 'onStop')) {
       this.enqueue(slot.loaded.id, intents);
       this.drain();
     }
@@ -573,8 +579,12 @@ export class Engine {
 
   // ------------------------------------------------------------------ queue
 
-  private skip(q: { strategyId: string; intent: Intent }, reason: string): void {
+  private skip(q: { id?: string; strategyId: string; intent: Intent }, reason: string): void {
     this.skipped.set(reason, (this.skipped.get(reason) ?? 0) + 1);
+    this.notify(
+      { id: q.id ?? '', strategyId: q.strategyId, intent: q.intent },
+      { status: 'skipped', error: { code: reason, message: `skipped: ${reason}` } },
+    );
     if (reason === 'write_budget' || reason === 'killed' || reason === 'strategy_disabled')
       this.log.info({ strategy: q.strategyId, target: q.intent.target, reason }, 'intent skipped');
     this.recentSkips.push({
@@ -596,6 +606,10 @@ export class Engine {
       if (this.risk.killed && intent.kind !== 'cancel_order') {
         this.risk.countRefusal('risk_killed');
         this.counts.rejected++;
+        this.notify(
+          { id: '', strategyId, intent },
+          { status: 'rejected', error: { code: 'risk_killed', message: 'kill switch is on' } },
+        );
         continue;
       }
       if (this.inFlight.has(key)) {
@@ -868,8 +882,13 @@ export class Engine {
     this.pendingWrites -= cost;
   }
 
+  /**
+   * Tells the strategy what became of its intent. Intents returned for anything but `done` are
+   * ignored: a strategy that re-emits on refusal would otherwise loop; it decides again on its
+   * next event or tick.
+   */
   private notify(
-    q: Queued,
+    q: { readonly id: string; readonly strategyId: string; readonly intent: Intent },
     r: {
       status: 'done' | 'failed' | 'unknown' | 'rejected' | 'skipped';
       orderHash?: OrderHash;
@@ -880,7 +899,7 @@ export class Engine {
     const slot = this.slots.get(q.strategyId);
     if (slot === undefined || slot.loaded.definition.onOrderUpdate === undefined) return;
     const update: OrderUpdate = { kind: 'intent_result', intentId: q.id, intent: q.intent, ...r };
-    void this.runHook(slot, 'onOrderUpdate', [update]);
+    void this.runHook(slot, 'onOrderUpdate', [update], false, r.status !== 'done');
   }
 
   // ------------------------------------------------------------------ status

@@ -301,6 +301,29 @@ describe('engine: the intent pipeline', () => {
     expect(s.engine.risk.bookEntry(hash(42))?.strategyId).toBe('a');
   });
 
+  it('intents returned for a refused or skipped intent are ignored (no retry loop)', async () => {
+    let updates = 0;
+    const def = defineStrategy({
+      id: 'retrier',
+      version: '1.0.0',
+      params: z.strictObject({}),
+      subscriptions: { events: ['listing'] },
+      onEvent: () => [offer('apes', eth('1.5'))],
+      onOrderUpdate: () => {
+        updates++;
+        return [offer('apes', eth('1.5'))];
+      },
+    });
+    const s = setup([load(def as never)]);
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    await new Promise((r) => setImmediate(r));
+    await s.engine.idle();
+    expect(updates).toBe(1);
+    expect(s.engine.status().intents.rejected).toBe(1);
+  });
+
   it('a guard refusal fails the intent after the write-ahead, before the executor', async () => {
     const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))], {
       guard: {

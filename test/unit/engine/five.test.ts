@@ -194,3 +194,60 @@ describe('engine: stop and ports', () => {
     expect(decodeIntent(encodeIntent(i))).toEqual(i);
   });
 });
+
+describe('engine + drop-minter: a skipped mint is released, so the quantity is reached exactly', () => {
+  it('mints 3 in all although ticks come while a mint is in flight', async () => {
+    const clock = new ManualClock(NOW);
+    const market = new MemoryMarket(clock);
+    const drop = {
+      slug: 'genesis',
+      stage: 'active' as const,
+      eligible: true,
+      pricePerToken: eth('0.01'),
+      paymentToken: ETH_TOKEN,
+      maxPerWallet: null,
+      mintedByWallet: null,
+      remaining: null,
+      startsAt: null,
+      endsAt: null,
+    };
+    market.setDrop(drop);
+    const strategies = [
+      await loadStrategy(
+        {
+          id: 'mint',
+          module: 'drop-minter',
+          params: { drop: 'genesis', maxPricePerToken: '0.02', quantity: 3 },
+        },
+        { strategiesDir: STRATS },
+      ),
+    ];
+    const executor = new MemoryExecutor();
+    const gates: (() => void)[] = [];
+    executor.behave = (intent) => new Promise((res) => gates.push(() => res(executor.defaultResult(intent))));
+    const engine = createEngine({
+      strategies,
+      market,
+      executor,
+      journal: new MemoryJournal(),
+      stateStore: new MemoryStateStore(),
+      risk: limits(),
+      clock,
+      cron: { validate: () => true, schedule: () => ({ stop: () => undefined }) },
+      retryIntervalMs: 0,
+    });
+    await engine.start();
+    for (let i = 0; i < 8; i++) {
+      clock.advance(10_000);
+      market.setDrop(drop);
+      await engine.tick('mint');
+      await new Promise((r) => setImmediate(r));
+      if (i % 2 === 1) gates.shift()?.(); // every mint stays in flight across one more tick
+      await new Promise((r) => setImmediate(r));
+    }
+    while (gates.length > 0) gates.shift()?.();
+    await engine.idle();
+    expect(executor.calls.filter((c) => c.intent.kind === 'mint')).toHaveLength(3);
+    expect(engine.status().skipped.byReason.in_flight ?? 0).toBeGreaterThan(0);
+  });
+});
