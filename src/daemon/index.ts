@@ -60,6 +60,7 @@ import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { createPaperExecutor, type PaperExecutor, type PaperReport, renderPaperReport } from './paper.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
+import { createDaemonReconciler } from './reconcile.ts';
 import type { DaemonStatus } from './status.ts';
 import { createBalancesReader, createDropsReader } from './views.ts';
 
@@ -242,33 +243,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         ),
       );
     return out;
-  }
-
-  /** Settles the intents whose outcome the journal left unknown (previous run). */
-  async function settleUnknownIntents(e: Engine, s: Store): Promise<void> {
-    for (const id of e.status().unresolved) {
-      const out = execution?.status(id);
-      if (out !== undefined && out.state === 'done') {
-        await e.settleUnknown(id, {
-          status: 'done',
-          result: {
-            ...(out.spent !== undefined ? { spent: out.spent } : {}),
-            ...(out.txHash !== undefined ? { txHash: out.txHash } : {}),
-          },
-        });
-        reconcileSummary.intentsDone = (reconcileSummary.intentsDone ?? 0) + 1;
-        continue;
-      }
-      if (out !== undefined && out.state !== 'failed') continue; // still unknown: keep holding it
-      const order = s.orders.list({}).find((r) => r.intentId === id);
-      if (order !== undefined && order.status === 'open') {
-        await e.settleUnknown(id, { status: 'done', result: { orderHash: order.hash as never } });
-        reconcileSummary.intentsDone = (reconcileSummary.intentsDone ?? 0) + 1;
-      } else {
-        await e.settleUnknown(id, { status: 'failed' });
-        reconcileSummary.intentsFailed = (reconcileSummary.intentsFailed ?? 0) + 1;
-      }
-    }
   }
 
   function onEvent(event: MarketEvent): void {
@@ -627,10 +601,19 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       clock,
       logger: log.child({ part: 'engine' }),
       wallet,
+      reconciler: createDaemonReconciler({
+        store: st,
+        ...(execution !== undefined ? { execution } : {}),
+        orderStatus: async (hash) => {
+          const res = await (api as ApiClient).orders.get(options.chain.name, options.chain.seaport, hash);
+          return (res.order as { status?: string }).status;
+        },
+        logger: log.child({ part: 'reconcile' }),
+        counts: reconcileSummary,
+      }),
       ...engineTimingFromConfig(options.engine),
     });
     await engine.start();
-    await settleUnknownIntents(engine, st);
     progress(
       `engine started: ${strategies.map((x) => x.id).join(', ') || 'no strategies'} (${executor.mode})`,
     );
@@ -697,7 +680,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     state = 'stopping';
     if (pollTimer) clearInterval(pollTimer);
     if (engine !== undefined) {
-      engine.pause();
       const e = engine;
       const done = e.stop().then(() => true);
       const timedOut = await Promise.race([done, sleep(options.stopTimeoutMs).then(() => false)]);

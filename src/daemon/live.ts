@@ -3,7 +3,7 @@
 // API; buys, swaps and mints go through src/execution (write-ahead intents, calldata guard,
 // simulation, tx sender). Before the first offer in a token the conduit's allowance is raised to
 // cover every open offer (an approval transaction through the same sender).
-import type { ApiClient } from '../api/index.ts';
+import type { ApiClient, CallOptions } from '../api/index.ts';
 import type { TxSender } from '../chain/index.ts';
 import type { NftRef, PaymentToken } from '../domain/events.ts';
 import { type CollectionSlug, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
@@ -151,6 +151,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
     quantity: bigint,
     expiresAt: number,
     intentId: string,
+    call: CallOptions = {},
   ): Promise<OrderHash> {
     const now = o.clock.now();
     const expirySec = Math.max(60, Math.floor((expiresAt - now) / 1000));
@@ -171,7 +172,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
         fees: info.fees,
         expirySec,
       });
-      const res = await o.api.offers.create(o.chain, seaportRequest(signed));
+      const res = await o.api.offers.create(o.chain, seaportRequest(signed), call);
       hash = res.order_hash ?? signed.orderHash;
       components = signed.components;
     } else {
@@ -182,7 +183,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
         protocolAddress: o.seaport,
         quantity: Number(quantity),
       });
-      const build = await o.api.offers.build(request);
+      const build = await o.api.offers.build(request, call);
       const signed = o.orders.signCriteriaOffer(
         {
           build,
@@ -195,7 +196,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
         },
         await o.orders.prepare(),
       );
-      const res = await o.api.offers.createCriteria(criteriaOfferRequest(signed));
+      const res = await o.api.offers.createCriteria(criteriaOfferRequest(signed), call);
       hash = res.order_hash ?? signed.orderHash;
       components = signed.components;
     }
@@ -239,10 +240,10 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
     return orderHash;
   }
 
-  async function cancel(orderHash: string): Promise<void> {
+  async function cancel(orderHash: string, call: CallOptions = {}): Promise<void> {
     const hash = orderHash.toLowerCase();
     try {
-      await o.api.orders.cancel(o.chain, o.seaport, hash, cancelRequest(o.orders.signCancel(hash)));
+      await o.api.orders.cancel(o.chain, o.seaport, hash, cancelRequest(o.orders.signCancel(hash)), call);
     } catch (e) {
       // already gone (filled, cancelled, expired): nothing stands
       if (!(e instanceof RejectedError)) throw e;
@@ -285,6 +286,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
   }
 
   async function execute(intent: Intent, ctx: ExecutionContext): Promise<ExecutionResult> {
+    const call: CallOptions = { priority: ctx.priority, coalesceKey: ctx.coalesceKey };
     switch (intent.kind) {
       case 'place_offer':
         return {
@@ -296,13 +298,14 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
             intent.quantity,
             intent.expiresAt,
             ctx.intentId,
+            call,
           ),
         };
       case 'replace_offer': {
         const spec = specOf(intent.orderHash);
         if (spec === undefined)
           throw new RejectedError('replace_unknown_order', `order ${intent.orderHash} is not one of ours`);
-        await cancel(intent.orderHash);
+        await cancel(intent.orderHash, { priority: ctx.priority });
         return {
           orderHash: await place(
             ctx.strategyId,
@@ -312,11 +315,12 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
             spec.quantity,
             intent.expiresAt,
             ctx.intentId,
+            call,
           ),
         };
       }
       case 'cancel_order':
-        await cancel(intent.orderHash);
+        await cancel(intent.orderHash, call);
         return {};
       case 'buy_listing': {
         const info = await o.collection(intent.collection);

@@ -101,12 +101,28 @@ export function storeJournal(store: Store): IntentJournal {
 }
 
 export function storeStrategyState(store: Store): StrategyStateStore {
+  const cache = new Map<string, Record<string, unknown>>();
+  const current = (strategyId: string): Record<string, unknown> => {
+    let v = cache.get(strategyId);
+    if (v === undefined) {
+      const saved = store.strategyState.get(strategyId);
+      v = saved !== null && typeof saved === 'object' ? { ...(saved as Record<string, unknown>) } : {};
+      cache.set(strategyId, v);
+    }
+    return v;
+  };
   return {
     load(strategyId) {
-      const v = store.strategyState.get(strategyId);
-      return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+      const saved = store.strategyState.get(strategyId);
+      return saved !== null && typeof saved === 'object'
+        ? { ...(saved as Record<string, unknown>) }
+        : undefined;
     },
-    save(strategyId, state) {
+    /** Only the keys a hook changed (JSON text) and the keys it deleted; the row holds the whole object. */
+    save(strategyId, changed, deleted) {
+      const state = current(strategyId);
+      for (const [k, text] of Object.entries(changed)) state[k] = JSON.parse(text) as unknown;
+      for (const k of deleted) delete state[k];
       store.strategyState.set(strategyId, state);
     },
   };

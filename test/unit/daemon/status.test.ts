@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { createDaemonMetrics } from '../../../src/daemon/metrics.ts';
+import { type DaemonStatus, renderStatus } from '../../../src/daemon/status.ts';
+
+const status: DaemonStatus = {
+  state: 'running',
+  mode: 'live',
+  wallet: '0xabc',
+  chain: { name: 'ethereum', chainId: 1 },
+  startedAt: 0,
+  uptimeMs: 42_000,
+  readyMs: 350,
+  events: { total: 120, byKind: { listing: 80, sale: 40 } },
+  strategies: [
+    {
+      id: 'sniper',
+      module: 'sniper',
+      version: '1',
+      state: 'idle',
+      hooksRun: 80,
+      intents: 2,
+      errors: 0,
+      lastError: null,
+    },
+    {
+      id: 'bad',
+      module: 'bad',
+      version: '1',
+      state: 'disabled',
+      hooksRun: 5,
+      intents: 0,
+      errors: 5,
+      lastError: 'boom',
+    },
+  ],
+  intents: {
+    emitted: 9,
+    accepted: 6,
+    done: 5,
+    failed: 1,
+    unknown: 0,
+    rejected: 3,
+    queued: 0,
+    inFlight: 0,
+    unresolved: 0,
+  },
+  skipped: { total: 2, byReason: { write_budget: 2 } },
+  orders: {
+    placed: 3,
+    open: [
+      {
+        orderHash: '0x1',
+        strategy: 'collection-bidder',
+        side: 'collection',
+        collection: 'apes',
+        price: '0.0475',
+        symbol: 'WETH',
+        expiresAt: 0,
+      },
+    ],
+  },
+  fills: {
+    total: 2,
+    recent: [
+      {
+        at: 0,
+        strategy: 'sniper',
+        kind: 'buy',
+        collection: 'apes',
+        price: '0.030030000000000000',
+        symbol: 'ETH',
+      },
+    ],
+  },
+  spend: [
+    {
+      account: 'eth-like',
+      symbol: 'ETH/WETH',
+      spentToday: '0.63',
+      spentTotal: '0.63',
+      exposure: '0.0475',
+      maxSpendPerDay: '2.0',
+      maxExposure: '0.3',
+      budget: '3.0',
+    },
+  ],
+  risk: { killed: false, paused: false, openOffers: 1, refusals: { risk_price_over_floor: 1 } },
+  rateBudget: [
+    { group: 'read', available: 570, limit: 600, windowMs: 3_600_000, queued: 0, served: 30, http429: 0 },
+    { group: 'write', available: 12, limit: 30, windowMs: 3_600_000, queued: 1, served: 18, http429: 0 },
+    { group: 'fulfillment', available: 5, limit: 5, windowMs: 60_000, queued: 0, served: 2, http429: 0 },
+  ],
+  stream: {
+    state: 'connected',
+    stale: false,
+    channels: [{ key: 'apes', joined: true, ageMs: 812.4, stale: false }],
+    events: 120,
+    reconnects: 0,
+  },
+  guardRejections: { wrong_recipient: 1 },
+  reconcile: {},
+};
+
+describe('renderStatus', () => {
+  it('says what a newcomer needs: events, intents, orders, fills, spend vs budgets, rate budget, freshness', () => {
+    const t = renderStatus(status, { title: 'harpoon demo' });
+    expect(t).toMatch(/^harpoon demo — running, LIVE, up 42 s \(ready in 350 ms\)/);
+    expect(t).toMatch(/market events seen: 120 {2}\(listing 80, sale 40\)/);
+    expect(t).toMatch(/stream: connected, fresh; newest info per collection: apes 812 ms/);
+    expect(t).toMatch(
+      /intents: 9 proposed by strategies → 6 passed risk → 5 done, 1 failed, 3 refused by risk/,
+    );
+    expect(t).toMatch(/skipped \(coalesced or no budget\): write_budget 2/);
+    expect(t).toMatch(
+      /orders placed: 3; open offers: 1\n {4}collection-bidder +collection +apes +0\.0475 WETH/,
+    );
+    expect(t).toMatch(/fills: 2\n.*sniper +buy +apes +0\.03003 ETH/);
+    expect(t).toMatch(/ETH\/WETH +spent 0\.63 of 2\/day; open offers 0\.0475 of 0\.3; budget 3/);
+    expect(t).toMatch(
+      /rate budget left: read 570\/600 per 1h, write 12\/30 per 1h \(1 queued\), fulfillment 5\/5 per 1m/,
+    );
+    expect(t).toMatch(/bad +disabled .*errors 5 \(boom\)/);
+    expect(t).toMatch(/calldata guard refused: wrong_recipient 1/);
+    expect(t).not.toMatch(/PAPER/);
+  });
+
+  it('paper mode says so and adds what it would have paid', () => {
+    const t = renderStatus({
+      ...status,
+      mode: 'paper',
+      paper: {
+        orders: { placed: 1 },
+        fills: 1,
+        gas: '0.0016',
+        totals: { ETH: { spent: '0.05', fees: '0.0025', count: 1 } },
+      },
+    });
+    expect(t).toMatch(/PAPER \(simulated, nothing is sent\)/);
+    expect(t).toMatch(
+      /paper: 1 simulated fill\(s\); gas a live run would pay 0\.0016 ETH; ETH 0\.05 \(fees 0\.0025\)/,
+    );
+  });
+});
+
+describe('daemon metrics', () => {
+  it('counters follow the running totals; gauges read the status at scrape time', async () => {
+    let events = 3;
+    let fills = 1;
+    let available = 30;
+    const registry = createDaemonMetrics({
+      events: () => events,
+      intents: () => ({ done: 2, failed: 1 }),
+      ordersPlaced: () => 4,
+      fills: () => fills,
+      guardRejections: () => ({ wrong_recipient: 1 }),
+      rateGroups: () => [{ group: 'write', available, limit: 30 }],
+      streamAges: () => [{ key: 'apes', ageMs: 1500, stale: false }],
+      spend: () => [{ account: 'eth-like', spentToday: 10n ** 18n / 2n, exposure: 0n }],
+    });
+    let text = await registry.metrics();
+    expect(text).toMatch(/harpoon_events_total 3/);
+    expect(text).toMatch(/harpoon_intents_total\{outcome="done"\} 2/);
+    expect(text).toMatch(/harpoon_guard_rejections_total\{reason="wrong_recipient"\} 1/);
+    expect(text).toMatch(/harpoon_rate_budget_available\{group="write"\} 30/);
+    expect(text).toMatch(/harpoon_stream_age_seconds\{channel="apes"\} 1\.5/);
+    expect(text).toMatch(/harpoon_spent_today\{account="eth-like"\} 0\.5/);
+    events = 10;
+    fills = 4;
+    available = 27;
+    text = await registry.metrics();
+    expect(text).toMatch(/harpoon_events_total 10/);
+    expect(text).toMatch(/harpoon_fills_total 4/);
+    expect(text).toMatch(/harpoon_rate_budget_available\{group="write"\} 27/);
+  });
+});
