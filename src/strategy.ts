@@ -345,6 +345,7 @@ export type OrderUpdate =
       readonly event?: MarketEvent;
     };
 
+// biome-ignore lint/suspicious/noConfusingVoidType: hooks may simply return nothing
 export type HookResult = readonly Intent[] | undefined | void;
 type Hook<P, A extends unknown[]> = (ctx: StrategyContext<P>, ...args: A) => HookResult | Promise<HookResult>;
 

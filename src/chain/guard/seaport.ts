@@ -317,9 +317,7 @@ export interface SeaportFacts {
 }
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
-// biome-ignore lint/complexity/useMathMinMax: bigint (Math.max takes numbers)
 const maxAmount = (i: FillItem) => (i.startAmount > i.endAmount ? i.startAmount : i.endAmount);
-// biome-ignore lint/complexity/useMathMinMax: bigint (Math.min takes numbers)
 const minAmount = (i: FillItem) => (i.startAmount < i.endAmount ? i.startAmount : i.endAmount);
 
 function checkFraction(f: SeaportFill): void {

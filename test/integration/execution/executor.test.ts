@@ -378,7 +378,6 @@ describe('swap and mint settle on chain', () => {
   it('a drop mint: the token is ours and recorded', async () => {
     const d = sb.fixture.drops.find((x) => x.slug === 'harpoon-genesis');
     if (!d) throw new Error('no drop');
-    // biome-ignore lint/complexity/useMathMinMax: bigint
     const maxValue = d.stages.reduce((m, s) => (s.priceWei > m ? s.priceWei : m), 0n);
     const c = new Contract(
       d.address,

@@ -14,7 +14,7 @@ import { Secret } from '../../../src/domain/secret.ts';
 import { isBaseError } from '../../../src/errors/index.ts';
 import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
 import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
-import { RATE_GROUPS, type Scheduler } from '../../../src/ratelimit/types.ts';
+import type { Scheduler } from '../../../src/ratelimit/types.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { fulfillmentTransaction } from '../../../src/sandbox/simulator/orders.ts';
 import {
@@ -61,7 +61,7 @@ const ownedBy = (walletIndex: number, skip = 0) => BigInt(walletIndex + 1 + WALL
 
 async function send(w: Wallet, tx: TransactionRequest) {
   const r = await (await w.sendTransaction(tx)).wait();
-  if (!r || r.status !== 1) throw new Error('transaction failed');
+  if (r?.status !== 1) throw new Error('transaction failed');
   return r;
 }
 

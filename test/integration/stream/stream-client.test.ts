@@ -264,9 +264,9 @@ describe('stream client on the sandbox', () => {
     const streamOnly = during.filter((e) => !REST_KINDS.includes(e.kind));
     const streamOnlyDelivered = streamOnly.filter((e) => counts.has(expectedId(e))).length;
     expect(streamOnlyDelivered).toBeGreaterThan(0);
-    console.info(
+    process.stderr.write(
       `stream: ${recoverable.length} recoverable events all delivered once; ${streamOnlyDelivered}/${streamOnly.length} stream-only; ` +
-        `${st.counters.backfilled} by backfill, ${st.counters.duplicates} duplicates dropped, ${st.counters.reconnects} reconnects`,
+        `${st.counters.backfilled} by backfill, ${st.counters.duplicates} duplicates dropped, ${st.counters.reconnects} reconnects\n`,
     );
     await c.stop();
   }, 300_000);

@@ -227,7 +227,7 @@ describe('market view: floor from events', () => {
   });
 
   it('an expired floor listing is swept and the floor re-learned', async () => {
-    const { view, coll, clock, timers } = setup((d) => {
+    const { view, coll, timers } = setup((d) => {
       book(d);
       d.listings[0] = restListing({
         hash: hash(1),

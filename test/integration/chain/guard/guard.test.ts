@@ -357,7 +357,6 @@ describe('real responses pass the guard, simulate and settle', () => {
     const d = sb.fixture.drops.find((x) => x.slug === slug)!;
     const r = await call(sb, 'POST', `/api/v2/drops/${slug}/mint`, { minter: me.address, quantity: 1 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    // biome-ignore lint/complexity/useMathMinMax: bigint
     const maxValue = d.stages.reduce((m, s) => (s.priceWei > m ? s.priceWei : m), 0n);
     const intent: Intent = {
       kind: 'mint',

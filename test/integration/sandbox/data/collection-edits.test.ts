@@ -144,7 +144,9 @@ describe('PATCH /api/v2/collections/{slug}', () => {
     const noKey = await patch(slug, { name: 'X' }, null);
     expect(noKey.status).toBe(401);
     expectSchema('V1ErrorWrapper', noKey.body);
-    const stranger = sb.server.keys.issue((sb.wallets[2]?.address as string).toLowerCase()).apiKey;
+    const stranger = sb.server.keys.issue(
+      (sb.wallets[2] as { address: string }).address.toLowerCase(),
+    ).apiKey;
     const denied = await patch(slug, { name: 'Hijacked' }, stranger);
     expect(denied.status).toBe(403);
     expectValidResponse('PATCH', P, 403, denied.body);
@@ -154,7 +156,7 @@ describe('PATCH /api/v2/collections/{slug}', () => {
 
   it('authorized editors may edit and refresh; they are listed among the editors', async () => {
     const slug = 'harpoon-items';
-    const editor = (sb.wallets[3]?.address as string).toLowerCase();
+    const editor = (sb.wallets[3] as { address: string }).address.toLowerCase();
     const key = sb.server.keys.issue(editor).apiKey;
     expect((await patch(slug, { name: 'Not yet' }, key)).status).toBe(403);
     expect((await call(sb, 'POST', `/api/v2/collections/${slug}/refresh`, undefined, key)).status).toBe(403);
@@ -195,7 +197,9 @@ describe('PATCH /api/v2/collections/{slug}/metadata', () => {
     expectError(await patchMeta(slug, { logo_image_token: 'x' }), PM, 400);
     expectError(await patchMeta(slug, {}), PM, 400);
     expectError(await patchMeta('nope', { about: {} }), PM, 404);
-    const stranger = sb.server.keys.issue((sb.wallets[4]?.address as string).toLowerCase()).apiKey;
+    const stranger = sb.server.keys.issue(
+      (sb.wallets[4] as { address: string }).address.toLowerCase(),
+    ).apiKey;
     const denied = await patchMeta(slug, { about: { sections: [] } }, stranger);
     expect(denied.status).toBe(403);
     expectValidResponse('PATCH', PM, 403, denied.body);
