@@ -31,6 +31,25 @@ export interface Submitted {
   readonly state: 'sent' | 'unknown' | 'mined' | 'failed';
 }
 
+/**
+ * A transaction signed ahead (see `TxSender.prepare`): nonce assigned, signed, nothing written,
+ * nothing broadcast. The wallet's sender is held until `commit`, `release` or the hold timeout.
+ */
+export interface PreparedTx {
+  readonly hash: string;
+  readonly nonce: number;
+  /** The gas limit the prepared bytes carry (the request's, i.e. the caller's ceiling). */
+  readonly gasLimit: bigint;
+  /**
+   * Write-ahead (fsynced) and broadcast. With `gasLimit` above the prepared one the transaction is
+   * signed again with it (same nonce, same fees); otherwise the prepared bytes go out. After the
+   * hold timed out, falls back to `submit` (signed afresh). After `release`, refused.
+   */
+  commit(options?: { readonly gasLimit?: bigint }): Promise<Submitted>;
+  /** Nothing is sent: the nonce goes back (nothing was persisted, so no gap) and the sender is free. */
+  release(): void;
+}
+
 export interface SendResult {
   readonly hash: string;
   readonly nonce: number;
@@ -69,6 +88,16 @@ export interface TxSender {
    * intent already has one — re-sends that same raw transaction. Returns once broadcast.
    */
   submit(intentId: string, req: TxRequest): Promise<Submitted>;
+  /**
+   * Signs the transaction of `intentId` ahead of the decision to send it (e.g. while the
+   * simulation is in flight): the nonce is assigned in the serialized sender, fees come from the
+   * fee cache, the gas limit is `req.gasLimit` (estimated when absent); nothing is persisted or
+   * broadcast. The sender stays held (no other transaction of this wallet is signed) until the
+   * handle's `commit` or `release`, or `prepareHoldMs`, whichever comes first. An intent that
+   * already has a transaction gets a handle whose commit is `submit` (the same raw bytes again).
+   * Optional in the interface (other senders may not sign ahead); `createTxSender` has it.
+   */
+  prepare?(intentId: string, req: TxRequest): Promise<PreparedTx>;
   /** Waits for the intent's transaction to reach the configured confirmations, replacing it if stuck. */
   wait(intentId: string): Promise<SendResult>;
   /** submit + wait. */
@@ -98,6 +127,11 @@ export interface TxSenderOptions {
   readonly feeCacheMs?: number;
   /** Margin added to eth_estimateGas, basis points; default 2,000 (+20%). */
   readonly gasMarginBps?: number;
+  /**
+   * A prepared transaction (`prepare`) holds the sender at most this long (ms) before it is
+   * released on its own, so a lost handle cannot wedge the wallet; default 15,000.
+   */
+  readonly prepareHoldMs?: number;
   /** Monotonic milliseconds. */
   readonly clock?: { now(): number };
   readonly sleep?: (ms: number) => Promise<void>;
@@ -121,7 +155,7 @@ function errorCode(e: unknown): string {
  * `unknown` (maybe in a mempool), never `failed`. Nonces are assigned one at a time; a transaction
  * refused by the node before it could spread gives its nonce back, so failures leave no gaps.
  */
-export function createTxSender(options: TxSenderOptions): TxSender {
+export function createTxSender(options: TxSenderOptions): TxSender & Required<Pick<TxSender, 'prepare'>> {
   const { signer, rpc, store, feeCaps } = options;
   const address = signer.address;
   const wallet = address.toLowerCase();
@@ -133,6 +167,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 180_000;
   const gasMarginBps = BigInt(options.gasMarginBps ?? 2_000);
   const feeCacheMs = options.feeCacheMs ?? 0;
+  const prepareHoldMs = options.prepareHoldMs ?? 15_000;
   let feeCache: { at: number; baseFee: bigint; priority: bigint } | undefined;
   const clock = options.clock ?? { now: () => performance.now() };
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -245,20 +280,21 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     });
   }
 
-  async function signAndRecord(
-    intentId: string,
+  interface SignedTx {
+    readonly raw: string;
+    readonly hash: string;
+    readonly nonce: number;
+    readonly to: string;
+    readonly data: string;
+    readonly value: bigint;
+    readonly gasLimit: bigint;
+    readonly fees: Fees;
+  }
+
+  async function signTx(
     nonce: number,
-    fields: {
-      to: string;
-      data: string;
-      value: bigint;
-      gasLimit: bigint;
-      fees: Fees;
-      replaces?: string;
-      /** For a first transaction: the request, to record a minimal intent if the caller wrote none. */
-      request?: TxRequest;
-    },
-  ): Promise<TxRecord> {
+    fields: { to: string; data: string; value: bigint; gasLimit: bigint; fees: Fees },
+  ): Promise<SignedTx> {
     const raw = await signer.signTransaction({
       chainId,
       nonce,
@@ -269,11 +305,23 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       maxFeePerGas: fields.fees.maxFeePerGas,
       maxPriorityFeePerGas: fields.fees.maxPriorityFeePerGas,
     });
-    const hash = keccak256(raw);
-    // The write-ahead commit (fsynced): intent, raw transaction and nonce, before any broadcast.
+    return { raw, hash: keccak256(raw), nonce, ...fields };
+  }
+
+  /** The write-ahead commit (fsynced): intent, raw transaction and nonce, before any broadcast. */
+  function record(
+    intentId: string,
+    signed: SignedTx,
+    extra: {
+      replaces?: string;
+      /** For a first transaction: the request, to record a minimal intent if the caller wrote none. */
+      request?: TxRequest;
+    },
+  ): TxRecord {
+    const { hash, nonce, fees } = signed;
     store.transaction(() => {
-      if (fields.request !== undefined) {
-        ensureIntent(intentId, fields.request);
+      if (extra.request !== undefined) {
+        ensureIntent(intentId, extra.request);
         // a retry of an intent whose earlier transaction the node refused is in flight again
         if (store.intents.get(intentId)?.state === 'failed') store.intents.setState(intentId, 'pending');
       }
@@ -283,16 +331,16 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         wallet,
         chainId,
         nonce,
-        raw,
+        raw: signed.raw,
         state: 'signed',
-        to: fields.to,
-        value: fields.value,
-        gasLimit: fields.gasLimit,
-        maxFeePerGas: fields.fees.maxFeePerGas,
-        maxPriorityFeePerGas: fields.fees.maxPriorityFeePerGas,
-        ...(fields.replaces !== undefined ? { replaces: fields.replaces } : {}),
+        to: signed.to,
+        value: signed.value,
+        gasLimit: signed.gasLimit,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        ...(extra.replaces !== undefined ? { replaces: extra.replaces } : {}),
       });
-      if (fields.replaces === undefined) {
+      if (extra.replaces === undefined) {
         const next = store.nonces.get(wallet, chainId) ?? 0;
         if (nonce + 1 > next) store.nonces.set(wallet, chainId, nonce + 1);
       }
@@ -303,20 +351,72 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return rec;
   }
 
-  async function submitNew(intentId: string, req: TxRequest): Promise<Submitted> {
-    const [fees, gasLimit] = await Promise.all([decideFees(req), decideGas(req)]);
+  async function signAndRecord(
+    intentId: string,
+    nonce: number,
+    fields: {
+      to: string;
+      data: string;
+      value: bigint;
+      gasLimit: bigint;
+      fees: Fees;
+      replaces?: string;
+      request?: TxRequest;
+    },
+  ): Promise<TxRecord> {
+    const { replaces, request, ...tx } = fields;
+    const signed = await signTx(nonce, tx);
+    return record(intentId, signed, {
+      ...(replaces !== undefined ? { replaces } : {}),
+      ...(request !== undefined ? { request } : {}),
+    });
+  }
+
+  function ledgerNonce(): number {
+    const nonce = store.nonces.get(wallet, chainId);
+    if (nonce === undefined)
+      throw new FatalError('nonce_ledger_empty', 'the nonce ledger was not reconciled');
+    return nonce;
+  }
+
+  /**
+   * The first transaction of an intent: sign (or take the prepared bytes while they still fit:
+   * same nonce, gas limit at least `needGas`), write ahead, broadcast.
+   */
+  async function submitNew(
+    intentId: string,
+    req: TxRequest,
+    pre?: { readonly signed: SignedTx; readonly needGas?: bigint },
+  ): Promise<Submitted> {
+    let fees: Fees;
+    let gasLimit: bigint;
+    if (pre) {
+      fees = pre.signed.fees;
+      gasLimit =
+        pre.needGas !== undefined && pre.needGas > pre.signed.gasLimit ? pre.needGas : pre.signed.gasLimit;
+    } else {
+      [fees, gasLimit] = await Promise.all([decideFees(req), decideGas(req)]);
+    }
     for (let attempt = 0; ; attempt++) {
-      const nonce = store.nonces.get(wallet, chainId);
-      if (nonce === undefined)
-        throw new FatalError('nonce_ledger_empty', 'the nonce ledger was not reconciled');
-      const tx = await signAndRecord(intentId, nonce, {
-        to: req.to,
-        data: req.data ?? '0x',
-        value: req.value ?? 0n,
-        gasLimit,
-        fees,
-        request: req,
-      });
+      const nonce = ledgerNonce();
+      const reuse =
+        pre !== undefined && attempt === 0 && pre.signed.nonce === nonce && pre.signed.gasLimit === gasLimit;
+      if (pre && attempt === 0 && !reuse) {
+        log.debug(
+          { intentId, nonce, prepared: pre.signed.gasLimit.toString(), gasLimit: gasLimit.toString() },
+          'prepared transaction signed again',
+        );
+      }
+      const signed = reuse
+        ? pre.signed
+        : await signTx(nonce, {
+            to: req.to,
+            data: req.data ?? '0x',
+            value: req.value ?? 0n,
+            gasLimit,
+            fees,
+          });
+      const tx = record(intentId, signed, { request: req });
       const outcome = await broadcast(tx);
       if (outcome === 'sent' || outcome === 'unknown') return { hash: tx.hash, nonce, state: outcome };
       // Refused before it could spread: the nonce goes back to the ledger (no gap).
@@ -336,26 +436,142 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     }
   }
 
-  async function submit(intentId: string, req: TxRequest): Promise<Submitted> {
+  /** The intent's transaction so far: included, live (newest), or none. Throws for a done intent without one. */
+  function priorOf(intentId: string): { settled?: TxRecord; live?: TxRecord } {
+    const prior = store.transactions.byIntent(intentId);
+    const settled = prior.find(isIncluded);
+    if (settled) return { settled };
+    const live = prior.filter(isLive);
+    const newest = live[live.length - 1];
+    if (newest) return { live: newest };
+    if (store.intents.get(intentId)?.state === 'done') {
+      throw new RejectedError('intent_settled', `intent ${intentId} is already done`);
+    }
+    return {};
+  }
+
+  function requireReconciled(): void {
     if (!reconciled) {
       throw new FatalError('not_reconciled', 'reconcile() must finish before the sender sends anything');
     }
+  }
+
+  async function submit(intentId: string, req: TxRequest): Promise<Submitted> {
+    requireReconciled();
     return serialized(async () => {
-      const prior = store.transactions.byIntent(intentId);
-      const settled = prior.find(isIncluded);
+      const { settled, live: newest } = priorOf(intentId);
       if (settled)
         return { hash: settled.hash, nonce: settled.nonce, state: settled.state as 'mined' | 'failed' };
-      const live = prior.filter(isLive);
-      const newest = live[live.length - 1];
       if (newest) {
         // Never a second transaction for one intent: the same raw bytes go out again.
         const outcome = await broadcast(newest);
         return { hash: newest.hash, nonce: newest.nonce, state: outcome === 'unknown' ? 'unknown' : 'sent' };
       }
-      if (store.intents.get(intentId)?.state === 'done') {
-        throw new RejectedError('intent_settled', `intent ${intentId} is already done`);
-      }
       return submitNew(intentId, req);
+    });
+  }
+
+  type Decision =
+    | { kind: 'commit'; needGas?: bigint; resolve: (s: Submitted) => void; reject: (e: unknown) => void }
+    | { kind: 'release' }
+    | { kind: 'timeout' };
+
+  async function prepare(intentId: string, req: TxRequest): Promise<PreparedTx> {
+    requireReconciled();
+    return new Promise<PreparedTx>((handOut, refuse) => {
+      let handed = false;
+      void serialized(async () => {
+        try {
+          const { settled, live } = priorOf(intentId);
+          const existing = settled ?? live;
+          if (existing) {
+            // nothing to sign: commit is submit (returns or re-sends what the journal holds)
+            handed = true;
+            handOut({
+              hash: existing.hash,
+              nonce: existing.nonce,
+              gasLimit: existing.gasLimit,
+              commit: () => submit(intentId, req),
+              release: () => {},
+            });
+            return;
+          }
+          const [fees, gasLimit] = await Promise.all([decideFees(req), decideGas(req)]);
+          const signed = await signTx(ledgerNonce(), {
+            to: req.to,
+            data: req.data ?? '0x',
+            value: req.value ?? 0n,
+            gasLimit,
+            fees,
+          });
+          let decide: (d: Decision) => void = () => {};
+          const decision = new Promise<Decision>((r) => {
+            decide = r;
+          });
+          let state: 'held' | 'committing' | 'released' | 'expired' = 'held';
+          const timer = setTimeout(() => decide({ kind: 'timeout' }), prepareHoldMs);
+          timer.unref?.();
+          handed = true;
+          handOut({
+            hash: signed.hash,
+            nonce: signed.nonce,
+            gasLimit,
+            commit(opts = {}) {
+              if (state === 'held') {
+                state = 'committing';
+                clearTimeout(timer);
+                return new Promise<Submitted>((resolve, reject) =>
+                  decide({
+                    kind: 'commit',
+                    ...(opts.gasLimit !== undefined ? { needGas: opts.gasLimit } : {}),
+                    resolve,
+                    reject,
+                  }),
+                );
+              }
+              if (state === 'expired') {
+                const need =
+                  opts.gasLimit !== undefined && opts.gasLimit > gasLimit ? opts.gasLimit : gasLimit;
+                return submit(intentId, { ...req, gasLimit: need });
+              }
+              return Promise.reject(
+                new RejectedError(
+                  'prepared_released',
+                  `the prepared transaction of ${intentId} was released`,
+                ),
+              );
+            },
+            release() {
+              if (state !== 'held') return;
+              state = 'released';
+              clearTimeout(timer);
+              decide({ kind: 'release' });
+            },
+          });
+          const d = await decision;
+          if (d.kind === 'commit') {
+            try {
+              d.resolve(
+                await submitNew(intentId, req, {
+                  signed,
+                  ...(d.needGas !== undefined ? { needGas: d.needGas } : {}),
+                }),
+              );
+            } catch (e) {
+              d.reject(e);
+            }
+          } else if (d.kind === 'timeout') {
+            state = 'expired';
+            log.warn(
+              { intentId, nonce: signed.nonce, holdMs: prepareHoldMs },
+              'prepared transaction neither committed nor released in time: released',
+            );
+          }
+        } catch (e) {
+          if (!handed) refuse(e);
+          else log.error({ intentId, code: errorCode(e) }, 'prepared transaction: unexpected error');
+        }
+      });
     });
   }
 
@@ -613,6 +829,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     chainId,
     reconcile,
     submit,
+    prepare,
     wait,
     async send(intentId, req) {
       await submit(intentId, req);

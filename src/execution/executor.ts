@@ -21,7 +21,7 @@ import {
   type MintIntent,
   type SwapIntent,
 } from '../chain/guard/index.ts';
-import type { SendResult, TxRequest } from '../chain/index.ts';
+import type { SendResult, Submitted, TxRequest, TxSender } from '../chain/index.ts';
 import { FatalError, isBaseError, RejectedError, TransientError } from '../errors/index.ts';
 import { silentLogger } from '../observability/index.ts';
 import type { TxRequest as SeaportTxRequest } from '../seaport/index.ts';
@@ -74,6 +74,20 @@ const TRANSFER = new Interface([
   'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
 ]);
 const TRANSFER_TOPIC = TRANSFER.getEvent('Transfer')?.topicHash ?? '';
+
+type Prepared = Awaited<ReturnType<NonNullable<TxSender['prepare']>>>;
+
+/** The default gas ceiling of a fulfillment signed ahead (Seaport fills use ~100k–300k). */
+const DEFAULT_FULFILLMENT_GAS_CEILING = 500_000n;
+
+/**
+ * One timers turn: the RPC client (ethers drains its request queue on a zero timer) puts the
+ * simulation on the wire before the CPU-bound signing starts.
+ */
+const afterDispatch = () =>
+  new Promise<void>((r) => {
+    setImmediate(() => setTimeout(r, 0));
+  });
 
 const subId = (intentId: string, step: string) => `${intentId}/${step}`;
 const planId = (intentId: string) => `${intentId}/plan`;
@@ -357,6 +371,60 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return (est * (10_000n + marginBps)) / 10_000n;
   }
 
+  const presign = options.presign ?? true;
+  const gasCeiling =
+    options.fulfillmentGasLimit ?? options.fulfillmentGasCeiling ?? DEFAULT_FULFILLMENT_GAS_CEILING;
+
+  /**
+   * A guarded fulfillment: simulation ‖ gas estimate ‖ signing ahead (the guard passed; nothing is
+   * written or sent until the simulation passed), then write-ahead + broadcast of the pre-signed
+   * bytes (signed again if the estimate needs more gas than the ceiling). A failed simulation
+   * releases the prepared nonce: nothing was persisted, so no gap.
+   */
+  async function simulateAndSubmit(
+    rec: { id: string; kind: ExecutionKind },
+    checked: GuardedTx,
+    intent: Intent,
+  ): Promise<[GuardedTx, Submitted]> {
+    const simulation = simulateAndEstimate(checked, intent);
+    const prepare = sender.prepare?.bind(sender);
+    if (!presign || !prepare) {
+      const [tx, gasLimit] = await simulation;
+      step('simulated', rec.id);
+      return [tx, await sender.submit(subId(rec.id, MAIN_STEP[rec.kind]), requestOf(tx, gasLimit))];
+    }
+    simulation.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+    await afterDispatch();
+    const preparing = prepare(subId(rec.id, MAIN_STEP[rec.kind]), requestOf(checked, gasCeiling)).then(
+      (p): Prepared | undefined => {
+        step('prepared', rec.id);
+        return p;
+      },
+      (e: unknown): undefined => {
+        log.warn({ intentId: rec.id, code: codeOf(e) }, 'signing ahead failed; signing after the simulation');
+        return undefined;
+      },
+    );
+    let tx: GuardedTx;
+    let gasLimit: bigint;
+    try {
+      [tx, gasLimit] = await simulation;
+    } catch (e) {
+      (await preparing)?.release();
+      throw e;
+    }
+    step('simulated', rec.id);
+    const prepared = await preparing;
+    const same = tx.to === checked.to && tx.data === checked.data && tx.value === checked.value;
+    if (prepared && same) return [tx, await prepared.commit({ gasLimit })];
+    prepared?.release(); // (the simulated transaction is what gets signed, never anything else)
+    return [tx, await sender.submit(subId(rec.id, MAIN_STEP[rec.kind]), requestOf(tx, gasLimit))];
+  }
+
+  function requestOf(tx: GuardedTx, gasLimit: bigint | undefined): TxRequest {
+    return { to: tx.to, data: tx.data, value: tx.value, ...(gasLimit !== undefined ? { gasLimit } : {}) };
+  }
+
   /** Simulation and gas estimate at once (one round trip of latency); the simulation's refusal wins. */
   async function simulateAndEstimate(tx: GuardedTx, intent: Intent): Promise<[GuardedTx, bigint]> {
     const [sim, gas] = await Promise.allSettled([guard.simulate(tx, intent), gasFor(tx)]);
@@ -407,14 +475,17 @@ export function createExecutor(options: ExecutorOptions): Executor {
     gasLimit: bigint | undefined,
     plan: Plan,
   ): Promise<ExecutionOutcome> {
+    const submitted = await sender.submit(subId(rec.id, MAIN_STEP[rec.kind]), requestOf(tx, gasLimit));
+    return afterSubmit(rec, submitted, plan);
+  }
+
+  /** After the broadcast: plan, reservation and `sent` in one commit, then the receipt and the record. */
+  async function afterSubmit(
+    rec: { id: string; kind: ExecutionKind; strategy: string },
+    submitted: Submitted,
+    plan: Plan,
+  ): Promise<ExecutionOutcome> {
     const sub = subId(rec.id, MAIN_STEP[rec.kind]);
-    const req: TxRequest = {
-      to: tx.to,
-      data: tx.data,
-      value: tx.value,
-      ...(gasLimit !== undefined ? { gasLimit } : {}),
-    };
-    const submitted = await sender.submit(sub, req);
     store.transaction(
       () => {
         store.intents.create({
@@ -664,10 +735,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
       step('fulfillment', input.intentId);
       const checked = guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
       step('guard', input.intentId);
-      const [tx, gasLimit] = await simulateAndEstimate(checked, intent);
-      step('simulated', input.intentId);
+      const rec = { id: input.intentId, kind: 'buy_listing' as const, strategy };
+      const [tx, submitted] = await simulateAndSubmit(rec, checked, intent);
       const paid = tx.facts['paid'] !== undefined ? BigInt(tx.facts['paid']) : tx.value;
-      return sendMain({ id: input.intentId, kind: 'buy_listing', strategy }, tx, gasLimit, {
+      return afterSubmit(rec, submitted, {
         spent: paid,
         spendKind: 'price',
         spendToken: lower(input.paymentToken),
@@ -738,12 +809,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
           if (wethApproval) await approve(input.intentId, 'approve-weth', wethApproval);
         }
       }
-      const [tx, gasLimit] = await simulateAndEstimate(checked, intent);
-      step('simulated', input.intentId);
-      return sendMain({ id: input.intentId, kind: 'accept_offer', strategy }, tx, gasLimit, {
-        proceeds,
-        facts: tx.facts,
-      });
+      const rec = { id: input.intentId, kind: 'accept_offer' as const, strategy };
+      const [tx, submitted] = await simulateAndSubmit(rec, checked, intent);
+      return afterSubmit(rec, submitted, { proceeds, facts: tx.facts });
     });
   }
 

@@ -42,6 +42,9 @@ export const EXECUTION_KINDS: readonly ExecutionKind[] = Object.freeze([
  * - intent:      the intent row is written (`pending`), before any request;
  * - fulfillment: the API answered (fulfillment data, swap quote, mint transaction);
  * - guard:       the calldata guard's static checks passed;
+ * - prepared:    (fulfillments) the transaction is signed ahead while the simulation is in
+ *                flight: nonce held, nothing written, nothing broadcast; may come before or
+ *                after `simulated`;
  * - simulated:   the `eth_call` simulation passed (and the gas estimate, run beside it);
  * - submitted:   the transaction is signed, written ahead and broadcast (intent `sent`/`unknown`);
  * - receipt:     the receipt has its confirmations, not yet recorded as a fill;
@@ -51,6 +54,7 @@ export type ExecutionStep =
   | 'intent'
   | 'fulfillment'
   | 'guard'
+  | 'prepared'
   | 'simulated'
   | 'submitted'
   | 'receipt'
@@ -82,6 +86,15 @@ export interface ExecutorOptions {
    * default: estimated beside the simulation.
    */
   readonly fulfillmentGasLimit?: bigint;
+  /**
+   * Seaport fulfillments are signed ahead, while the simulation is in flight (`sender.prepare`),
+   * with this gas limit; when the estimate (with margin) fits under it the pre-signed bytes are
+   * sent, otherwise the transaction is signed again with the estimate. Ignored when
+   * `fulfillmentGasLimit` is set (that one is signed ahead). Default 500,000.
+   */
+  readonly fulfillmentGasCeiling?: bigint;
+  /** Sign fulfillments ahead during the simulation (above); default true. */
+  readonly presign?: boolean;
   /** The `strategy` column of intents written without one; default `executor`. */
   readonly strategy?: string;
   /** Epoch-ms clock for fill timestamps; default Date.now. */
