@@ -19,7 +19,7 @@ let store: Store;
 let chain: FakeChain;
 let time: ReturnType<typeof fakeTime>;
 
-function sender(opts: Partial<TxSenderOptions> = {}, s: Store = store): TxSender {
+function sender(opts: Partial<TxSenderOptions> = {}, s: Store = store): ReturnType<typeof createTxSender> {
   return createTxSender({
     signer: fakeSigner(),
     rpc: chain,
@@ -359,5 +359,122 @@ describe('fee cache', () => {
     time.clock.t += 1_000;
     await s.send('c', { to: TO, gasLimit: 21_000n });
     expect(asked).toBe(2);
+  });
+});
+
+describe('signing ahead (prepare → commit / release)', () => {
+  const req = { to: TO, value: 7n, data: '0xabcdef', gasLimit: 300_000n };
+
+  it('signs without writing or sending anything; commit writes ahead, then sends those same bytes', async () => {
+    const s = sender();
+    await s.reconcile();
+    const p = await s.prepare('buy', req);
+    expect(p.nonce).toBe(0);
+    expect(p.gasLimit).toBe(300_000n);
+    expect(chain.sendLog).toHaveLength(0);
+    expect(store.transactions.byIntent('buy')).toEqual([]);
+    expect(store.intents.get('buy')).toBeUndefined();
+    expect(s.nextNonce()).toBe(0);
+    const atSend: Array<string | undefined> = [];
+    chain.onSend = (raw) => atSend.push(store.transactions.get(Transaction.from(raw).hash as string)?.state);
+    const sub = await p.commit({ gasLimit: 250_000n });
+    expect(sub).toMatchObject({ hash: p.hash, nonce: 0, state: 'sent' });
+    expect(atSend).toEqual(['signed']);
+    expect(chain.sendLog).toHaveLength(1);
+    const sent = Transaction.from(chain.sendLog[0] as string);
+    expect(sent.hash).toBe(p.hash);
+    expect(sent.gasLimit).toBe(300_000n);
+    expect(s.nextNonce()).toBe(1);
+    expect((await s.wait('buy')).status).toBe('success');
+  });
+
+  it('release (simulation failed): nothing persisted or sent, the nonce goes back, no gap', async () => {
+    chain.automine = true;
+    const s = sender();
+    await s.reconcile();
+    const p = await s.prepare('refused', req);
+    expect(p.nonce).toBe(0);
+    p.release();
+    p.release(); // idempotent
+    expect(chain.sendLog).toHaveLength(0);
+    expect(store.transactions.byIntent('refused')).toEqual([]);
+    expect(s.nextNonce()).toBe(0);
+    const next = await s.send('next', { to: TO });
+    expect(next.nonce).toBe(0);
+    expect(chain.latestNonce.get(FAKE_ADDRESS)).toBe(1);
+    await expect(p.commit()).rejects.toMatchObject({ code: 'prepared_released' });
+    expect(chain.sendLog).toHaveLength(1);
+  });
+
+  it('holds the wallet: a send queued behind a prepared transaction gets the next nonce after it', async () => {
+    chain.automine = true;
+    const s = sender();
+    await s.reconcile();
+    const a = await s.prepare('a', req);
+    const b = s.submit('b', { to: TO });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(chain.sendLog).toHaveLength(0); // b waits for a's decision
+    await a.commit();
+    expect((await b).nonce).toBe(1);
+    const c = await s.prepare('c', req);
+    const d = s.submit('d', { to: TO });
+    c.release();
+    expect((await d).nonce).toBe(2);
+    expect(chain.sendLog.map((r) => Transaction.from(r).nonce)).toEqual([0, 1, 2]);
+  });
+
+  it('an estimate above the prepared gas limit: signed again with it (same nonce and fees), never both sent', async () => {
+    const s = sender();
+    await s.reconcile();
+    const p = await s.prepare('big', req);
+    const sub = await p.commit({ gasLimit: 420_000n });
+    expect(sub.nonce).toBe(0);
+    expect(sub.hash).not.toBe(p.hash);
+    expect(chain.sendLog).toHaveLength(1);
+    const sent = Transaction.from(chain.sendLog[0] as string);
+    expect(sent.gasLimit).toBe(420_000n);
+    expect(sent.nonce).toBe(0);
+    expect(sent.hash).toBe(sub.hash);
+    expect(store.transactions.byIntent('big').map((t) => t.hash)).toEqual([sub.hash]);
+    expect(store.transactions.get(p.hash)).toBeUndefined();
+  });
+
+  it('a lost handle is released after prepareHoldMs; a late commit signs afresh', async () => {
+    chain.automine = true;
+    const s = sender({ prepareHoldMs: 20 });
+    await s.reconcile();
+    const lost = await s.prepare('lost', req);
+    // not wedged: this send goes out once the hold expired, with the nonce the lost one had
+    const other = await s.send('other', { to: TO });
+    expect(other.nonce).toBe(0);
+    expect(store.transactions.byIntent('lost')).toEqual([]);
+    const late = await lost.commit();
+    expect(late.nonce).toBe(1);
+    expect(late.hash).not.toBe(lost.hash);
+    expect(chain.sendLog.map((r) => Transaction.from(r).hash)).toEqual([
+      store.transactions.byIntent('other')[0]?.hash,
+      late.hash,
+    ]);
+  });
+
+  it('an intent that already has a transaction: commit re-sends those bytes, never a second one', async () => {
+    const s = sender();
+    await s.reconcile();
+    const first = await s.submit('once', { to: TO });
+    const p = await s.prepare('once', { ...req, value: 99n });
+    expect(p.hash).toBe(first.hash);
+    const again = await p.commit();
+    expect(again.hash).toBe(first.hash);
+    expect(new Set(chain.sendLog).size).toBe(1);
+    expect(store.transactions.byIntent('once')).toHaveLength(1);
+  });
+
+  it('refuses before reconcile and when the fees are above the caps (nothing held)', async () => {
+    const s = sender();
+    await expect(s.prepare('x', req)).rejects.toMatchObject({ code: 'not_reconciled' });
+    await s.reconcile();
+    await expect(s.prepare('y', { ...req, maxFeePerGas: gwei(101) })).rejects.toBeInstanceOf(RejectedError);
+    const ok = await s.submit('z', { to: TO });
+    expect(ok.nonce).toBe(0);
   });
 });
