@@ -3,22 +3,26 @@
  * (in memory) and a fake sender: states and records of each path, idempotency by intent id,
  * never a second buy of a listing, failures before and after sending, reconcile.
  */
-import { ZeroAddress } from 'ethers';
+import { Transaction, ZeroAddress } from 'ethers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createCalldataGuard,
   fulfillmentProposal,
   GuardRejectedError,
 } from '../../../src/chain/guard/index.ts';
+import { createTxSender } from '../../../src/chain/index.ts';
+import { Secret } from '../../../src/domain/secret.ts';
 import { FatalError, RejectedError, TransientError } from '../../../src/errors/index.ts';
 import {
   type BuyListingInput,
   createExecutor,
+  createFastTxSigner,
   type ExecutionStep,
   type Executor,
 } from '../../../src/execution/index.ts';
 import { openStore, type Store } from '../../../src/store/index.ts';
-import { FakeSender, fakeApi, recorded } from './fakes.ts';
+import { FakeChain } from '../chain/fakes/rpc.ts';
+import { FakeSender, fakeApi, KEY, recorded } from './fakes.ts';
 
 const rec = recorded();
 const opts = rec.options;
@@ -317,5 +321,95 @@ describe('swap input checks', () => {
     ).toBe('swap_bad_slippage');
     expect(fake.calls).toEqual([]);
     expect(store.intents.get('s1')).toBeUndefined();
+  });
+});
+
+describe('signing ahead with the real sender (prepare during the simulation)', () => {
+  let chain: FakeChain;
+  let real: ReturnType<typeof createTxSender>;
+
+  function buildReal(
+    simulate: () => Promise<string> = async () => TRUE,
+    over: { fulfillmentGasCeiling?: bigint; estimate?: bigint } = {},
+  ): Executor {
+    const guard = createCalldataGuard({
+      ...opts,
+      call: async () => {
+        simulations++;
+        return simulate();
+      },
+    });
+    return createExecutor({
+      api: fake.api,
+      guard,
+      sender: real,
+      rpc: { estimateGas: async () => over.estimate ?? 100_000n },
+      store,
+      chainId: opts.chainId,
+      chain: 'ethereum',
+      wallet: real.address,
+      protocolAddress: opts.seaport[0] as string,
+      ...(over.fulfillmentGasCeiling !== undefined
+        ? { fulfillmentGasCeiling: over.fulfillmentGasCeiling }
+        : {}),
+      onStep: (s) => steps.push(s),
+    });
+  }
+
+  beforeEach(async () => {
+    chain = new FakeChain(opts.chainId);
+    chain.automine = true;
+    real = createTxSender({
+      signer: createFastTxSigner(new Secret(KEY)),
+      rpc: chain,
+      store,
+      feeCaps: { maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 3_000_000_000n },
+      pollIntervalMs: 1,
+      feeCacheMs: 60_000,
+    });
+  });
+
+  it('sends the bytes signed ahead (gas limit = the ceiling) once the simulation passed', async () => {
+    const ex2 = buildReal();
+    await ex2.reconcile();
+    const out = await ex2.buyListing(buy('pre1'));
+    expect(out.state).toBe('done');
+    expect(steps).toContain('prepared');
+    expect(steps.indexOf('prepared')).toBeLessThan(steps.indexOf('submitted'));
+    expect(chain.sendLog).toHaveLength(1);
+    const sent = Transaction.from(chain.sendLog[0] as string);
+    expect(sent.gasLimit).toBe(500_000n);
+    expect(sent.nonce).toBe(0);
+    expect(sent.hash).toBe(out.txHash);
+  });
+
+  it('a failed simulation releases the nonce: nothing written or sent, the next buy takes nonce 0', async () => {
+    let revert = true;
+    const ex2 = buildReal(async () => {
+      if (revert) throw new Error('execution reverted');
+      return TRUE;
+    });
+    await ex2.reconcile();
+    await expect(ex2.buyListing(buy('pre-fail'))).rejects.toBeInstanceOf(RejectedError);
+    expect(chain.sendLog).toHaveLength(0);
+    expect(store.transactions.byIntent('pre-fail/fill')).toEqual([]);
+    expect(store.intents.get('pre-fail')?.state).toBe('failed');
+    expect(real.nextNonce()).toBe(0);
+    revert = false;
+    const out = await ex2.buyListing(buy('pre-ok'));
+    expect(out.state).toBe('done');
+    expect(Transaction.from(chain.sendLog[0] as string).nonce).toBe(0);
+  });
+
+  it('an estimate above the ceiling: signed again with the estimate (+margin), one transaction', async () => {
+    const ex2 = buildReal(undefined, { fulfillmentGasCeiling: 100_000n, estimate: 200_000n });
+    await ex2.reconcile();
+    const out = await ex2.buyListing(buy('pre-big'));
+    expect(out.state).toBe('done');
+    expect(chain.sendLog).toHaveLength(1);
+    const sent = Transaction.from(chain.sendLog[0] as string);
+    expect(sent.gasLimit).toBe(240_000n);
+    expect(sent.hash).toBe(out.txHash);
+    expect(store.transactions.byIntent('pre-big/fill')).toHaveLength(1);
   });
 });
