@@ -4,7 +4,7 @@
  *
  *   node --import tsx crash-child.ts <dbPath> <intentId> <orderHash> <contract> <tokenId> <price> <killAt>
  *
- * killAt: an ExecutionStep (intent, fulfillment, guard, simulated, submitted, receipt, recorded),
+ * killAt: an ExecutionStep (intent, fulfillment, guard, prepared, simulated, submitted, receipt, recorded),
  * `write-ahead` (the raw transaction recorded, eth_sendRawTransaction not issued) or `broadcast`
  * (the node has it, the store still says signed), or `none`.
  * Env: HARPOON_EXEC_FACTS (the sandbox facts as JSON), HARPOON_TEST_KEY (the wallet's dev key).

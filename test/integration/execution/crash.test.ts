@@ -125,8 +125,12 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Killed before anything was signed: the restart fails the intent and a new intent buys. */
-const BEFORE_SEND = ['intent', 'fulfillment', 'guard', 'simulated'] as const;
+/**
+ * Killed before anything was written ahead: the restart fails the intent and a new intent buys.
+ * `prepared`: the fill was signed ahead (nonce held) while the simulation was in flight, nothing
+ * written or sent; `simulated`: the simulation passed, the pre-signed bytes not yet committed.
+ */
+const BEFORE_SEND = ['intent', 'fulfillment', 'guard', 'prepared', 'simulated'] as const;
 /** Killed with the transaction written ahead (maybe broadcast, maybe mined): the restart records it. */
 const AFTER_SEND = ['write-ahead', 'broadcast', 'submitted', 'receipt'] as const;
 
@@ -166,6 +170,11 @@ describe('snipe killed (SIGKILL) after each step, then restarted', () => {
         } else {
           expect(first).toMatchObject({ state: 'failed', error: 'interrupted' });
           expect(first?.txHash).toBeUndefined();
+          // nothing of the (maybe pre-signed) fill was written, and the ledger is the chain's: no gap
+          expect(w.store.transactions.byIntent(`${intentId}/fill`)).toEqual([]);
+          expect(w.sender.nextNonce()).toBe(
+            await sb.fixture.provider.getTransactionCount(me.address, 'pending'),
+          );
         }
 
         const input = {
