@@ -138,6 +138,9 @@ export interface TxSenderOptions {
   readonly logger?: Logger;
 }
 
+/** What a broadcast needs of a journaled transaction. */
+type Journaled = Pick<TxRecord, 'hash' | 'raw' | 'intentId' | 'nonce'>;
+
 const LIVE = new Set(['signed', 'sent', 'unknown']);
 const isLive = (t: TxRecord) => LIVE.has(t.state);
 const isIncluded = (t: TxRecord) =>
@@ -190,7 +193,7 @@ export function createTxSender(options: TxSenderOptions): TxSender & Required<Pi
   }
 
   /** Broadcasts a recorded transaction and records the outcome. Never throws for timeouts. */
-  async function broadcast(tx: TxRecord): Promise<'sent' | 'unknown' | RejectedError> {
+  async function broadcast(tx: Journaled): Promise<'sent' | 'unknown' | RejectedError> {
     try {
       await rpc.sendRawTransaction(tx.raw);
       // Not fsynced: the write-ahead record is; after a power loss reconcile finds the transaction again.
@@ -270,8 +273,9 @@ export function createTxSender(options: TxSenderOptions): TxSender & Required<Pi
     return (est * (10_000n + gasMarginBps)) / 10_000n;
   }
 
-  function ensureIntent(intentId: string, req: TxRequest): void {
-    store.intents.create({
+  /** True when the intent row was written now (a new intent is `pending`). */
+  function ensureIntent(intentId: string, req: TxRequest): boolean {
+    return store.intents.create({
       id: intentId,
       strategy: 'system',
       kind: 'tx',
@@ -317,13 +321,16 @@ export function createTxSender(options: TxSenderOptions): TxSender & Required<Pi
       /** For a first transaction: the request, to record a minimal intent if the caller wrote none. */
       request?: TxRequest;
     },
-  ): TxRecord {
+  ): Journaled {
     const { hash, nonce, fees } = signed;
     store.transaction(() => {
-      if (extra.request !== undefined) {
-        ensureIntent(intentId, extra.request);
-        // a retry of an intent whose earlier transaction the node refused is in flight again
-        if (store.intents.get(intentId)?.state === 'failed') store.intents.setState(intentId, 'pending');
+      // a retry of an intent whose earlier transaction the node refused is in flight again
+      if (
+        extra.request !== undefined &&
+        !ensureIntent(intentId, extra.request) &&
+        store.intents.get(intentId)?.state === 'failed'
+      ) {
+        store.intents.setState(intentId, 'pending');
       }
       store.transactions.insert({
         hash,
@@ -345,10 +352,8 @@ export function createTxSender(options: TxSenderOptions): TxSender & Required<Pi
         if (nonce + 1 > next) store.nonces.set(wallet, chainId, nonce + 1);
       }
     });
-    const rec = store.transactions.get(hash);
-    if (!rec)
-      throw new FatalError('store_write_lost', 'a transaction written to the store cannot be read back');
-    return rec;
+    // (not read back: the fsynced insert either committed or threw)
+    return { hash, raw: signed.raw, intentId, nonce };
   }
 
   async function signAndRecord(
@@ -363,7 +368,7 @@ export function createTxSender(options: TxSenderOptions): TxSender & Required<Pi
       replaces?: string;
       request?: TxRequest;
     },
-  ): Promise<TxRecord> {
+  ): Promise<Journaled> {
     const { replaces, request, ...tx } = fields;
     const signed = await signTx(nonce, tx);
     return record(intentId, signed, {
