@@ -136,12 +136,15 @@ try {
       ? signerFromPrivateKey(new Secret(key, 'private key'))
       : createFastTxSigner(new Secret(key, 'private key'));
   let signingMs = 0;
+  const trace = { callAt: 0, callEnd: 0, signAt: 0, signEnd: 0 };
   const signer: Signer = {
     address: inner.address,
     async signTransaction(tx) {
       const t = performance.now();
       const raw = await inner.signTransaction(tx);
       signingMs = performance.now() - t;
+      trace.signAt = t;
+      trace.signEnd = t + signingMs;
       return raw;
     },
     signTypedData: (d, t, v) => inner.signTypedData(d, t, v),
@@ -182,7 +185,14 @@ try {
     conduitKeys: [ZeroHash, sandbox.conduitKey],
     feeRecipients: [...feeRecipients],
     weth: sandbox.weth,
-    call: ({ from, to, data, value }) => rpc.call({ from, to, data, value }),
+    call: async ({ from, to, data, value }) => {
+      trace.callAt = performance.now();
+      try {
+        return await rpc.call({ from, to, data, value });
+      } finally {
+        trace.callEnd = performance.now();
+      }
+    },
   });
   const stamps = new Map<ExecutionStep, number>();
   const executor = createExecutor({
@@ -258,6 +268,14 @@ try {
       store: storeAtSend,
       overhead: total - apiMs - simMs,
     });
+    if (process.env['BENCH_TRACE']) {
+      const g = at('guard');
+      const rel = (x: number) => (x - g).toFixed(3);
+      log(
+        `sample ${i}: from guard: eth_call ${rel(trace.callAt)}→${rel(trace.callEnd)}, sign ${rel(trace.signAt)}→${rel(trace.signEnd)}, ` +
+          `simulated ${rel(at('simulated'))}, send ${rel(sendIssuedAt)}; before api ${(at('intent') - t0).toFixed(3)}`,
+      );
+    }
   }
   const p = (k: keyof (typeof rows)[number], q: number) =>
     round(
