@@ -8,6 +8,10 @@
  * journal (reconcile follows it to its receipt and records it). Never a second buy of a listing:
  * an intent on a listing that is not failed blocks every other intent on it.
  *
+ * Fulfillments are signed ahead while their simulation is in flight (`sender.prepare`: after the
+ * guard passed; nonce held, nothing written or sent) and committed (write-ahead, broadcast) only
+ * once the simulation passed; a failed simulation releases the nonce.
+ *
  * Transactions of one intent are the sender's sub-intents `<intentId>/<step>` (`fill`, `swap`,
  * `mint`, `approve`, `approve-nft`, `approve-weth`); the sender never sends two for one.
  */
@@ -397,7 +401,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
     await afterDispatch();
     const preparing = prepare(subId(rec.id, MAIN_STEP[rec.kind]), requestOf(checked, gasCeiling)).then(
       (p): Prepared | undefined => {
-        step('prepared', rec.id);
+        try {
+          step('prepared', rec.id);
+        } catch (e) {
+          p.release(); // never leave the wallet held
+          throw e;
+        }
         return p;
       },
       (e: unknown): undefined => {
