@@ -136,7 +136,7 @@ try {
       ? signerFromPrivateKey(new Secret(key, 'private key'))
       : createFastTxSigner(new Secret(key, 'private key'));
   let signingMs = 0;
-  const trace = { callAt: 0, callEnd: 0, signAt: 0, signEnd: 0 };
+  const trace = { callAt: 0, callEnd: 0, signAt: 0, signEnd: 0, commitAt: 0, commitEnd: 0 };
   const signer: Signer = {
     address: inner.address,
     async signTransaction(tx) {
@@ -160,6 +160,10 @@ try {
       try {
         return rawStore.transaction(fn, opts);
       } finally {
+        if (opts?.durable !== false && sendIssuedAt === 0) {
+          trace.commitAt = t;
+          trace.commitEnd = performance.now();
+        }
         storeMs += performance.now() - t;
         if (process.env['BENCH_TRACE'])
           process.stderr.write(
@@ -273,7 +277,7 @@ try {
       const rel = (x: number) => (x - g).toFixed(3);
       log(
         `sample ${i}: from guard: eth_call ${rel(trace.callAt)}→${rel(trace.callEnd)}, sign ${rel(trace.signAt)}→${rel(trace.signEnd)}, ` +
-          `simulated ${rel(at('simulated'))}, send ${rel(sendIssuedAt)}; before api ${(at('intent') - t0).toFixed(3)}`,
+          `simulated ${rel(at('simulated'))}, write-ahead ${rel(trace.commitAt)}→${rel(trace.commitEnd)}, send ${rel(sendIssuedAt)}; before api ${(at('intent') - t0).toFixed(3)}`,
       );
     }
   }
