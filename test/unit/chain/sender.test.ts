@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transaction } from 'ethers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTxSender, type TxSender, type TxSenderOptions } from '../../../src/chain/index.ts';
+import { createTxSender, type TxSenderOptions } from '../../../src/chain/index.ts';
 import { FatalError, RejectedError, TransientError } from '../../../src/errors/index.ts';
 import { openStore, type Store } from '../../../src/store/index.ts';
 import { FakeChain, fakeTime } from './fakes/rpc.ts';
