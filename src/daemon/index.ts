@@ -125,9 +125,10 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   const clock = deps.clock ?? { now: () => Date.now() };
   const log: Logger =
     deps.logger ?? createLogger({ level: options.log.level, name: 'harpoon', destination: process.stderr });
+  // progress lines go to the caller (the CLI prints them for a person), else to the log
   const progress = (line: string) => {
-    log.info(line);
-    deps.onProgress?.(line);
+    if (deps.onProgress !== undefined) deps.onProgress(line);
+    else log.info(line);
   };
   const paper = options.mode === 'paper';
 

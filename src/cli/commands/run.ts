@@ -23,10 +23,51 @@ export async function runRun(ctx: CommandContext): Promise<number> {
     '../../daemon/index.ts'
   );
   const { dirname } = await import('node:path');
-  const options = daemonOptionsFromConfig(loaded.config, ctx.io.env, {
-    ...(ctx.flags.paper === true ? { mode: 'paper' as const } : {}),
-    ...(loaded.file !== undefined ? { baseDir: dirname(loaded.file) } : {}),
-  });
+  const paper = ctx.flags.paper === true || loaded.config.mode === 'paper';
+  let options: ReturnType<typeof daemonOptionsFromConfig>;
+  let cleanup: () => Promise<void> = async () => {};
+  if (loaded.config.sandbox.enabled) {
+    // sandbox.enabled: trade against a local sandbox marketplace this command starts (its chain is
+    // new each time, so the store is a temporary one); wallet 0 of the sandbox, key in memory.
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createSandbox } = await import('../../sandbox/index.ts');
+    const { demoDaemonOptions, wrapEth } = await import('./demo.ts');
+    err('sandbox.enabled: starting the local sandbox marketplace');
+    const sandbox = await createSandbox({
+      port: loaded.config.sandbox.ports.api,
+      activity: 3,
+      onProgress: (m) => err(`sandbox: ${m}`),
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'harpoon-run-sandbox-'));
+    cleanup = async () => {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    try {
+      const w = sandbox.wallets[0] as { privateKey: string };
+      if (!paper) await wrapEth(sandbox, w.privateKey, 2n * 10n ** 18n);
+      options = {
+        ...(await demoDaemonOptions(sandbox, {
+          paper,
+          dir,
+          env: ctx.io.env,
+          ...(loaded.file !== undefined ? { configFile: loaded.file } : {}),
+        })),
+        // the report outlives the temporary store
+        paperReportPath: join(ctx.io.cwd, 'harpoon-paper-report.json'),
+      };
+    } catch (e) {
+      await cleanup();
+      throw e;
+    }
+  } else {
+    options = daemonOptionsFromConfig(loaded.config, ctx.io.env, {
+      ...(paper ? { mode: 'paper' as const } : {}),
+      ...(loaded.file !== undefined ? { baseDir: dirname(loaded.file) } : {}),
+    });
+  }
   err(
     `starting in ${options.mode} mode${options.mode === 'paper' ? ' (simulated execution: nothing is signed or sent)' : ''}`,
   );
@@ -53,6 +94,7 @@ export async function runRun(ctx: CommandContext): Promise<number> {
     }
   } finally {
     await daemon.stop();
+    await cleanup();
   }
   const report = daemon.paperReport();
   if (report !== undefined) {
