@@ -630,8 +630,17 @@ export function createTxSender(options: TxSenderOptions): TxSender & Required<Pi
     | { kind: 'consumed' }
     | { kind: 'pending' };
 
-  /** Latest nonce first, receipts second: a receipt that appears in between is still seen. */
+  /**
+   * Latest nonce first, receipts second: a receipt that appears in between is still seen. A reorg
+   * that drops our transaction between the two reads looks like "nonce consumed by another
+   * transaction", so that verdict is only given when a second look agrees.
+   */
   async function probe(live: readonly TxRecord[]): Promise<Probe> {
+    const first = await probeOnce(live);
+    return first.kind === 'consumed' ? probeOnce(live) : first;
+  }
+
+  async function probeOnce(live: readonly TxRecord[]): Promise<Probe> {
     const nonce = live[0]?.nonce ?? 0;
     const latest = await rpc.nonceAt(address, 'latest');
     for (const t of [...live].reverse()) {
