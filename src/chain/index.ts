@@ -27,6 +27,7 @@ export {
 } from './rpc.ts';
 export {
   createTxSender,
+  type PreparedTx,
   type ReconcileReport,
   type SendResult,
   type Submitted,
