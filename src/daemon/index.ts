@@ -553,15 +553,15 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         onOrderPlaced: () => {
           ordersPlaced++;
         },
-        onExecution: (kind, out, strategyId, slug) => {
+        onExecution: (kind, out, strategyId, what, symbol) => {
           if (out.state !== 'done') return;
           pushFill({
             at: clock.now(),
             strategy: strategyId,
             kind,
-            collection: slug,
+            collection: what,
             price: formatUnits(out.spent ?? 0n, 18),
-            symbol: kind === 'mint' || kind === 'buy' ? 'ETH' : '',
+            symbol,
           });
         },
         expectedAmountOut: async (from, to, amountIn) => {
@@ -813,7 +813,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       },
       spend: (es?.risk.tokens ?? []).map((t) => ({
         account: t.token,
-        symbol: t.symbol ?? (t.token === 'eth-like' ? 'ETH/WETH' : tokenSymbol(t.token)),
+        symbol: t.token === 'eth-like' ? 'ETH+WETH' : (t.symbol ?? tokenSymbol(t.token)),
         spentToday: formatUnits(t.spentToday, 18),
         spentTotal: formatUnits(t.spentTotal, 18),
         exposure: formatUnits(t.exposure, 18),

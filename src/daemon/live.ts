@@ -60,7 +60,10 @@ export interface LiveExecutorOptions {
     kind: string,
     outcome: ExecutionOutcome,
     strategyId: string,
-    collection: string | null,
+    /** Collection or drop slug; for a swap `FROM→TO`. */
+    what: string | null,
+    /** Symbol of what was paid. */
+    symbol: string,
   ) => void;
   /**
    * Our own expectation of a swap's output (e.g. from an allowlisted router's reserves); the
@@ -341,7 +344,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
           quantity: intent.quantity,
           feeRecipients: info.fees.map((f) => f.recipient),
         });
-        o.onExecution?.('buy', out, ctx.strategyId, intent.collection);
+        o.onExecution?.('buy', out, ctx.strategyId, intent.collection, intent.paymentToken.symbol);
         return outcomeResult('buy', out);
       }
       case 'swap': {
@@ -364,7 +367,13 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
           amountIn: intent.amountIn,
           slippageBps: intent.slippageBps,
         });
-        o.onExecution?.('swap', out, ctx.strategyId, null);
+        o.onExecution?.(
+          'swap',
+          out,
+          ctx.strategyId,
+          `${intent.fromToken.symbol}→${intent.toToken.symbol}`,
+          intent.fromToken.symbol,
+        );
         return outcomeResult('swap', out);
       }
       case 'mint': {
@@ -379,7 +388,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor & {
           quantity: Number(intent.quantity),
           maxValue: intent.maxPricePerToken * intent.quantity,
         });
-        o.onExecution?.('mint', out, ctx.strategyId, intent.drop);
+        o.onExecution?.('mint', out, ctx.strategyId, intent.drop, intent.paymentToken.symbol);
         return outcomeResult('mint', out);
       }
     }

@@ -59,7 +59,7 @@ describe('harpoon demo', () => {
     );
     for (const id of ['sniper', 'collection-bidder', 'trait-bidder', 'rebalancer', 'drop-minter'])
       expect(r.stdout).toMatch(new RegExp(`\\n {4}${id} +stopped +hooks +[1-9]`));
-    expect(r.stdout).toMatch(/spend against budgets \(last 24 h\):\n {4}WETH +spent/);
+    expect(r.stdout).toMatch(/spend against budgets \(last 24 h\):\n {4}ETH\+WETH +spent/);
     // the demo wallet (anvil's account #1, 0x7099…79C8) trades, and its key never reaches the output
     expect(r.stderr).toMatch(/0x70997970c51812dc3a010c7d01b50e0d17dc79c8/i);
     expect(r.stdout + r.stderr).not.toContain(

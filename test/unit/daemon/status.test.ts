@@ -75,7 +75,7 @@ const status: DaemonStatus = {
   spend: [
     {
       account: 'eth-like',
-      symbol: 'ETH/WETH',
+      symbol: 'ETH+WETH',
       spentToday: '0.63',
       spentTotal: '0.63',
       exposure: '0.0475',
@@ -115,7 +115,7 @@ describe('renderStatus', () => {
       /orders placed: 3; open offers: 1\n {4}collection-bidder +collection +apes +0\.0475 WETH/,
     );
     expect(t).toMatch(/fills: 2\n.*sniper +buy +apes +0\.03003 ETH/);
-    expect(t).toMatch(/ETH\/WETH +spent 0\.63 of 2\/day; open offers 0\.0475 of 0\.3; budget 3/);
+    expect(t).toMatch(/ETH\+WETH +spent 0\.63 of 2\/day; open offers 0\.0475 of 0\.3; budget 3/);
     expect(t).toMatch(
       /rate budget left: read 570\/600 per 1h, write 12\/30 per 1h \(1 queued\), fulfillment 5\/5 per 1m/,
     );
