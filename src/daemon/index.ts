@@ -276,6 +276,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         });
       }
     }
+    // while stopping, the market view still learns but no strategy hears of it (no new intents)
+    if (state !== 'running' && state !== 'starting') return;
     const work = async () => {
       if (paperExec !== undefined) await paperExec.observe(event);
       await engine?.onEvent(event);
@@ -331,6 +333,16 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         ...(w.address !== undefined ? { expectedAddress: w.address } : {}),
       });
     if (signer !== undefined) wallet = signer.address.toLowerCase() as Address;
+    if (
+      signer !== undefined &&
+      w.source !== 'secret' &&
+      w.address !== undefined &&
+      w.address.toLowerCase() !== wallet
+    )
+      throw new FatalError(
+        'wallet_mismatch',
+        `the wallet key is for ${wallet}, but wallet.address says ${w.address}: fix the key or the address`,
+      );
     else if (w.source === 'none' && w.address !== undefined) wallet = w.address.toLowerCase() as Address;
     if (signer === undefined && !paper)
       throw new FatalError(
@@ -877,6 +889,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         log.error({ err: e }, 'start failed');
         await doStop().catch(() => undefined);
         state = 'failed';
+        if (finalStatus !== undefined) finalStatus = { ...finalStatus, state: 'failed', error: failure };
         throw e;
       });
       return startPromise;
