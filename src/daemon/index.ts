@@ -47,10 +47,12 @@ import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
 import { createScheduler, DEFAULT_RATES, type Scheduler } from '../ratelimit/index.ts';
 import {
+  cancelRequest,
   createApprovals,
   createEthersSeaportReader,
   createSeaportOrders,
   latestBlockClock,
+  type SeaportOrders,
 } from '../seaport/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
@@ -483,6 +485,28 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       `market loaded: ${options.collections.join(', ') || 'no collections'}; stream ${stream.status().state}`,
     );
 
+    // 5b. offers of ours on the marketplace that the store does not know (posted, then the process
+    // died before it recorded them) are cancelled before any strategy runs: never an orphan.
+    let seaportOrders: SeaportOrders | undefined;
+    if (!paper && signer !== undefined) {
+      seaportOrders = createSeaportOrders(
+        {
+          chainId: options.chain.chainId,
+          protocolAddress: options.chain.seaport,
+          conduitKey: options.chain.conduitKey,
+          signedZone: options.chain.signedZone,
+          offerToken: options.chain.weth,
+          offerExpirySec: options.offerExpirySec,
+        },
+        {
+          signer,
+          counters: createEthersSeaportReader(provider, options.chain.seaport),
+          clock: latestBlockClock(provider),
+        },
+      );
+      await sweepOrphans(api, store, seaportOrders);
+    }
+
     // 6. engine
     const strategies = await loadStrategies();
     const v = view;
@@ -531,21 +555,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       paperExec ??
       createLiveExecutor({
         api,
-        orders: createSeaportOrders(
-          {
-            chainId: options.chain.chainId,
-            protocolAddress: options.chain.seaport,
-            conduitKey: options.chain.conduitKey,
-            signedZone: options.chain.signedZone,
-            offerToken: options.chain.weth,
-            offerExpirySec: options.offerExpirySec,
-          },
-          {
-            signer: signer as LocalSigner,
-            counters: createEthersSeaportReader(provider, options.chain.seaport),
-            clock: latestBlockClock(provider),
-          },
-        ),
+        orders: seaportOrders as SeaportOrders,
         approvals: createApprovals(
           { chainId: options.chain.chainId, conduit: options.chain.conduit },
           createEthersSeaportReader(provider, options.chain.seaport),
@@ -665,6 +675,41 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     readyAt = clock.now();
     state = 'running';
     progress(`ready in ${readyAt - startedAt} ms; control endpoint ${control.url}`);
+  }
+
+  async function sweepOrphans(a: ApiClient, st: Store, so: SeaportOrders): Promise<void> {
+    let cancelled = 0;
+    for (const slug of options.collections) {
+      try {
+        for await (const offer of a.offers.iterateAll(slug, {}, { maxPages: 20 })) {
+          const o = offer as {
+            order_hash?: string;
+            status?: string;
+            protocol_data?: { parameters?: { offerer?: string } };
+          };
+          if (o.protocol_data?.parameters?.offerer?.toLowerCase() !== wallet) continue;
+          const hash = o.order_hash?.toLowerCase();
+          if (hash === undefined || (o.status !== undefined && o.status !== 'ACTIVE')) continue;
+          if (st.orders.get(hash)?.status === 'open') continue;
+          try {
+            await a.orders.cancel(
+              options.chain.name,
+              options.chain.seaport,
+              hash,
+              cancelRequest(so.signCancel(hash)),
+            );
+            if (st.orders.get(hash) !== undefined) st.orders.setStatus(hash, 'cancelled');
+            cancelled++;
+          } catch (err) {
+            log.warn({ err, orderHash: hash }, 'cancelling an offer the store does not know failed');
+          }
+        }
+      } catch (err) {
+        log.warn({ err, slug }, 'listing our offers on the marketplace failed; orphan sweep skipped');
+      }
+    }
+    reconcileSummary.orphansCancelled = cancelled;
+    if (cancelled > 0) progress(`cancelled ${cancelled} offer(s) of ours the store did not know (orphans)`);
   }
 
   /** Resolves once every channel is joined (or after subscribeTimeoutMs: the client keeps trying). */

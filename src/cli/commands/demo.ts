@@ -34,12 +34,44 @@ export async function wrapEth(sandbox: SandboxLike, privateKey: string, amount: 
   }
 }
 
+/** What the demo needs to know of a running sandbox (all of it is in its info, plus three fixture addresses). */
+export interface SandboxFacts {
+  readonly apiUrl: string;
+  readonly streamUrl: string;
+  readonly rpcUrl: string;
+  readonly chain: string;
+  readonly chainId: number;
+  readonly seaport: string;
+  readonly conduitKey: string;
+  readonly conduit: string;
+  readonly zone: string;
+  readonly weth: string;
+  readonly apiKey: string;
+  readonly tokens: readonly {
+    readonly symbol: string;
+    readonly address: string;
+    readonly decimals: number;
+  }[];
+  readonly routers: readonly string[];
+  readonly drops: readonly string[];
+  readonly wallets: readonly { readonly address: string; readonly privateKey: string }[];
+}
+
+export function sandboxFacts(sandbox: SandboxLike): SandboxFacts {
+  return {
+    ...sandbox.info(),
+    conduit: sandbox.fixture.seaport.conduit,
+    routers: sandbox.fixture.uniswap ? [sandbox.fixture.uniswap.router] : [],
+    drops: sandbox.fixture.drops.map((d) => d.address),
+  };
+}
+
 /**
- * The daemon options of the demo: config/demo.yaml with the sandbox's facts filled in, the
- * sandbox's wallet `wallet` (default 0) handed over in memory, the store in `dir`.
+ * The daemon options of the demo: config/demo.yaml (or `configFile`) with the sandbox's facts
+ * filled in, the sandbox's wallet `wallet` (default 0) handed over in memory, the store in `dir`.
  */
 export async function demoDaemonOptions(
-  sandbox: SandboxLike,
+  sandbox: SandboxLike | SandboxFacts,
   o: {
     readonly paper: boolean;
     readonly dir: string;
@@ -50,40 +82,41 @@ export async function demoDaemonOptions(
 ) {
   const { daemonOptionsFromConfig } = await import('../../daemon/index.ts');
   const { Secret } = await import('../../domain/secret.ts');
-  const w = sandbox.wallets[o.wallet ?? DEMO_WALLET];
+  const f: SandboxFacts = 'fixture' in sandbox ? sandboxFacts(sandbox) : sandbox;
+  const w = f.wallets[o.wallet ?? DEMO_WALLET];
   if (w === undefined) throw new Error('the sandbox handed out no such wallet');
   const facts: Record<string, string> = {
-    'sandbox.weth': sandbox.weth.toLowerCase(),
-    ...Object.fromEntries(sandbox.tokens.map((t) => [`sandbox.token.${t.symbol}`, t.address.toLowerCase()])),
+    'sandbox.weth': f.weth.toLowerCase(),
+    ...Object.fromEntries(f.tokens.map((t) => [`sandbox.token.${t.symbol}`, t.address.toLowerCase()])),
   };
   const file = o.configFile ?? DEMO_CONFIG;
   const raw = fillPlaceholders(parse(readFileSync(file, 'utf8')), facts);
   // Secrets and sandbox endpoints go through an environment object in memory only.
   const env = {
     ...(o.env ?? {}),
-    HARPOON_API_KEY: sandbox.apiKey,
+    HARPOON_API_KEY: f.apiKey,
     HARPOON_PRIVATE_KEY: w.privateKey,
-    HARPOON_RPC_URL: sandbox.rpcUrl,
-    HARPOON_API_BASE_URL: sandbox.apiUrl,
-    HARPOON_CHAIN: sandbox.chain,
+    HARPOON_RPC_URL: f.rpcUrl,
+    HARPOON_API_BASE_URL: f.apiUrl,
+    HARPOON_CHAIN: f.chain,
     HARPOON_STORE_PATH: join(o.dir, 'harpoon.db'),
     HARPOON_MODE: o.paper ? 'paper' : 'live',
   };
   const { config } = resolveConfig(raw, { env, cwd: o.dir, file });
   return daemonOptionsFromConfig(config, env, {
-    streamUrl: sandbox.streamUrl,
+    streamUrl: f.streamUrl,
     wallet: { source: 'secret', privateKey: new Secret(w.privateKey, 'demo wallet key') },
     chain: {
-      seaport: sandbox.seaport,
-      conduitKey: sandbox.conduitKey,
-      conduit: sandbox.fixture.seaport.conduit,
-      signedZone: sandbox.zone,
-      weth: sandbox.weth,
-      routers: sandbox.fixture.uniswap ? [sandbox.fixture.uniswap.router] : [],
-      drops: sandbox.fixture.drops.map((d) => d.address),
+      seaport: f.seaport,
+      conduitKey: f.conduitKey,
+      conduit: f.conduit,
+      signedZone: f.zone,
+      weth: f.weth,
+      routers: f.routers,
+      drops: f.drops,
       confirmations: 1,
     },
-    tokens: sandbox.tokens.map((t) => ({
+    tokens: f.tokens.map((t) => ({
       address: t.address.toLowerCase() as never,
       symbol: t.symbol,
       decimals: t.decimals,
