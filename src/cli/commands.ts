@@ -172,6 +172,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'line go to stderr; /health, /status and /metrics are served on control.host:control.port.',
       'With --paper (or mode: paper) execution is simulated on live data with its own database, and',
       'a report of what it would have done is printed and saved at stop. SIGINT/SIGTERM stop cleanly.',
+      'With sandbox.enabled: true it first starts the local sandbox marketplace and trades there with',
+      `one of its funded wallets (config strings may use $\{sandbox.weth} and $\{sandbox.token.<SYMBOL>}).`,
     ].join('\n'),
     flags: [
       {
