@@ -4,6 +4,7 @@ import { runDemo } from './commands/demo.ts';
 import { runRun } from './commands/run.ts';
 import { runSandbox } from './commands/sandbox.ts';
 import { runStatus } from './commands/status.ts';
+import { switchCommand } from './commands/switch.ts';
 import { ExitCode, UsageError } from './exit.ts';
 import { renderCommandHelp, renderMainHelp } from './help.ts';
 import { packageVersion } from './package-info.ts';
@@ -230,6 +231,51 @@ export const COMMANDS: readonly Command[] = Object.freeze([
     examples: ['harpoon status', 'harpoon status --json --url http://127.0.0.1:8787'],
     run: runStatus,
   },
+  ...(['kill', 'pause', 'resume'] as const).map(
+    (name): Command => ({
+      name,
+      summary: {
+        kill: 'kill switch of a running daemon: no new intents, every open offer cancelled',
+        pause: 'pause a running daemon: no new intents; orders and state kept',
+        resume: 'resume a paused or killed daemon',
+      }[name],
+      description: [
+        `Sends POST /${name} to the control endpoint of a running daemon (the config's control.host and`,
+        'control.port, or --url). The kill switch and pause are latched: they hold across a restart until',
+        '"harpoon resume".',
+      ].join('\n'),
+      flags: [
+        {
+          name: 'config',
+          short: 'c',
+          type: 'string',
+          valueName: 'FILE',
+          defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
+          help: 'config file (.yaml, .yml or .json)',
+        },
+        {
+          name: 'url',
+          type: 'string',
+          valueName: 'URL',
+          defaultText: 'http://<control.host>:<control.port>',
+          help: 'control endpoint of the daemon',
+        },
+        ...(name === 'kill'
+          ? [
+              {
+                name: 'reason',
+                type: 'string' as const,
+                valueName: 'TEXT',
+                defaultText: '"kill switch (control endpoint)"',
+                help: 'why (kill): shows in the log and the status',
+              },
+            ]
+          : []),
+      ],
+      examples: [`harpoon ${name}`, `harpoon ${name} --url http://127.0.0.1:8787`],
+      run: switchCommand(name),
+    }),
+  ),
 ]);
 
 /** The first words of every command (`demo`, `config`, `help`, `version`). */

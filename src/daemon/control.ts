@@ -19,7 +19,15 @@ export interface ControlServerOptions {
   readonly status: () => unknown;
   readonly health: () => HealthReport;
   readonly metrics: Registry;
+  /**
+   * Switches served as `POST /<name>` (kill, pause, resume). A request must carry the header
+   * `x-harpoon-control: 1`: a web page cannot send it without a CORS preflight, which this server
+   * never answers, so a browser on this machine cannot pull a switch. Absent = read-only.
+   */
+  readonly actions?: Readonly<Record<string, (query: URLSearchParams) => Promise<unknown> | unknown>>;
 }
+
+export const CONTROL_HEADER = 'x-harpoon-control';
 
 export interface ControlServer {
   readonly url: string;
@@ -44,7 +52,31 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, o: ControlServerOptions): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
+  const [path, search] = (req.url ?? '/').split('?') as [string, string | undefined];
+  const action = o.actions?.[path.replace(/^\//, '')];
+  if (req.method === 'POST' && action !== undefined) {
+    if (req.headers[CONTROL_HEADER] !== '1') {
+      send(
+        res,
+        403,
+        'application/json',
+        toJson({ error: `send the header ${CONTROL_HEADER}: 1 to use a switch` }),
+      );
+      return;
+    }
+    try {
+      const result = await action(new URLSearchParams(search ?? ''));
+      send(res, 200, 'application/json', toJson({ ok: true, result: result ?? null }));
+    } catch (e) {
+      send(
+        res,
+        500,
+        'application/json',
+        toJson({ ok: false, error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
+    return;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(
       res,

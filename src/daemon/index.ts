@@ -92,8 +92,13 @@ export interface Daemon {
   readonly url: string | undefined;
   /** Paper mode: what it would have done (undefined in live mode). */
   paperReport(): PaperReport | undefined;
-  /** The engine, once started (tests, kill switch). */
+  /** The engine, once started (tests). */
   readonly engine: Engine | undefined;
+  /** Kill switch: no new intents, every open offer cancelled; latched (also across restarts) until resume(). */
+  kill(reason?: string): Promise<void>;
+  /** No hooks, no new intents; open orders and all state stay (also across restarts) until resume(). */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
 }
 
 const ROUTER = new Interface([
@@ -671,6 +676,20 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       status: () => status(),
       health: () => health(),
       metrics: registry,
+      actions: {
+        kill: async (q) => {
+          await switches.kill(q.get('reason') ?? 'kill switch (control endpoint)');
+          return { killed: true };
+        },
+        pause: async () => {
+          await switches.pause();
+          return { paused: true };
+        },
+        resume: async () => {
+          await switches.resume();
+          return { paused: false, killed: false };
+        },
+      },
     });
     readyAt = clock.now();
     state = 'running';
@@ -927,7 +946,28 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     };
   }
 
+  const running = (): Engine => {
+    if (engine === undefined || state !== 'running')
+      throw new FatalError('not_running', `the daemon is ${state}`);
+    return engine;
+  };
+  const switches = {
+    async kill(reason = 'kill switch') {
+      log.warn({ reason }, 'kill switch engaged');
+      await running().kill(reason);
+    },
+    async pause() {
+      log.warn('paused');
+      await running().pause();
+    },
+    async resume() {
+      log.warn('resumed');
+      await running().resume();
+    },
+  };
+
   return {
+    ...switches,
     start() {
       startPromise ??= doStart().catch(async (e: unknown) => {
         failure = e instanceof BaseError ? e.shortMessage : e instanceof Error ? e.message : String(e);

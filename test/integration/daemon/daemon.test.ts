@@ -8,9 +8,10 @@
  * - paper: same strategies and risk on live data, nothing sent (the wallet's nonce does not move),
  *   its own database, and a report of what it would have done.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,15 @@ async function options(paper: boolean, dir: string, wallet: number) {
   return { ...(await demoDaemonOptions(sb, { paper, dir, wallet })), rates: RATES };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const BIN = resolve(import.meta.dirname, '../../../bin/harpoon.mjs');
+
+function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
 
 let sb: Sandbox;
 let provider: JsonRpcProvider;
@@ -200,6 +210,51 @@ describe('live: every strategy trades for real on the sandbox', () => {
     expect(m).toMatch(/harpoon_rate_budget_available\{group="write"\} \d+/);
     expect(m).toMatch(/harpoon_stream_age_seconds\{channel=/);
   });
+
+  it('the kill switch (harpoon kill) cancels every open offer on the marketplace and stops new ones; resume lifts it', async () => {
+    const url = daemon.url as string;
+    const hadOpen = daemon.status().orders.open.length;
+    const k = await cli(['kill', '--url', url, '--reason', 'test']);
+    expect(k.code).toBe(0);
+    expect(k.stdout).toMatch(/kill switch engaged/);
+    await until('every open offer cancelled', () => daemon.status().orders.open.length === 0, 60_000);
+    const s = daemon.status();
+    expect(s.risk.killed).toBe(true);
+    expect(daemon.health().reasons.join(' ')).toMatch(/kill switch/);
+    // none of our offers is active on the marketplace any more
+    const active: string[] = [];
+    for (const c of ['harpoon-apes', 'harpoon-punks']) {
+      const res = await fetch(`${sb.apiUrl}/api/v2/offers/collection/${c}/all?limit=100`, {
+        headers: { 'x-api-key': sb.apiKey },
+      });
+      const body = (await res.json()) as {
+        offers: {
+          order_hash: string;
+          status?: string;
+          protocol_data?: { parameters?: { offerer?: string } };
+        }[];
+      };
+      for (const o of body.offers)
+        if (
+          o.protocol_data?.parameters?.offerer?.toLowerCase() === wallet &&
+          (o.status ?? 'ACTIVE') === 'ACTIVE'
+        )
+          active.push(o.order_hash);
+    }
+    expect(active, `had ${hadOpen} open before the kill`).toEqual([]);
+    // no new offer while killed
+    const placed = daemon.status().orders.placed;
+    await sleep(16_000);
+    expect(daemon.status().orders.placed).toBe(placed);
+    expect(daemon.status().orders.open).toHaveLength(0);
+    const r = await cli(['resume', '--url', url]);
+    expect(r.code).toBe(0);
+    expect(daemon.status().risk.killed).toBe(false);
+    // a switch needs the control header: a plain POST (what a web page could send) is refused
+    const plain = await fetch(`${url}/kill`, { method: 'POST' });
+    expect(plain.status).toBe(403);
+    expect(daemon.status().risk.killed).toBe(false);
+  }, 120_000);
 
   it('stop() is clean and idempotent; the store is released', async () => {
     await Promise.all([daemon.stop(), daemon.stop()]);

@@ -1,6 +1,11 @@
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ControlServer, startControlServer, toJson } from '../../../src/daemon/control.ts';
+import {
+  CONTROL_HEADER,
+  type ControlServer,
+  startControlServer,
+  toJson,
+} from '../../../src/daemon/control.ts';
 import { ConfigError } from '../../../src/errors/index.ts';
 
 describe('control server', () => {
@@ -86,5 +91,42 @@ describe('control server', () => {
 
   it('writes bigints as decimal strings', () => {
     expect(toJson({ a: 2n ** 70n, b: [1n] })).toBe('{"a":"1180591620717411303424","b":["1"]}');
+  });
+
+  it('serves switches as POST /<name> only with the control header (a web page cannot send it)', async () => {
+    const pulled: string[] = [];
+    server = await startControlServer({
+      status: () => ({}),
+      health: () => ({ state: 'ok', reasons: [] }),
+      metrics: registry(),
+      actions: {
+        kill: (q) => {
+          pulled.push(`kill:${q.get('reason')}`);
+          return { killed: true };
+        },
+        fail: () => {
+          throw new Error('not running');
+        },
+      },
+    });
+    const refused = await fetch(`${server.url}/kill?reason=x`, { method: 'POST' });
+    expect(refused.status).toBe(403);
+    expect(pulled).toEqual([]);
+    const ok = await fetch(`${server.url}/kill?reason=x`, {
+      method: 'POST',
+      headers: { [CONTROL_HEADER]: '1' },
+    });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ ok: true, result: { killed: true } });
+    expect(pulled).toEqual(['kill:x']);
+    const failed = await fetch(`${server.url}/fail`, { method: 'POST', headers: { [CONTROL_HEADER]: '1' } });
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toEqual({ ok: false, error: 'not running' });
+    // GET of a switch is not a switch
+    expect((await fetch(`${server.url}/kill`)).status).toBe(404);
+    // unknown POST paths stay refused as before
+    expect(
+      (await fetch(`${server.url}/status`, { method: 'POST', headers: { [CONTROL_HEADER]: '1' } })).status,
+    ).toBe(405);
   });
 });
