@@ -210,7 +210,9 @@ export async function runDemo(ctx: CommandContext): Promise<number> {
     err(
       `demo: daemon ready; status JSON at ${daemon.url}/status, metrics at ${daemon.url}/metrics; log ${logFile}`,
     );
-    err('demo: "harpoon status --url <that url>" prints the same summary from another terminal');
+    err(
+      `demo: from another terminal: "harpoon status --url ${daemon.url}" prints the same summary; "harpoon kill --url ${daemon.url}" pulls the kill switch (cancels every open offer), "harpoon resume --url ${daemon.url}" lifts it`,
+    );
 
     const d = daemon;
     const draw = () => {
