@@ -19,6 +19,12 @@ export interface EnvOverride {
 export const ENV_OVERRIDES: readonly EnvOverride[] = Object.freeze([
   { name: 'HARPOON_MODE', path: 'mode', kind: 'string', help: 'paper | live' },
   { name: 'HARPOON_API_BASE_URL', path: 'api.baseUrl', kind: 'string', help: 'API base URL' },
+  {
+    name: 'HARPOON_STREAM_URL',
+    path: 'api.streamUrl',
+    kind: 'string',
+    help: 'event stream websocket URL (ws:// or wss://)',
+  },
   { name: 'HARPOON_API_TIMEOUT_MS', path: 'api.timeoutMs', kind: 'int', help: 'request timeout (ms)' },
   { name: 'HARPOON_API_TOON', path: 'api.toon', kind: 'bool', help: 'ask for TOON responses (true/false)' },
   {

@@ -23,6 +23,20 @@ function problem(ctx: Ctx, input: unknown, message: string, fix: string, hideVal
 export const DEFAULT_BASE_URL = 'https://api.opensea.io';
 export const DEFAULT_REFRESH_PATH = '/api/v2/collections/{slug}/refresh';
 export const DEFAULT_STORE_PATH = './data/harpoon.db';
+/** OpenSea's event stream (Phoenix websocket). */
+export const DEFAULT_STREAM_URL = 'wss://stream.openseabeta.com/socket';
+/** Seaport 1.6 and OpenSea's conduit and signed zone (the same address on every EVM chain they serve). */
+export const SEAPORT_1_6 = '0x0000000000000068f116a894984e2db1123eb395';
+export const OPENSEA_CONDUIT_KEY = '0x0000007b02230091a7ed01230072f7006a004d60a8d4e71d599b8104250f0000';
+export const OPENSEA_CONDUIT = '0x1e0049783f008a0085193e00003d00cd54003c71';
+export const SIGNED_ZONE_V2 = '0x000056f7000000ece9003ca63978907a00ffd100';
+/** WETH per chain id (offers are made in it). */
+export const WETH_BY_CHAIN: Readonly<Record<number, string>> = Object.freeze({
+  1: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+  8453: '0x4200000000000000000000000000000000000006',
+  10: '0x4200000000000000000000000000000000000006',
+  137: '0x7ceb23fd6bc0add59e62ac25578270cff1b9f619',
+});
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const ENV_NAME_RE = /^[A-Z_][A-Z0-9_]*$/;
@@ -113,6 +127,8 @@ const port = z.number().int().min(0).max(65_535);
 
 const ApiSchema = z.strictObject({
   baseUrl: url(['https:', 'http:'], { noQuery: true }).default(DEFAULT_BASE_URL),
+  /** The event stream (websocket); the client appends `/websocket?token=…`. */
+  streamUrl: url(['wss:', 'ws:'], { noQuery: true }).default(DEFAULT_STREAM_URL),
   timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
   toon: z.boolean().default(false),
   collectionRefreshPath: z
@@ -155,9 +171,91 @@ const RateLimitsSchema = z.strictObject({
   cluster: ClusterSchema.prefault({}),
 });
 
+/** A 0x address, lower-cased. */
+function address(what: string) {
+  return z
+    .string()
+    .refine(isAddress, {
+      error: `is not ${what}`,
+      params: { fix: 'write a quoted 0x-prefixed 40-hex-digit address' },
+    })
+    .transform((s) => s.toLowerCase());
+}
+
+/** A list of 0x addresses, lower-cased, no duplicates. */
+function addressList(what: string) {
+  return z
+    .array(address(what))
+    .default([])
+    .superRefine((list, ctx) => {
+      const seen = new Set<string>();
+      list.forEach((a, i) => {
+        if (seen.has(a)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i],
+            message: 'is listed twice',
+            input: a,
+            params: { fix: 'remove the duplicate' },
+          });
+        }
+        seen.add(a);
+      });
+    });
+}
+
+const bytes32 = z
+  .string()
+  .refine((s) => /^0x[0-9a-fA-F]{64}$/.test(s), {
+    error: 'is not a 32-byte hex value',
+    params: { fix: 'write a quoted 0x followed by 64 hex digits (the conduit key, not the conduit address)' },
+  })
+  .transform((s) => s.toLowerCase());
+
+const ReplacementSchema = z.strictObject({
+  /** Fee bump per replacement, percent; nodes refuse less than +10 %. */
+  bumpPercent: z
+    .number()
+    .min(10)
+    .max(100)
+    .refine((n) => Number.isInteger(n * 100), {
+      error: 'has more than 2 decimals',
+      params: { fix: 'write a percent with at most 2 decimals, e.g. 12.5' },
+    })
+    .default(12.5),
+  /** Replacements per transaction at most (0 = never replace). */
+  maxBumps: z.number().int().min(0).max(20).default(3),
+  /** Replace a transaction with no receipt this long after its last broadcast (ms). */
+  stuckAfterMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+});
+
 const ChainSchema = z.strictObject({
   name: z.enum(CHAIN_NAMES as [ChainName, ...ChainName[]]).default('ethereum'),
   rpcUrl: url(['https:', 'http:', 'wss:', 'ws:'], { sensitive: true }).optional(),
+  /** Per-call JSON-RPC timeout (ms). */
+  rpcTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+  /** Seaport contract orders are signed for. */
+  seaport: address('an address').default(SEAPORT_1_6),
+  /** Conduit key of signed orders (bytes32). */
+  conduitKey: bytes32.default(OPENSEA_CONDUIT_KEY),
+  /** The conduit contract of conduitKey: approvals go only to it. */
+  conduit: address('an address').default(OPENSEA_CONDUIT),
+  signedZone: address('an address').default(SIGNED_ZONE_V2),
+  /** The wrapped native token offers are made in; absent = the known WETH of `name`. */
+  weth: address('an address').optional(),
+  /** Swap routers the calldata guard accepts; none = swaps are refused. */
+  routers: addressList('an address'),
+  /** Drop contracts the guard accepts for mints. */
+  drops: addressList('an address'),
+  /** Marketplace fee recipients the guard accepts beside sellers. */
+  feeRecipients: addressList('an address'),
+  /** Blocks a transaction needs before it counts as mined. */
+  confirmations: z.number().int().min(1).max(64).default(1),
+  /** Highest maxPriorityFeePerGas (gwei); absent = a tenth of risk.maxFeePerGasGwei. */
+  maxPriorityFeePerGasGwei: money(9, 'gwei', '2').optional(),
+  /** Reuse the base fee and priority-fee suggestion this long (ms); 0 = ask the node every time. */
+  feeCacheMs: z.number().int().min(0).max(600_000).default(0),
+  replacement: ReplacementSchema.prefault({}),
 });
 
 const WalletSchema = z.strictObject({
@@ -290,6 +388,61 @@ const EngineSchema = z.strictObject({
   queueTtlMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
 });
 
+const MarketSchema = z.strictObject({
+  /** A collection whose market data is older than this is stale for the market view (ms). */
+  staleAfterMs: z.number().int().min(1_000).max(86_400_000).default(60_000),
+  /** The market view's share of the read budget: refreshes per hour at most. */
+  readsPerHour: z.number().int().min(1).max(1_000_000).default(300),
+});
+
+const StreamSchema = z
+  .strictObject({
+    /** Heartbeat period; a heartbeat unanswered by the next tick closes the socket (ms). */
+    heartbeatIntervalMs: z.number().int().min(1_000).max(600_000).default(30_000),
+    /** A channel with no news this long is stale (ms); absent = 1.5 × heartbeatIntervalMs. */
+    staleAfterMs: z.number().int().min(1_000).max(86_400_000).optional(),
+    /** Consecutive failed connects before polling the events API instead. */
+    pollAfterFailures: z.number().int().min(1).max(1_000).default(3),
+    /** Poll period per channel while the stream is unreachable (ms). */
+    pollIntervalMs: z.number().int().min(1_000).max(3_600_000).default(30_000),
+  })
+  .superRefine((s, ctx) => {
+    if (s.staleAfterMs !== undefined && s.staleAfterMs <= s.heartbeatIntervalMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['staleAfterMs'],
+        message: `is not longer than heartbeatIntervalMs (${s.heartbeatIntervalMs}): every channel would look stale between heartbeats`,
+        input: s.staleAfterMs,
+        params: {
+          fix: `use more than ${s.heartbeatIntervalMs}, e.g. ${Math.ceil(s.heartbeatIntervalMs * 1.5)}, or remove it`,
+        },
+      });
+    }
+  });
+
+const ExecutionSchema = z.strictObject({
+  /** Gas limit fulfillments are signed ahead with (while the simulation runs). */
+  fulfillmentGasCeiling: z.number().int().min(21_000).max(30_000_000).default(500_000),
+  /** Sign fulfillments ahead during the simulation (saves time on the snipe path). */
+  presign: z.boolean().default(true),
+  /** Margin on gas estimates, basis points (2000 = +20 %). */
+  gasMarginBps: z.number().int().min(0).max(50_000).default(2_000),
+});
+
+const PaperSchema = z.strictObject({
+  /** Where paper mode saves its report at stop; absent = paper-report.json beside the store. */
+  reportPath: z.string().min(1).optional(),
+});
+
+const DaemonSchema = z.strictObject({
+  /** How long a stop lets executions in flight finish (ms). */
+  stopTimeoutMs: z.number().int().min(0).max(600_000).default(15_000),
+  /** Expiry of offers the daemon signs when the strategy asks for none shorter (s). */
+  offerExpirySec: z.number().int().min(60).max(31_536_000).default(3_600),
+  /** Wallet balances and drop status are read this often (ms). */
+  pollIntervalMs: z.number().int().min(250).max(3_600_000).default(5_000),
+});
+
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 const ControlSchema = z.strictObject({
   host: z
@@ -357,6 +510,11 @@ export const FileConfigSchema = z.strictObject({
     }),
   risk: RiskSchema.prefault({}),
   engine: EngineSchema.prefault({}),
+  market: MarketSchema.prefault({}),
+  stream: StreamSchema.prefault({}),
+  execution: ExecutionSchema.prefault({}),
+  paper: PaperSchema.prefault({}),
+  daemon: DaemonSchema.prefault({}),
   control: ControlSchema.prefault({}),
   store: StoreSchema.prefault({}),
   sandbox: SandboxSchema.prefault({}),

@@ -21,6 +21,11 @@ export interface Config {
   readonly strategies: readonly StrategyConfig[];
   readonly risk: RiskConfig;
   readonly engine: EngineConfig;
+  readonly market: MarketConfig;
+  readonly stream: StreamConfig;
+  readonly execution: ExecutionConfig;
+  readonly paper: PaperConfig;
+  readonly daemon: DaemonConfig;
   readonly control: ControlConfig;
   readonly store: StoreConfig;
   readonly sandbox: SandboxConfig;
@@ -31,6 +36,8 @@ export type TradingMode = 'paper' | 'live';
 export interface ApiConfig {
   /** Default `https://api.opensea.io`. No credentials or query string allowed in it. */
   readonly baseUrl: string;
+  /** The event stream websocket; default `wss://stream.openseabeta.com/socket`. */
+  readonly streamUrl: string;
   /** Per-request timeout; default 30000. */
   readonly timeoutMs: number;
   /** Ask for TOON responses (`Accept: text/markdown`) where the API offers them; default false. */
@@ -68,6 +75,85 @@ export interface ChainConfig {
   readonly chainId?: number;
   /** JSON-RPC endpoint. A Secret because provider URLs often embed an API key. */
   readonly rpcUrl?: Secret;
+  /** Per-call JSON-RPC timeout (ms); default 10000. */
+  readonly rpcTimeoutMs: number;
+  /** Seaport contract orders are signed for; default Seaport 1.6. Lower-case. */
+  readonly seaport: Address;
+  /** Conduit key of signed orders (bytes32, lower-case); default OpenSea's. */
+  readonly conduitKey: string;
+  /** The conduit contract of `conduitKey` (approvals go only to it); default OpenSea's. */
+  readonly conduit: Address;
+  /** OpenSea's signed zone; default the v2 zone. */
+  readonly signedZone: Address;
+  /** The wrapped native token; absent = the known WETH of `name`. */
+  readonly weth?: Address;
+  /** Swap routers the calldata guard accepts; empty = swaps are refused. */
+  readonly routers: readonly Address[];
+  /** Drop contracts the guard accepts for mints. */
+  readonly drops: readonly Address[];
+  /** Marketplace fee recipients the guard accepts beside sellers. */
+  readonly feeRecipients: readonly Address[];
+  /** Blocks before a transaction counts as mined; default 1. */
+  readonly confirmations: number;
+  /** Highest maxPriorityFeePerGas in wei (written in gwei); absent = a tenth of risk.maxFeePerGas. */
+  readonly maxPriorityFeePerGas?: Wei;
+  /** Reuse fee suggestions this long (ms); default 0 (ask every time). */
+  readonly feeCacheMs: number;
+  readonly replacement: ReplacementConfig;
+}
+
+/** Fee-bump replacement of stuck transactions. */
+export interface ReplacementConfig {
+  /** Bump per replacement in basis points (written as a percent, 12.5 → 1250); default 1250. */
+  readonly bumpBps: number;
+  /** Replacements per transaction at most; default 3. */
+  readonly maxBumps: number;
+  /** Replace when no receipt arrived this long after the last broadcast (ms); default 30000. */
+  readonly stuckAfterMs: number;
+}
+
+/** The market view (floors, listings, offers kept fresh through the read budget). */
+export interface MarketConfig {
+  /** Market data older than this is stale (ms); default 60000. */
+  readonly staleAfterMs: number;
+  /** The market view's share of the read budget, refreshes per hour; default 300. */
+  readonly readsPerHour: number;
+}
+
+/** The event stream client. */
+export interface StreamConfig {
+  /** Default 30000 ms. */
+  readonly heartbeatIntervalMs: number;
+  /** A channel with no news this long is stale (ms); default 1.5 × heartbeatIntervalMs. */
+  readonly staleAfterMs: number;
+  /** Failed connects in a row before polling starts; default 3. */
+  readonly pollAfterFailures: number;
+  /** Poll period per channel while the stream is down (ms); default 30000. */
+  readonly pollIntervalMs: number;
+}
+
+/** Live execution (buys, accepted offers, mints, swaps). */
+export interface ExecutionConfig {
+  /** Gas limit fulfillments are signed ahead with; default 500000. */
+  readonly fulfillmentGasCeiling: bigint;
+  /** Sign fulfillments ahead during the simulation; default true. */
+  readonly presign: boolean;
+  /** Margin on gas estimates (bps); default 2000. */
+  readonly gasMarginBps: number;
+}
+
+export interface PaperConfig {
+  /** Absolute path of the paper report; absent = `paper-report.json` beside the store. */
+  readonly reportPath?: string;
+}
+
+export interface DaemonConfig {
+  /** How long stop() lets executions in flight finish (ms); default 15000. */
+  readonly stopTimeoutMs: number;
+  /** Expiry of signed offers when the intent says nothing shorter (s); default 3600. */
+  readonly offerExpirySec: number;
+  /** Balances and drops are read this often (ms); default 5000. */
+  readonly pollIntervalMs: number;
 }
 
 /** Where the signing key comes from. Secrets come only from the environment or the keystore. */

@@ -2,12 +2,17 @@
 // for what the config does not say yet). Everything createDaemon needs is here; nothing else is
 // read from the environment or the file system by the daemon.
 import { dirname, extname, join } from 'node:path';
+import { WETH_BY_CHAIN } from '../config/schema.ts';
 import type {
   Config,
   EngineConfig,
+  ExecutionConfig,
   LogLevel,
+  MarketConfig,
+  ReplacementConfig,
   RiskConfig,
   StrategyConfig,
+  StreamConfig,
   WalletConfig,
 } from '../config/types.ts';
 import { chainIdOf } from '../domain/chains.ts';
@@ -17,19 +22,15 @@ import type { Secret } from '../domain/secret.ts';
 import { ConfigError } from '../errors/index.ts';
 import type { Rate } from '../ratelimit/types.ts';
 
-/** Seaport 1.6 and OpenSea's conduit and signed zone (the same address on every EVM chain they serve). */
-export const SEAPORT_1_6 = '0x0000000000000068f116a894984e2db1123eb395';
-export const OPENSEA_CONDUIT_KEY = '0x0000007b02230091a7ed01230072f7006a004d60a8d4e71d599b8104250f0000';
-export const OPENSEA_CONDUIT = '0x1e0049783f008a0085193e00003d00cd54003c71';
-export const SIGNED_ZONE_V2 = '0x000056f7000000ece9003ca63978907a00ffd100';
-export const DEFAULT_STREAM_URL = 'wss://stream.openseabeta.com/socket';
-/** WETH per chain id (offers are made in it). */
-export const WETH_BY_CHAIN: Readonly<Record<number, string>> = Object.freeze({
-  1: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
-  8453: '0x4200000000000000000000000000000000000006',
-  10: '0x4200000000000000000000000000000000000006',
-  137: '0x7ceb23fd6bc0add59e62ac25578270cff1b9f619',
-});
+/** Seaport 1.6, OpenSea's conduit and signed zone, the stream URL, WETH per chain id: the config's defaults. */
+export {
+  DEFAULT_STREAM_URL,
+  OPENSEA_CONDUIT,
+  OPENSEA_CONDUIT_KEY,
+  SEAPORT_1_6,
+  SIGNED_ZONE_V2,
+  WETH_BY_CHAIN,
+} from '../config/schema.ts';
 
 /** Where the signing key comes from: the config's wallet section, or a key handed over in memory. */
 export type DaemonWallet = WalletConfig | { readonly source: 'secret'; readonly privateKey: Secret };
@@ -56,6 +57,12 @@ export interface DaemonChainOptions {
   readonly confirmations: number;
   readonly maxFeePerGas: bigint;
   readonly maxPriorityFeePerGas: bigint;
+  /** Per-call JSON-RPC timeout (ms) — `createEthersRpc({ timeoutMs })`. */
+  readonly rpcTimeoutMs: number;
+  /** Fee bumps of stuck transactions — `createTxSender({ replacement })` (a `ReplacementPolicy`). */
+  readonly replacement: ReplacementConfig;
+  /** `createTxSender({ feeCacheMs })`. */
+  readonly feeCacheMs: number;
 }
 
 export interface DaemonOptions {
@@ -78,6 +85,12 @@ export interface DaemonOptions {
   readonly baseDir?: string;
   readonly risk: RiskConfig;
   readonly engine: EngineConfig;
+  /** `createMarketView({ staleAfterMs, readsPerHour })`. */
+  readonly market: MarketConfig;
+  /** `createStreamClient({ heartbeatIntervalMs, staleAfterMs, pollAfterFailures, pollIntervalMs })`. */
+  readonly stream: StreamConfig;
+  /** `createExecutor({ fulfillmentGasCeiling, presign, gasMarginBps })` (gasMarginBps also for the sender). */
+  readonly execution: ExecutionConfig;
   readonly control: { readonly host: string; readonly port: number };
   /** The live store; paper mode uses `paperStorePath`. */
   readonly storePath: string;
@@ -106,6 +119,13 @@ export function paperPathOf(storePath: string): string {
 }
 
 const lowerAddress = (a: string) => a.toLowerCase();
+
+/** Wei as a gwei decimal (for messages). */
+function formatGwei(wei: bigint): string {
+  const whole = wei / 1_000_000_000n;
+  const frac = (wei % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
+  return frac === '' ? whole.toString() : `${whole}.${frac}`;
+}
 
 function addressParam(v: unknown): string | undefined {
   return typeof v === 'string' && isAddress(v) ? v.toLowerCase() : undefined;
@@ -151,7 +171,7 @@ export function collectionsOf(config: Pick<Config, 'collections' | 'strategies'>
   return [...out];
 }
 
-/** What the daemon needs that the config file does not carry (yet): addresses, stream URL… */
+/** What a caller knows better than the config file (the demo: the sandbox's addresses and stream). */
 export interface DaemonOverrides {
   readonly streamUrl?: string;
   readonly chain?: Partial<DaemonChainOptions>;
@@ -165,14 +185,16 @@ export interface DaemonOverrides {
   readonly tokens?: readonly PaymentToken[];
   readonly rates?: DaemonOptions['rates'];
   readonly stopTimeoutMs?: number;
+  readonly offerExpirySec?: number;
   readonly pollIntervalMs?: number;
   readonly logLevel?: LogLevel;
 }
 
 /**
- * Maps the validated config to daemon options. Keys the config does not have yet (stream URL,
- * Seaport/conduit/zone/WETH/router/drop addresses, confirmations, priority fee cap) take the
- * mainnet defaults above, or `overrides` (the demo passes the sandbox's).
+ * Maps the validated config to daemon options. Every key comes from the config (whose defaults
+ * are the mainnet Seaport 1.6 / OpenSea addresses and the real stream); `overrides` win over it
+ * (the demo passes the sandbox's addresses). `env.HARPOON_STREAM_URL` is honoured for callers that
+ * built the config without it (the loader already maps it to `api.streamUrl`).
  */
 export function daemonOptionsFromConfig(
   config: Config,
@@ -190,11 +212,12 @@ export function daemonOptionsFromConfig(
   }
   const mode = overrides.mode ?? config.mode;
   const c = overrides.chain ?? {};
-  const weth = c.weth ?? WETH_BY_CHAIN[chainId];
+  const weth = c.weth ?? config.chain.weth ?? WETH_BY_CHAIN[chainId];
   if (weth === undefined) {
-    throw new ConfigError(`no WETH address known for chain ${config.chain.name} (${chainId})`, {
-      code: 'chain_weth_unknown',
-    });
+    throw new ConfigError(
+      `no WETH address known for chain ${config.chain.name} (${chainId}). Fix: set chain.weth to the wrapped native token's address`,
+      { code: 'chain_weth_unknown' },
+    );
   }
   const rpcUrl = c.rpcUrl ?? config.chain.rpcUrl;
   if (rpcUrl === undefined) {
@@ -206,7 +229,17 @@ export function daemonOptionsFromConfig(
   const paperStorePath = paperPathOf(storePath);
   const wallet = overrides.wallet ?? config.wallet;
   const collections = collectionsOf(config);
-  const streamUrl = overrides.streamUrl ?? env.HARPOON_STREAM_URL ?? DEFAULT_STREAM_URL;
+  const envStream = env.HARPOON_STREAM_URL?.trim();
+  const streamUrl = overrides.streamUrl ?? (envStream ? envStream : config.api.streamUrl);
+  const maxFeePerGas = c.maxFeePerGas ?? config.risk.maxFeePerGas;
+  const maxPriorityFeePerGas =
+    c.maxPriorityFeePerGas ?? config.chain.maxPriorityFeePerGas ?? config.risk.maxFeePerGas / 10n;
+  if (maxPriorityFeePerGas > maxFeePerGas) {
+    throw new ConfigError(
+      `chain.maxPriorityFeePerGasGwei (${formatGwei(maxPriorityFeePerGas)} gwei) is above risk.maxFeePerGasGwei (${formatGwei(maxFeePerGas)} gwei). Fix: lower chain.maxPriorityFeePerGasGwei or raise risk.maxFeePerGasGwei`,
+      { code: 'priority_fee_above_max_fee' },
+    );
+  }
   const tokens = new Map<string, PaymentToken>();
   for (const t of [
     { address: lowerAddress(weth) as Address, symbol: 'WETH', decimals: 18 },
@@ -231,17 +264,20 @@ export function daemonOptionsFromConfig(
       name: c.name ?? config.chain.name,
       chainId: c.chainId ?? chainId,
       rpcUrl,
-      seaport: lowerAddress(c.seaport ?? SEAPORT_1_6),
-      conduitKey: (c.conduitKey ?? OPENSEA_CONDUIT_KEY).toLowerCase(),
-      conduit: lowerAddress(c.conduit ?? OPENSEA_CONDUIT),
-      signedZone: lowerAddress(c.signedZone ?? SIGNED_ZONE_V2),
+      seaport: lowerAddress(c.seaport ?? config.chain.seaport),
+      conduitKey: (c.conduitKey ?? config.chain.conduitKey).toLowerCase(),
+      conduit: lowerAddress(c.conduit ?? config.chain.conduit),
+      signedZone: lowerAddress(c.signedZone ?? config.chain.signedZone),
       weth: lowerAddress(weth),
-      routers: (c.routers ?? []).map(lowerAddress),
-      drops: (c.drops ?? []).map(lowerAddress),
-      feeRecipients: (c.feeRecipients ?? []).map(lowerAddress),
-      confirmations: c.confirmations ?? 1,
-      maxFeePerGas: c.maxFeePerGas ?? config.risk.maxFeePerGas,
-      maxPriorityFeePerGas: c.maxPriorityFeePerGas ?? config.risk.maxFeePerGas / 10n,
+      routers: (c.routers ?? config.chain.routers).map(lowerAddress),
+      drops: (c.drops ?? config.chain.drops).map(lowerAddress),
+      feeRecipients: (c.feeRecipients ?? config.chain.feeRecipients).map(lowerAddress),
+      confirmations: c.confirmations ?? config.chain.confirmations,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+      rpcTimeoutMs: c.rpcTimeoutMs ?? config.chain.rpcTimeoutMs,
+      replacement: c.replacement ?? config.chain.replacement,
+      feeCacheMs: c.feeCacheMs ?? config.chain.feeCacheMs,
     },
     wallet,
     collections,
@@ -250,19 +286,23 @@ export function daemonOptionsFromConfig(
     ...(overrides.baseDir !== undefined ? { baseDir: overrides.baseDir } : {}),
     risk: config.risk,
     engine: config.engine,
+    market: config.market,
+    stream: config.stream,
+    execution: config.execution,
     control: { host: config.control.host, port: overrides.controlPort ?? config.control.port },
     storePath,
     paperStorePath,
     paperReportPath:
       overrides.paperReportPath ??
+      config.paper.reportPath ??
       (storePath === ':memory:'
         ? join(process.cwd(), 'paper-report.json')
         : join(dirname(storePath), 'paper-report.json')),
     tokens: [...tokens.values()],
     drops: dropsOfStrategies(config.strategies),
-    stopTimeoutMs: overrides.stopTimeoutMs ?? 15_000,
-    offerExpirySec: 3600,
-    pollIntervalMs: overrides.pollIntervalMs ?? 5000,
+    stopTimeoutMs: overrides.stopTimeoutMs ?? config.daemon.stopTimeoutMs,
+    offerExpirySec: overrides.offerExpirySec ?? config.daemon.offerExpirySec,
+    pollIntervalMs: overrides.pollIntervalMs ?? config.daemon.pollIntervalMs,
     log: { level: overrides.logLevel ?? config.log.level },
   };
 }

@@ -16,12 +16,14 @@ describe('loadConfig: defaults and sources', () => {
     expect(config.mode).toBe('paper');
     expect(config.api).toEqual({
       baseUrl: 'https://api.opensea.io',
+      streamUrl: 'wss://stream.openseabeta.com/socket',
       timeoutMs: 30_000,
       toon: false,
       collectionRefreshPath: '/api/v2/collections/{slug}/refresh',
     });
     expect(config.rateLimits).toEqual({ cluster: { store: 'local', account: 'default' } });
-    expect(config.chain).toEqual({ name: 'ethereum', chainId: 1 });
+    expect(config.chain).toMatchObject({ name: 'ethereum', chainId: 1, routers: [], confirmations: 1 });
+    expect(config.chain.rpcUrl).toBeUndefined();
     expect(config.wallet).toEqual({ source: 'none' });
     expect(config.log).toEqual({ level: 'info', pretty: false });
     expect(config.store.path).toBe('/srv/harpoon/data/harpoon.db');
@@ -59,7 +61,8 @@ describe('loadConfig: defaults and sources', () => {
     expect(a.collections).toEqual(['azuki', 'pudgypenguins']);
     const b = loadConfig({ file: json, env: {} }).config;
     expect(b.rateLimits.fulfillment).toEqual({ count: 2, windowMs: 1000 });
-    expect(b.chain).toEqual({ name: 'base', chainId: 8453 });
+    expect(b.chain).toMatchObject({ name: 'base', chainId: 8453 });
+    expect(b.chain.weth).toBeUndefined(); // the daemon picks the known WETH of the chain
   });
 
   it('takes the file from HARPOON_CONFIG when no file is given, relative to cwd', () => {
