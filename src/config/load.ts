@@ -201,11 +201,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
         ? { maxPriorityFeePerGas: fc.chain.maxPriorityFeePerGasGwei }
         : {}),
       feeCacheMs: fc.chain.feeCacheMs,
-      replacement: {
-        bumpBps: Math.round(fc.chain.replacement.bumpPercent * 100),
-        maxBumps: fc.chain.replacement.maxBumps,
-        stuckAfterMs: fc.chain.replacement.stuckAfterMs,
-      },
+      replacement: { ...fc.chain.replacement },
     },
     wallet,
     log: { level: fc.log.level, pretty: fc.log.pretty },
@@ -236,11 +232,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       pollAfterFailures: fc.stream.pollAfterFailures,
       pollIntervalMs: fc.stream.pollIntervalMs,
     },
-    execution: {
-      fulfillmentGasCeiling: BigInt(fc.execution.fulfillmentGasCeiling),
-      presign: fc.execution.presign,
-      gasMarginBps: fc.execution.gasMarginBps,
-    },
+    execution: { ...fc.execution },
     paper: fc.paper.reportPath !== undefined ? { reportPath: resolve(cwd, fc.paper.reportPath) } : {},
     daemon: { ...fc.daemon },
     control: { host: fc.control.host, port: fc.control.port },

@@ -43,6 +43,13 @@ function printable(value: unknown, key: string | undefined): unknown {
  */
 export function sanitizeConfig(config: Config): Record<string, unknown> {
   const out = printable(config, undefined) as Record<string, unknown>;
+  const { maxPriorityFeePerGas, ...chain } = out.chain as Record<string, unknown>;
+  out.chain = {
+    ...chain,
+    ...(config.chain.maxPriorityFeePerGas !== undefined
+      ? { maxPriorityFeePerGasGwei: formatUnits(config.chain.maxPriorityFeePerGas, 9) }
+      : {}),
+  };
   out.risk = {
     maxPricePerItem: formatEther(config.risk.maxPricePerItem),
     maxOpenOffersTotal: formatEther(config.risk.maxOpenOffersTotal),

@@ -104,8 +104,8 @@ export interface ChainConfig {
 
 /** Fee-bump replacement of stuck transactions. */
 export interface ReplacementConfig {
-  /** Bump per replacement in basis points (written as a percent, 12.5 → 1250); default 1250. */
-  readonly bumpBps: number;
+  /** Fee bump per replacement, percent (12.5 = +12.5 %, at least 10); default 12.5. */
+  readonly bumpPercent: number;
   /** Replacements per transaction at most; default 3. */
   readonly maxBumps: number;
   /** Replace when no receipt arrived this long after the last broadcast (ms); default 30000. */
@@ -134,8 +134,8 @@ export interface StreamConfig {
 
 /** Live execution (buys, accepted offers, mints, swaps). */
 export interface ExecutionConfig {
-  /** Gas limit fulfillments are signed ahead with; default 500000. */
-  readonly fulfillmentGasCeiling: bigint;
+  /** Gas limit fulfillments are signed ahead with (gas units); default 500000. */
+  readonly fulfillmentGasCeiling: number;
   /** Sign fulfillments ahead during the simulation; default true. */
   readonly presign: boolean;
   /** Margin on gas estimates (bps); default 2000. */

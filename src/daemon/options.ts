@@ -6,10 +6,8 @@ import { WETH_BY_CHAIN } from '../config/schema.ts';
 import type {
   Config,
   EngineConfig,
-  ExecutionConfig,
   LogLevel,
   MarketConfig,
-  ReplacementConfig,
   RiskConfig,
   StrategyConfig,
   StreamConfig,
@@ -60,7 +58,11 @@ export interface DaemonChainOptions {
   /** Per-call JSON-RPC timeout (ms) — `createEthersRpc({ timeoutMs })`. */
   readonly rpcTimeoutMs: number;
   /** Fee bumps of stuck transactions — `createTxSender({ replacement })` (a `ReplacementPolicy`). */
-  readonly replacement: ReplacementConfig;
+  readonly replacement: {
+    readonly bumpBps: number;
+    readonly maxBumps: number;
+    readonly stuckAfterMs: number;
+  };
   /** `createTxSender({ feeCacheMs })`. */
   readonly feeCacheMs: number;
 }
@@ -90,7 +92,13 @@ export interface DaemonOptions {
   /** `createStreamClient({ heartbeatIntervalMs, staleAfterMs, pollAfterFailures, pollIntervalMs })`. */
   readonly stream: StreamConfig;
   /** `createExecutor({ fulfillmentGasCeiling, presign, gasMarginBps })` (gasMarginBps also for the sender). */
-  readonly execution: ExecutionConfig;
+  readonly execution: {
+    /** Gas limit fulfillments are signed ahead with. */
+    readonly fulfillmentGasCeiling: bigint;
+    readonly presign: boolean;
+    /** Margin on gas estimates (bps). */
+    readonly gasMarginBps: number;
+  };
   readonly control: { readonly host: string; readonly port: number };
   /** The live store; paper mode uses `paperStorePath`. */
   readonly storePath: string;
@@ -276,7 +284,11 @@ export function daemonOptionsFromConfig(
       maxFeePerGas,
       maxPriorityFeePerGas,
       rpcTimeoutMs: c.rpcTimeoutMs ?? config.chain.rpcTimeoutMs,
-      replacement: c.replacement ?? config.chain.replacement,
+      replacement: c.replacement ?? {
+        bumpBps: Math.round(config.chain.replacement.bumpPercent * 100),
+        maxBumps: config.chain.replacement.maxBumps,
+        stuckAfterMs: config.chain.replacement.stuckAfterMs,
+      },
       feeCacheMs: c.feeCacheMs ?? config.chain.feeCacheMs,
     },
     wallet,
@@ -288,7 +300,11 @@ export function daemonOptionsFromConfig(
     engine: config.engine,
     market: config.market,
     stream: config.stream,
-    execution: config.execution,
+    execution: {
+      fulfillmentGasCeiling: BigInt(config.execution.fulfillmentGasCeiling),
+      presign: config.execution.presign,
+      gasMarginBps: config.execution.gasMarginBps,
+    },
     control: { host: config.control.host, port: overrides.controlPort ?? config.control.port },
     storePath,
     paperStorePath,

@@ -82,6 +82,115 @@ describe('daemonOptionsFromConfig', () => {
     expect(o.control.port).toBe(0);
   });
 
+  it('takes the chain, market, stream, execution, paper and daemon keys from the config', () => {
+    const A = '0x00000000000000000000000000000000000000AA';
+    const c = config({
+      api: { streamUrl: 'wss://stream.example/socket' },
+      chain: {
+        seaport: A,
+        conduitKey: `0x${'cd'.repeat(32)}`,
+        conduit: A,
+        signedZone: A,
+        weth: A,
+        routers: [A],
+        drops: [A],
+        feeRecipients: [A],
+        confirmations: 2,
+        maxPriorityFeePerGasGwei: '3',
+        rpcTimeoutMs: 4_000,
+        feeCacheMs: 500,
+        replacement: { bumpPercent: 12.5, maxBumps: 5, stuckAfterMs: 20_000 },
+      },
+      market: { staleAfterMs: 90_000, readsPerHour: 120 },
+      stream: { heartbeatIntervalMs: 15_000, pollAfterFailures: 2, pollIntervalMs: 60_000 },
+      execution: { fulfillmentGasCeiling: 350_000, presign: false, gasMarginBps: 1_500 },
+      paper: { reportPath: 'reports/paper.json' },
+      daemon: { stopTimeoutMs: 1_000, offerExpirySec: 600, pollIntervalMs: 3_000 },
+    });
+    const o = daemonOptionsFromConfig(c, {});
+    const a = A.toLowerCase();
+    expect(o.api.streamUrl).toBe('wss://stream.example/socket');
+    expect(o.chain).toMatchObject({
+      seaport: a,
+      conduitKey: `0x${'cd'.repeat(32)}`,
+      conduit: a,
+      signedZone: a,
+      weth: a,
+      routers: [a],
+      drops: [a],
+      feeRecipients: [a],
+      confirmations: 2,
+      maxFeePerGas: 50_000_000_000n,
+      maxPriorityFeePerGas: 3_000_000_000n,
+      rpcTimeoutMs: 4_000,
+      feeCacheMs: 500,
+      replacement: { bumpBps: 1250, maxBumps: 5, stuckAfterMs: 20_000 },
+    });
+    expect(o.tokens.map((t) => t.address)).toContain(a); // the configured WETH is a balance token
+    expect(o.market).toEqual({ staleAfterMs: 90_000, readsPerHour: 120 });
+    expect(o.stream).toEqual({
+      heartbeatIntervalMs: 15_000,
+      staleAfterMs: 22_500,
+      pollAfterFailures: 2,
+      pollIntervalMs: 60_000,
+    });
+    expect(o.execution).toEqual({ fulfillmentGasCeiling: 350_000n, presign: false, gasMarginBps: 1_500 });
+    expect(o.paperReportPath).toBe('/tmp/reports/paper.json');
+    expect(o.stopTimeoutMs).toBe(1_000);
+    expect(o.offerExpirySec).toBe(600);
+    expect(o.pollIntervalMs).toBe(3_000);
+  });
+
+  it('defaults: the real stream, no routers, priority fee a tenth of the fee cap, documented timings', () => {
+    const o = daemonOptionsFromConfig(config({}), {});
+    expect(o.api.streamUrl).toBe('wss://stream.openseabeta.com/socket');
+    expect(o.chain.routers).toEqual([]);
+    expect(o.chain.confirmations).toBe(1);
+    expect(o.chain.maxPriorityFeePerGas).toBe(5_000_000_000n);
+    expect(o.chain.replacement).toEqual({ bumpBps: 1250, maxBumps: 3, stuckAfterMs: 30_000 });
+    expect(o.execution).toEqual({ fulfillmentGasCeiling: 500_000n, presign: true, gasMarginBps: 2_000 });
+    expect(o.stream.staleAfterMs).toBe(45_000);
+    expect(o.paperReportPath).toBe('/tmp/data/paper-report.json');
+    expect([o.stopTimeoutMs, o.offerExpirySec, o.pollIntervalMs]).toEqual([15_000, 3_600, 5_000]);
+  });
+
+  it('HARPOON_STREAM_URL in the env wins over the file; overrides win over both', () => {
+    const c = config({ api: { streamUrl: 'wss://file.example/socket' } });
+    expect(daemonOptionsFromConfig(c, {}).api.streamUrl).toBe('wss://file.example/socket');
+    expect(daemonOptionsFromConfig(c, { HARPOON_STREAM_URL: 'ws://env/socket' }).api.streamUrl).toBe(
+      'ws://env/socket',
+    );
+    expect(
+      daemonOptionsFromConfig(c, { HARPOON_STREAM_URL: 'ws://env/socket' }, { streamUrl: 'ws://o/socket' })
+        .api.streamUrl,
+    ).toBe('ws://o/socket');
+    const o = daemonOptionsFromConfig(
+      config({ chain: { routers: [HRP] }, daemon: { offerExpirySec: 600 } }),
+      {},
+      {
+        chain: { routers: [] },
+        offerExpirySec: 120,
+      },
+    );
+    expect(o.chain.routers).toEqual([]);
+    expect(o.offerExpirySec).toBe(120);
+  });
+
+  it('a priority fee above the fee cap is a ConfigError naming both keys and the fix', () => {
+    const c = config({ risk: { maxFeePerGasGwei: '2' }, chain: { maxPriorityFeePerGasGwei: '2.5' } });
+    expect(() => daemonOptionsFromConfig(c, {})).toThrow(ConfigError);
+    expect(() => daemonOptionsFromConfig(c, {})).toThrow(
+      /chain\.maxPriorityFeePerGasGwei \(2\.5 gwei\) is above risk\.maxFeePerGasGwei \(2 gwei\)\. Fix:/,
+    );
+  });
+
+  it('a chain without a known WETH needs chain.weth, and takes it', () => {
+    const c = config({ chain: { name: 'arbitrum' } });
+    expect(() => daemonOptionsFromConfig(c, {})).toThrow(/Fix: set chain\.weth/);
+    const w = '0x82af49447d8a07e3bd95bd0d56f35241523fbab1';
+    expect(daemonOptionsFromConfig(config({ chain: { name: 'arbitrum', weth: w } }), {}).chain.weth).toBe(w);
+  });
+
   it('refuses without an RPC URL, with a fix', () => {
     const c = resolveConfig({}, { env: { HARPOON_PRIVATE_KEY: KEY }, cwd: '/tmp' }).config;
     expect(() => daemonOptionsFromConfig(c, {})).toThrow(ConfigError);
