@@ -125,6 +125,19 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
         : 'use the id of an entry in strategies:',
     });
   }
+  const read = fc.rateLimits.read;
+  if (read !== undefined) {
+    const perHour = Math.floor((read.count * 3_600_000) / read.windowMs);
+    if (fc.market.readsPerHour > perHour) {
+      issues.push({
+        path: ['market', 'readsPerHour'],
+        shown: String(fc.market.readsPerHour),
+        message: `is more than the whole read budget (rateLimits.read allows ${perHour} per hour)`,
+        fix: `use a share of it, e.g. ${Math.max(1, Math.floor(perHour / 2))}, or raise rateLimits.read`,
+        ...envSource(['market', 'readsPerHour'], fromEnv),
+      });
+    }
+  }
   const secret = (name: string, label: string): Secret | undefined => {
     const v = nonEmpty(env[name]);
     return v === undefined ? undefined : new Secret(v.trim(), label);

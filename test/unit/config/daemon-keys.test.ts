@@ -265,6 +265,15 @@ describe('config: daemon keys — bad values name the key and the fix', () => {
     expect(problem(raw)).toMatch(re);
   });
 
+  it('market.readsPerHour above the whole read budget is an error; within it is fine', () => {
+    expect(problem({ rateLimits: { read: '100/h' }, market: { readsPerHour: 300 } })).toMatch(
+      /market\.readsPerHour: 300 is more than the whole read budget \(rateLimits\.read allows 100 per hour\)\. Fix: use a share of it, e\.g\. 50/,
+    );
+    expect(load({ rateLimits: { read: '10/m' }, market: { readsPerHour: 300 } }).market.readsPerHour).toBe(
+      300,
+    );
+  });
+
   it('a bad HARPOON_STREAM_URL is reported as coming from the environment', () => {
     expect(problem({}, { HARPOON_STREAM_URL: 'http://x/socket' })).toMatch(
       /api\.streamUrl \(from environment variable HARPOON_STREAM_URL\): .*uses http:/,
