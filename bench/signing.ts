@@ -21,7 +21,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { BuildOfferResponse } from '@opensea/api-types';
 import { Seaport } from '@opensea/seaport-js';
 import { JsonRpcProvider, Network, Wallet } from 'ethers';
-import { EIP712_ORDER_TYPES } from '../src/seaport/constants.ts';
+import { seaportOrderTypes } from '../src/domain/seaport.ts';
 import { createSeaportOrders, type SeaportOptions } from '../src/seaport/orders.ts';
 import { createLocalDigestSigner } from '../src/seaport/signer.ts';
 import { toWire } from '../src/seaport/wire.ts';
@@ -144,7 +144,7 @@ const seaportJsOffersPerS = await measure(
   true,
 );
 const domain = { name: 'Seaport', version: '1.6', chainId: 1, verifyingContract: SEAPORT };
-const types = { ...EIP712_ORDER_TYPES } as unknown as Record<string, { name: string; type: string }[]>;
+const types = seaportOrderTypes();
 const ethersTypedDataOffersPerS = await measure(
   'ethers Wallet.signTypedData',
   (i) => wallet.signTypedData(domain, types, samples[i] as never),

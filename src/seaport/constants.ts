@@ -1,4 +1,5 @@
 /** Seaport 1.6 constants: item and order types, EIP-712 type strings, the zero values. */
+import { SEAPORT_ORDER_TYPES } from '../domain/seaport.ts';
 
 export const SEAPORT_NAME = 'Seaport';
 export const SEAPORT_VERSION = '1.6';
@@ -38,36 +39,7 @@ export const EIP712_DOMAIN_TYPE =
 export const ORDER_HASH_TYPE = 'OrderHash(bytes32 orderHash)';
 
 /** The EIP-712 `types` object of an order, for generic typed-data signers (ethers). */
-export const EIP712_ORDER_TYPES = Object.freeze({
-  OrderComponents: [
-    { name: 'offerer', type: 'address' },
-    { name: 'zone', type: 'address' },
-    { name: 'offer', type: 'OfferItem[]' },
-    { name: 'consideration', type: 'ConsiderationItem[]' },
-    { name: 'orderType', type: 'uint8' },
-    { name: 'startTime', type: 'uint256' },
-    { name: 'endTime', type: 'uint256' },
-    { name: 'zoneHash', type: 'bytes32' },
-    { name: 'salt', type: 'uint256' },
-    { name: 'conduitKey', type: 'bytes32' },
-    { name: 'counter', type: 'uint256' },
-  ],
-  OfferItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-  ],
-  ConsiderationItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-    { name: 'recipient', type: 'address' },
-  ],
-});
+export const EIP712_ORDER_TYPES = SEAPORT_ORDER_TYPES;
 
 /** ABI fragments the daemon uses on Seaport, WETH and NFT contracts (human-readable, ethers). */
 const ORDER_COMPONENTS_TUPLE =

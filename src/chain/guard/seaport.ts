@@ -2,8 +2,10 @@
  * Seaport 1.6 fulfillment calls: decoded into one normalized order fill (basic, plain and
  * advanced orders alike), then checked against a buy-listing or accept-offer intent. Pure.
  */
+
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { TypedDataEncoder, type TypedDataField, ZeroHash } from 'ethers';
+import { seaportOrderTypes } from '../../domain/seaport.ts';
 import type { DecodedCall } from './calldata.ts';
 import { isNative, sameAddress, ZERO_ADDRESS } from './calldata.ts';
 import { reject } from './reasons.ts';
@@ -204,36 +206,7 @@ export function seaportFill(call: DecodedCall): SeaportFill {
 
 // ── order hash ─────────────────────────────────────────────────────────────────────────────
 
-const ORDER_COMPONENTS_TYPES: Record<string, TypedDataField[]> = {
-  OrderComponents: [
-    { name: 'offerer', type: 'address' },
-    { name: 'zone', type: 'address' },
-    { name: 'offer', type: 'OfferItem[]' },
-    { name: 'consideration', type: 'ConsiderationItem[]' },
-    { name: 'orderType', type: 'uint8' },
-    { name: 'startTime', type: 'uint256' },
-    { name: 'endTime', type: 'uint256' },
-    { name: 'zoneHash', type: 'bytes32' },
-    { name: 'salt', type: 'uint256' },
-    { name: 'conduitKey', type: 'bytes32' },
-    { name: 'counter', type: 'uint256' },
-  ],
-  OfferItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-  ],
-  ConsiderationItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-    { name: 'recipient', type: 'address' },
-  ],
-};
+const ORDER_COMPONENTS_TYPES: Record<string, TypedDataField[]> = seaportOrderTypes();
 const typeEncoder = TypedDataEncoder.from(ORDER_COMPONENTS_TYPES);
 const typeHash = (name: string) => Buffer.from(keccak_256(Buffer.from(typeEncoder.encodeType(name), 'utf8')));
 const ORDER_TYPEHASH = typeHash('OrderComponents');

@@ -4,6 +4,7 @@
  * `AmountDeriver.sol`), the zone authorization of `SandboxSignedZone`, and the ABI fragments the
  * market calls, encodes and watches. Pure: no chain access here.
  */
+
 import {
   AbiCoder,
   getAddress,
@@ -19,6 +20,7 @@ import {
   ZeroAddress,
   ZeroHash,
 } from 'ethers';
+import { seaportOrderTypes } from '../../domain/seaport.ts';
 
 export const ItemType = {
   NATIVE: 0,
@@ -240,36 +242,7 @@ export function wireParameters(o: OrderComponents): WireParameters {
 // ---------------------------------------------------------------------------------------------
 // Hashing and signatures
 
-export const ORDER_TYPES: Record<string, TypedDataField[]> = {
-  OrderComponents: [
-    { name: 'offerer', type: 'address' },
-    { name: 'zone', type: 'address' },
-    { name: 'offer', type: 'OfferItem[]' },
-    { name: 'consideration', type: 'ConsiderationItem[]' },
-    { name: 'orderType', type: 'uint8' },
-    { name: 'startTime', type: 'uint256' },
-    { name: 'endTime', type: 'uint256' },
-    { name: 'zoneHash', type: 'bytes32' },
-    { name: 'salt', type: 'uint256' },
-    { name: 'conduitKey', type: 'bytes32' },
-    { name: 'counter', type: 'uint256' },
-  ],
-  OfferItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-  ],
-  ConsiderationItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-    { name: 'recipient', type: 'address' },
-  ],
-};
+export const ORDER_TYPES: Record<string, TypedDataField[]> = seaportOrderTypes();
 
 export const ORDER_HASH_TYPES: Record<string, TypedDataField[]> = {
   OrderHash: [{ name: 'orderHash', type: 'bytes32' }],

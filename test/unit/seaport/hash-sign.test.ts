@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { Seaport } from '@opensea/seaport-js';
 import { JsonRpcProvider, Network, Signature, TypedDataEncoder, Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { EIP712_ORDER_TYPES } from '../../../src/seaport/constants.ts';
+import { seaportOrderTypes } from '../../../src/domain/seaport.ts';
 import { createOrderHasher, domainSeparator } from '../../../src/seaport/hash.ts';
 import { createSeaportOrders } from '../../../src/seaport/orders.ts';
 import {
@@ -70,7 +70,7 @@ describe('EIP-712 hashing', () => {
       expect(hasher.orderHash(c)).toBe(seaportJs.getOrderHash(wire));
       const { digest } = hasher.hashAndDigest(c);
       expect(`0x${Buffer.from(digest).toString('hex')}`).toBe(
-        TypedDataEncoder.hash(domain, { ...EIP712_ORDER_TYPES }, wire),
+        TypedDataEncoder.hash(domain, seaportOrderTypes(), wire),
       );
     }
   });
@@ -105,7 +105,7 @@ describe('golden vs @opensea/seaport-js signOrder', () => {
       expect(Signature.from(ours.signature).compactSerialized).toBe(theirs);
       expect(ours.orderHash).toBe(seaportJs.getOrderHash(toWire(c)));
       // and ethers' generic typed-data signer agrees byte for byte
-      expect(ours.signature).toBe(await wallet.signTypedData(domain, { ...EIP712_ORDER_TYPES }, toWire(c)));
+      expect(ours.signature).toBe(await wallet.signTypedData(domain, seaportOrderTypes(), toWire(c)));
     }
   });
 
