@@ -189,7 +189,11 @@ export async function runDemo(ctx: CommandContext): Promise<number> {
   const { createWriteStream } = await import('node:fs');
 
   err('demo: starting the sandbox marketplace (the first run compiles Seaport, about 45 s; cached after)');
-  const sandbox = await createSandbox({ seed: 1, activity: 3, onProgress: (m) => err(`sandbox: ${m}`) });
+  const sandbox = await createSandbox({
+    seed: 1,
+    activity: 3,
+    onProgress: (m) => err(m.startsWith('sandbox:') ? m : `sandbox: ${m}`),
+  });
   let daemon: ReturnType<typeof createDaemon> | undefined;
   const logStream = createWriteStream(logFile, { mode: 0o600 });
   let code: number = ExitCode.ok;
