@@ -484,6 +484,12 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     });
     stream.subscribe(onEvent);
     stream.onFreshness((f) => view?.setStreamStatus(f.key, { stale: f.stale }));
+    // Cancels, metadata updates and order (in)validations are not served by the events endpoint:
+    // after a gap the book they change is read again over REST instead of backfilled.
+    stream.onGap((g) => {
+      if (!g.streamOnlyMayBeMissing) return;
+      for (const slug of g.key === '*' ? options.collections : [g.key]) view?.requestRefresh(slug);
+    });
     stream.start();
     await Promise.all([view.start(), poll(), subscribed(stream)]);
     progress(
