@@ -254,7 +254,7 @@ const ChainSchema = z.strictObject({
   /** Highest maxPriorityFeePerGas (gwei); absent = a tenth of risk.maxFeePerGasGwei. */
   maxPriorityFeePerGasGwei: money(9, 'gwei', '2').optional(),
   /** Reuse the base fee and priority-fee suggestion this long (ms); 0 = ask the node every time. */
-  feeCacheMs: z.number().int().min(0).max(600_000).default(0),
+  feeCacheMs: z.number().int().min(0).max(600_000).default(2_000),
   replacement: ReplacementSchema.prefault({}),
 });
 

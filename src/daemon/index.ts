@@ -359,7 +359,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     if (wallet === ZERO_ADDRESS)
       throw new FatalError('wallet_missing', 'no wallet: set wallet.address (paper) or a wallet key');
     const rpcUrl = options.chain.rpcUrl?.reveal() as string;
-    rpc = createEthersRpc({ url: rpcUrl, chainId: options.chain.chainId });
+    rpc = createEthersRpc({
+      url: rpcUrl,
+      chainId: options.chain.chainId,
+      timeoutMs: options.chain.rpcTimeoutMs,
+    });
     await verifyChain(rpc);
     provider = new JsonRpcProvider(rpcUrl, options.chain.chainId, { staticNetwork: true, cacheTimeout: -1 });
     progress(`wallet ${wallet} on chain ${options.chain.name} (${options.chain.chainId})`);
@@ -395,6 +399,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           maxPriorityFeePerGas: options.chain.maxPriorityFeePerGas,
         },
         confirmations: options.chain.confirmations,
+        replacement: options.chain.replacement,
+        feeCacheMs: options.chain.feeCacheMs,
+        gasMarginBps: options.execution.gasMarginBps,
         logger: log.child({ part: 'sender' }),
         clock,
       });
@@ -431,6 +438,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           reader,
         ),
         orders: reader,
+        fulfillmentGasCeiling: options.execution.fulfillmentGasCeiling,
+        presign: options.execution.presign,
+        gasMarginBps: options.execution.gasMarginBps,
         now: () => clock.now(),
         logger: log.child({ part: 'execution' }),
       });
@@ -454,6 +464,10 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       api,
       logger: log.child({ part: 'stream' }),
       initialWatermarks: storeWatermarks(store),
+      heartbeatIntervalMs: options.stream.heartbeatIntervalMs,
+      staleAfterMs: options.stream.staleAfterMs,
+      pollAfterFailures: options.stream.pollAfterFailures,
+      pollIntervalMs: options.stream.pollIntervalMs,
     });
     const s = stream;
     view = createMarketView({
@@ -461,6 +475,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       clock,
       logger: log.child({ part: 'market' }),
       collections: options.collections,
+      staleAfterMs: options.market.staleAfterMs,
+      readsPerHour: options.market.readsPerHour,
       paymentTokens,
       streamFreshness: (slug) => s.freshness(slug),
       ownOrders: {

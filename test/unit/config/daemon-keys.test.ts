@@ -40,7 +40,7 @@ describe('config: daemon keys — defaults', () => {
       feeRecipients: [],
       confirmations: 1,
       rpcTimeoutMs: 10_000,
-      feeCacheMs: 0,
+      feeCacheMs: 2_000,
       replacement: { bumpPercent: 12.5, maxBumps: 3, stuckAfterMs: 30_000 },
     });
     expect(c.chain.weth).toBeUndefined();
