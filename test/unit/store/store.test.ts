@@ -361,3 +361,33 @@ describe('durability settings', () => {
     n.close();
   });
 });
+
+describe('WAL checkpoints off the commit path', () => {
+  it('no commit checkpoints; the timer copies the WAL into the database', async () => {
+    const path = join(dir, 'ckpt.db');
+    const s = openStore(path, { now, checkpointIntervalMs: 30 });
+    expect(s.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const before = statSync(path).size;
+    for (let i = 0; i < 300; i++) {
+      s.intents.create({
+        id: `c${i}`,
+        strategy: 's',
+        kind: 'k',
+        targetKey: `t${i}`,
+        payload: { pad: 'x'.repeat(400) },
+      });
+    }
+    // the commits wrote only the WAL: the database file has not grown yet
+    expect(statSync(path).size).toBe(before);
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(100_000);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(statSync(path).size).toBeGreaterThan(before + 100_000);
+    s.close();
+  });
+
+  it('checkpointIntervalMs 0 keeps SQLite auto-checkpoint', () => {
+    const s = openStore(join(dir, 'auto.db'), { now, checkpointIntervalMs: 0 });
+    expect(s.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    s.close();
+  });
+});
