@@ -382,7 +382,9 @@ describe('risk limits on the sandbox, live execution', () => {
   it('caps: the sniper never pays above maxPricePerItem and stops buying at maxSpendPerDay (purchases checked on chain)', async () => {
     const PRICE_CAP = eth('0.013');
     const DAY_CAP = eth('0.025');
-    const BARGAIN = eth('0.0095');
+    // each bargain 20 % under the one before: whatever the sniper's reference (the floor, or a
+    // bargain it remembered as the floor), the next one is well under it
+    const bargain = (i: number) => (eth('0.0095') * 8n ** BigInt(i)) / 10n ** BigInt(i);
     const w = walletOf(2);
     const { daemon, dir } = await startDaemon(2, {
       strategies: [
@@ -396,6 +398,8 @@ describe('risk limits on the sandbox, live execution', () => {
             // above the risk cap on purpose: risk must stop what the strategy would pay
             maxPrice: '0.05',
             maxPerDay: 100,
+            // remember reference floors often: a bargain we just bought leaves the floor re-learned
+            refreshCron: '*/3 * * * * *',
           },
         },
       ],
@@ -422,20 +426,24 @@ describe('risk limits on the sandbox, live execution', () => {
       () => refusals(daemon, 'risk_max_price') > 0,
       20_000,
     );
-    // punks bargains under the price cap, one after the other, until two came after the cap was reached
+    // punks bargains under the price cap, one after the other (simulated traders buy some of them
+    // first), until two were listed once the cap had no room left for them
     const afterCap: Bargain[] = [];
-    for (let i = 0; i < 8 && afterCap.length < 2; i++) {
-      const reached = spentToday() + BARGAIN > DAY_CAP;
-      const b = await postBargain(sb, 'harpoon-punks', BARGAIN);
+    const posted: Bargain[] = [];
+    for (let i = 0; i < 14 && afterCap.length < 2; i++) {
+      const reached = spentToday() + bargain(i) > DAY_CAP;
+      const b = await postBargain(sb, 'harpoon-punks', bargain(i));
       if (reached) afterCap.push(b);
+      posted.push(b);
       await until(
         'the bargain sold',
         async () => (await ownerOf(b)) !== b.seller,
-        reached ? 4_000 : 12_000,
+        reached ? 4_000 : 8_000,
       ).catch(() => undefined);
     }
     await sleep(3_000);
     const s = daemon.status();
+    for (const b of posted) (b as { owner?: string }).owner = await ownerOf(b);
     await shutdown(daemon);
 
     const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
@@ -450,6 +458,12 @@ describe('risk limits on the sandbox, live execution', () => {
       spend: s.spend,
       fills,
       afterCap: afterCap.length,
+      strategies: s.strategies,
+      intents: s.intents,
+      skipped: s.skipped,
+      posted: posted.map(
+        (b) => `${b.tokenId}:${b.seller.slice(0, 8)}->${String((b as { owner?: string }).owner).slice(0, 8)}`,
+      ),
     });
     expect(fills.length, detail).toBeGreaterThan(0);
     // on chain: each purchase is a mined transaction from our wallet paying at most the price cap,
