@@ -16,7 +16,8 @@
  * - stale gate: with the stream stalled (`/_sandbox/faults`) and no REST answers either, the
  *   collection's newest information grows older than `risk.staleAfterMs`: the bidder's intents are
  *   refused (`risk_collection_stale`) and nothing is placed; when information flows again, it
- *   places its offer.
+ *   places its offer. (A stall alone is not enough: the market view's periodic REST refreshes are
+ *   news too and would make the collection fresh again at random moments.)
  * The kill switch has its own test in daemon.test.ts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
