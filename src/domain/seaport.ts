@@ -1,5 +1,38 @@
-// Seaport 1.6's EIP-712 order types: protocol constants shared by everything that hashes or signs
+// Seaport 1.6's order struct and EIP-712 types: protocol constants shared by everything that hashes or signs
 // an order (the daemon's order builder and calldata guard, and the sandbox that verifies them).
+
+export const SEAPORT_NAME = 'Seaport';
+export const SEAPORT_VERSION = '1.6';
+
+export interface OfferItem {
+  readonly itemType: number;
+  /** 0x address, any case. */
+  readonly token: string;
+  readonly identifierOrCriteria: bigint;
+  readonly startAmount: bigint;
+  readonly endAmount: bigint;
+}
+
+export interface ConsiderationItem extends OfferItem {
+  readonly recipient: string;
+}
+
+/** Seaport's OrderComponents: the signed struct, numbers as bigint (what is hashed). */
+export interface OrderComponents {
+  readonly offerer: string;
+  readonly zone: string;
+  readonly offer: readonly OfferItem[];
+  readonly consideration: readonly ConsiderationItem[];
+  readonly orderType: number;
+  readonly startTime: bigint;
+  readonly endTime: bigint;
+  /** 0x + 64 hex. */
+  readonly zoneHash: string;
+  readonly salt: bigint;
+  /** 0x + 64 hex. */
+  readonly conduitKey: string;
+  readonly counter: bigint;
+}
 
 export interface TypedField {
   readonly name: string;

@@ -1,8 +1,7 @@
 /** Seaport 1.6 constants: item and order types, EIP-712 type strings, the zero values. */
 import { SEAPORT_ORDER_TYPES } from '../domain/seaport.ts';
 
-export const SEAPORT_NAME = 'Seaport';
-export const SEAPORT_VERSION = '1.6';
+export { SEAPORT_NAME, SEAPORT_VERSION } from '../domain/seaport.ts';
 
 export const ItemType = Object.freeze({
   NATIVE: 0,

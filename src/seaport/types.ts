@@ -4,34 +4,9 @@
  */
 import type { SeaportParameters } from '@opensea/api-types';
 
-export interface OfferItem {
-  readonly itemType: number;
-  /** 0x address, any case. */
-  readonly token: string;
-  readonly identifierOrCriteria: bigint;
-  readonly startAmount: bigint;
-  readonly endAmount: bigint;
-}
+import type { OrderComponents } from '../domain/seaport.ts';
 
-export interface ConsiderationItem extends OfferItem {
-  readonly recipient: string;
-}
-
-export interface OrderComponents {
-  readonly offerer: string;
-  readonly zone: string;
-  readonly offer: readonly OfferItem[];
-  readonly consideration: readonly ConsiderationItem[];
-  readonly orderType: number;
-  readonly startTime: bigint;
-  readonly endTime: bigint;
-  /** 0x + 64 hex. */
-  readonly zoneHash: string;
-  readonly salt: bigint;
-  /** 0x + 64 hex. */
-  readonly conduitKey: string;
-  readonly counter: bigint;
-}
+export type { ConsiderationItem, OfferItem, OrderComponents } from '../domain/seaport.ts';
 
 /** `OrderComponents` on the wire (`protocol_data.parameters`, POST bodies). */
 export type WireParameters = SeaportParameters & { readonly zone: string };

@@ -20,7 +20,14 @@ import {
   ZeroAddress,
   ZeroHash,
 } from 'ethers';
-import { seaportOrderTypes } from '../../domain/seaport.ts';
+import {
+  type ConsiderationItem,
+  type OfferItem,
+  SEAPORT_NAME,
+  SEAPORT_VERSION,
+  type OrderComponents as SignedOrderComponents,
+  seaportOrderTypes,
+} from '../../domain/seaport.ts';
 
 export const ItemType = {
   NATIVE: 0,
@@ -39,38 +46,16 @@ export const OrderType = {
   CONTRACT: 4,
 } as const;
 
-export const SEAPORT_NAME = 'Seaport';
-export const SEAPORT_VERSION = '1.6';
+export { SEAPORT_NAME, SEAPORT_VERSION } from '../../domain/seaport.ts';
 export const ZONE_DOMAIN_NAME = 'SandboxSignedZone';
 export const ZONE_DOMAIN_VERSION = '1';
 export const UINT256_MAX = (1n << 256n) - 1n;
 export const UINT120_MAX = (1n << 120n) - 1n;
 
-export interface OfferItem {
-  readonly itemType: number;
-  readonly token: string;
-  readonly identifierOrCriteria: bigint;
-  readonly startAmount: bigint;
-  readonly endAmount: bigint;
-}
-
-export interface ConsiderationItem extends OfferItem {
-  readonly recipient: string;
-}
+export type { ConsiderationItem, OfferItem } from '../../domain/seaport.ts';
 
 /** Seaport OrderComponents (what is signed) plus `totalOriginalConsiderationItems` of the wire. */
-export interface OrderComponents {
-  readonly offerer: string;
-  readonly zone: string;
-  readonly offer: readonly OfferItem[];
-  readonly consideration: readonly ConsiderationItem[];
-  readonly orderType: number;
-  readonly startTime: bigint;
-  readonly endTime: bigint;
-  readonly zoneHash: string;
-  readonly salt: bigint;
-  readonly conduitKey: string;
-  readonly counter: bigint;
+export interface OrderComponents extends SignedOrderComponents {
   readonly totalOriginalConsiderationItems: number;
 }
 
