@@ -695,6 +695,23 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
   // -- operations -----------------------------------------------------------------------------
 
+  /** What the guard checks of a fill, whether we buy a listing or accept an offer. */
+  function fillTerms(input: BuyListingInput | AcceptOfferInput, orderHash: string) {
+    return {
+      chainId: options.chainId,
+      nft: {
+        contract: input.nft.contract,
+        identifier: input.nft.tokenId,
+        ...(input.nft.standard ? { standard: input.nft.standard } : {}),
+      },
+      orderHash,
+      paymentToken: input.paymentToken,
+      recipient: wallet,
+      ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
+      ...(input.feeRecipients ? { feeRecipients: input.feeRecipients } : {}),
+    };
+  }
+
   async function buyListing(input: BuyListingInput): Promise<ExecutionOutcome> {
     requireReconciled();
     const orderHash = lower(input.orderHash);
@@ -703,18 +720,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const protocol = input.protocolAddress ?? options.protocolAddress;
     const intent: BuyListingIntent = {
       kind: 'buy_listing',
-      chainId: options.chainId,
-      nft: {
-        contract: input.nft.contract,
-        identifier: input.nft.tokenId,
-        ...(input.nft.standard ? { standard: input.nft.standard } : {}),
-      },
-      orderHash,
+      ...fillTerms(input, orderHash),
       maxPrice: input.maxPrice,
-      paymentToken: input.paymentToken,
-      recipient: wallet,
-      ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
-      ...(input.feeRecipients ? { feeRecipients: input.feeRecipients } : {}),
     };
     const strategy = input.strategy ?? defaultStrategy;
     begin(
@@ -764,18 +771,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const protocol = input.protocolAddress ?? options.protocolAddress;
     const intent: AcceptOfferIntent = {
       kind: 'accept_offer',
-      chainId: options.chainId,
-      nft: {
-        contract: input.nft.contract,
-        identifier: input.nft.tokenId,
-        ...(input.nft.standard ? { standard: input.nft.standard } : {}),
-      },
-      orderHash,
+      ...fillTerms(input, orderHash),
       minProceeds: input.minProceeds,
-      paymentToken: input.paymentToken,
-      recipient: wallet,
-      ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
-      ...(input.feeRecipients ? { feeRecipients: input.feeRecipients } : {}),
     };
     const strategy = input.strategy ?? defaultStrategy;
     begin(
