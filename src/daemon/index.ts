@@ -42,10 +42,27 @@ import {
   riskLimitsFromConfig,
 } from '../engine/index.ts';
 import { BaseError, FatalError, RejectedError } from '../errors/index.ts';
-import { type Executor as ChainExecutor, createExecutor } from '../execution/index.ts';
+import {
+  type Executor as ChainExecutor,
+  type CollectionInfo,
+  createExecutionReconciler,
+  createExecutor,
+  createLiveExecutor,
+  createOrderDesk,
+  createPaperExecutor,
+  type OrderDesk,
+  type PaperExecutor,
+  type PaperReport,
+} from '../execution/index.ts';
+import { createOrderLedger, type LedgerChange, type OrderLedger, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
-import { createScheduler, DEFAULT_RATES, type Scheduler } from '../ratelimit/index.ts';
+import {
+  createScheduler,
+  DEFAULT_RATES,
+  type Scheduler,
+  schedulerStoreFromConfig,
+} from '../ratelimit/index.ts';
 import {
   cancelRequest,
   createApprovals,
@@ -57,18 +74,15 @@ import {
 import { openStore, type Store } from '../store/index.ts';
 import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
 import { type ControlServer, type HealthReport, startControlServer, toJson } from './control.ts';
-import { type CollectionInfo, createLiveExecutor } from './live.ts';
 import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
-import { createPaperExecutor, type PaperExecutor, type PaperReport, renderPaperReport } from './paper.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
-import { createDaemonReconciler } from './reconcile.ts';
 import type { DaemonStatus } from './status.ts';
 import { createBalancesReader, createDropsReader } from './views.ts';
 
 export type { DaemonOptions } from './options.ts';
 export { daemonOptionsFromConfig, paperPathOf } from './options.ts';
-export { renderPaperReport } from './paper.ts';
+export { renderPaperReport } from '../execution/index.ts';
 export type { DaemonStatus } from './status.ts';
 export { renderStatus } from './status.ts';
 
@@ -160,7 +174,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let view: MarketView | undefined;
   let stream: StreamClient | undefined;
   let engine: Engine | undefined;
+  let ledger: OrderLedger | undefined;
+  let desk: OrderDesk | undefined;
   let paperExec: PaperExecutor | undefined;
+  /** Orders still live on the marketplace when the daemon stopped, and why. */
+  let liveAtStop: { orderHash: string; state: string; reason: string | null }[] = [];
   let control: ControlServer | undefined;
   let pollTimer: ReturnType<typeof setInterval> | undefined;
   let wallet: Address = ZERO_ADDRESS;
@@ -185,6 +203,38 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let drops: ReturnType<typeof createDropsReader> | undefined;
   const collectionInfo = new Map<string, Promise<CollectionInfo>>();
 
+  /** A fill of one of our orders (live or paper), from the ledger: recorded and shown. */
+  function onOrderChange(c: LedgerChange): void {
+    if (c.news.kind === 'posted') ordersPlaced++;
+    if (c.filledUnits <= 0n) return;
+    const o = c.order;
+    const news = c.news;
+    if (!paper && store !== undefined && news.kind === 'filled')
+      try {
+        store.fills.record({
+          orderHash: o.orderHash,
+          ...(o.intentId !== null ? { intentId: o.intentId } : {}),
+          ...(news.txHash !== null ? { txHash: news.txHash } : {}),
+          side: o.side === 'listing' ? 'sell' : 'buy',
+          collection: o.collection,
+          contract: news.contract ?? o.contract ?? ZERO_ADDRESS,
+          tokenId: news.tokenId ?? o.tokenId ?? '',
+          price: c.filledAmount,
+          token: o.paymentToken.address,
+        });
+      } catch (err) {
+        log.warn({ err, orderHash: o.orderHash }, 'recording a fill failed');
+      }
+    pushFill({
+      at: clock.now(),
+      strategy: o.strategyId ?? 'unknown',
+      kind: o.side === 'listing' ? 'listing_sold' : 'offer_filled',
+      collection: o.collection,
+      price: formatUnits(c.filledAmount, o.paymentToken.decimals),
+      symbol: o.paymentToken.symbol,
+    });
+  }
+
   const pushFill = (f: (typeof recentFills)[number]) => {
     fillsTotal++;
     recentFills.push(f);
@@ -201,6 +251,21 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       }));
       p.catch(() => collectionInfo.delete(slug));
       collectionInfo.set(slug, p);
+    }
+    return p;
+  }
+
+  /** ERC-721 or ERC-1155 of an NFT contract, from the API (cached; erc721 when unknown). */
+  const standards = new Map<string, Promise<'erc721' | 'erc1155'>>();
+  function standardOf(contract: string): Promise<'erc721' | 'erc1155'> {
+    const key = contract.toLowerCase();
+    let p = standards.get(key);
+    if (p === undefined) {
+      p = (api as ApiClient).contracts
+        .get(options.chain.name, key)
+        .then((c) => (String(c.contract_standard).toLowerCase() === 'erc1155' ? 'erc1155' : 'erc721'));
+      p.catch(() => standards.delete(key));
+      standards.set(key, p);
     }
     return p;
   }
@@ -257,32 +322,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     eventsTotal++;
     eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1;
     view?.apply(event);
-    if (!paper && event.kind === 'sale' && event.orderHash !== null && store !== undefined) {
-      const ours = store.orders.get(event.orderHash.toLowerCase());
-      if (ours !== undefined && ours.status === 'open' && ours.side !== 'listing') {
-        store.orders.setStatus(ours.hash, 'filled');
-        store.fills.record({
-          orderHash: ours.hash,
-          ...(ours.intentId !== undefined ? { intentId: ours.intentId } : {}),
-          ...(event.txHash !== null ? { txHash: event.txHash } : {}),
-          side: 'buy',
-          collection: ours.collection,
-          contract: event.nft.contract,
-          tokenId: String(event.nft.identifier),
-          price: event.price,
-          token: ours.token,
-        });
-        view?.removeOwnOrder(ours.hash);
-        pushFill({
-          at: clock.now(),
-          strategy: ours.strategy ?? 'unknown',
-          kind: 'offer_filled',
-          collection: ours.collection,
-          price: formatUnits(event.price, 18),
-          symbol: tokenSymbol(ours.token),
-        });
-      }
-    }
+    // our orders: fills, cancels and validity, whatever the daemon's state
+    ledger?.apply(event);
     // while stopping, the market view still learns but no strategy hears of it (no new intents)
     if (state !== 'running' && state !== 'starting') return;
     const work = async () => {
@@ -317,7 +358,10 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     await Promise.all([
       balances?.refresh().catch((err: unknown) => log.warn({ err }, 'balances unavailable')),
       drops?.refresh(),
+      // posts and cancels whose answer was lost are read back; passed windows and expiries settle
+      desk?.reconcile().catch((err: unknown) => log.warn({ err }, 'reading back unsure orders failed')),
     ]);
+    ledger?.tick();
     persistWatermarks();
   }
 
@@ -328,6 +372,15 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const storePath = paper ? options.paperStorePath : options.storePath;
     store = openStore(storePath, { exclusive: true, now: () => clock.now() });
     progress(`store open: ${storePath}${paper ? ' (paper database)' : ''}`);
+    // the one ledger of our orders, read back from the store
+    ledger = createOrderLedger({
+      clock,
+      chain: options.chain.name,
+      store: storeLedger(store, () => clock.now()),
+      onListenerError: (err) => log.error({ err }, 'an order-ledger listener failed'),
+    });
+    ledger.onChange(onOrderChange);
+    ledger.tick();
 
     // 2. signer, RPC, chain id
     const w = options.wallet;
@@ -375,8 +428,10 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         write: options.rates.write ?? DEFAULT_RATES.write,
         fulfillment: options.rates.fulfillment ?? DEFAULT_RATES.fulfillment,
       },
+      store: schedulerStoreFromConfig(options.cluster),
       logger: log.child({ part: 'ratelimit' }),
     });
+    await scheduler.ready?.(); // cluster mode: Redis answers, else a ConfigError naming host and fix
     transport = createTransport({
       baseUrl: options.api.baseUrl,
       scheduler,
@@ -454,9 +509,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       { address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 },
       ...tokens.filter((t) => t.address !== ZERO_ADDRESS),
     ];
-    const ownOrdersOnStart = paper
-      ? []
-      : store.orders.open({}).filter((r) => r.side !== 'listing' && r.expiry * 1000 > clock.now());
     stream = createStreamClient({
       streamUrl: options.api.streamUrl,
       apiKey: options.api.apiKey ?? (await missingKey()),
@@ -479,24 +531,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       readsPerHour: options.market.readsPerHour,
       paymentTokens,
       streamFreshness: (slug) => s.freshness(slug),
-      ownOrders: {
-        load: () =>
-          ownOrdersOnStart.map((r) => ({
-            orderHash: r.hash as never,
-            side: r.side,
-            collection: r.collection as never,
-            nftKey:
-              r.contract && r.tokenId
-                ? `${options.chain.name}/${r.contract.toLowerCase()}/${r.tokenId}`
-                : null,
-            trait: r.traitType !== undefined ? { type: r.traitType, value: r.traitValue ?? '' } : null,
-            price: r.quantity > 0n ? r.price / r.quantity : r.price,
-            paymentToken: { address: r.token as Address, symbol: tokenSymbol(r.token), decimals: 18 },
-            quantity: r.quantity,
-            expiresAt: r.expiry * 1000,
-            status: 'open' as const,
-          })),
-      },
+      ownOrders: ledger,
     });
     stream.subscribe(onEvent);
     stream.onFreshness((f) => view?.setStreamStatus(f.key, { stale: f.stale }));
@@ -531,7 +566,26 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           clock: latestBlockClock(provider),
         },
       );
-      await sweepOrphans(api, store, seaportOrders);
+      desk = createOrderDesk({
+        api,
+        orders: seaportOrders,
+        sender: sender as TxSender,
+        ledger,
+        approvals: createApprovals(
+          { chainId: options.chain.chainId, conduit: options.chain.conduit },
+          createEthersSeaportReader(provider, options.chain.seaport),
+        ),
+        chain: options.chain.name,
+        clock,
+        collection,
+        standardOf,
+        minApproval: options.risk.maxOpenOffersTotal,
+        logger: log.child({ part: 'orders' }),
+      });
+      const rec = await desk.reconcile();
+      reconcileSummary.ordersChecked = rec.checked;
+      reconcileSummary.ordersSettled = rec.settled;
+      await sweepOrphans(api, ledger, seaportOrders);
     }
 
     // 6. engine
@@ -563,54 +617,27 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         },
         dropPrice: (slug) => drops?.get(slug)?.value.pricePerToken,
         store,
-        onFill: async (sale) => {
-          pushFill({
-            at: clock.now(),
-            strategy:
-              paperExec?.orders().find((o) => o.orderHash === sale.orderHash)?.strategyId ?? 'unknown',
-            kind: 'offer_filled',
-            collection: sale.collection,
-            price: formatUnits(sale.price, 18),
-            symbol: sale.paymentToken.symbol,
-          });
-          await engine?.onEvent(sale);
-        },
+        ledger,
         logger: log.child({ part: 'paper' }),
       });
     }
     const executor =
       paperExec ??
       createLiveExecutor({
-        api,
-        orders: seaportOrders as SeaportOrders,
-        approvals: createApprovals(
-          { chainId: options.chain.chainId, conduit: options.chain.conduit },
-          createEthersSeaportReader(provider, options.chain.seaport),
-        ),
-        sender: sender as TxSender,
+        desk: desk as OrderDesk,
         execution: execution as ChainExecutor,
-        store,
-        chain: options.chain.name,
-        seaport: options.chain.seaport,
-        wallet,
-        clock,
         collection,
-        minApproval: options.risk.maxOpenOffersTotal,
+        standardOf,
         dropContract: (slug) => drops?.contract(slug),
-        market: v,
-        logger: log.child({ part: 'live' }),
-        onOrderPlaced: () => {
-          ordersPlaced++;
-        },
-        onExecution: (kind, out, strategyId, what, symbol) => {
+        onExecution: (kind, out, strategyId, what, token) => {
           if (out.state !== 'done') return;
           pushFill({
             at: clock.now(),
             strategy: strategyId,
             kind,
             collection: what,
-            price: formatUnits(out.spent ?? 0n, 18),
-            symbol,
+            price: formatUnits(out.spent ?? 0n, token.decimals),
+            symbol: token.symbol,
           });
         },
         expectedAmountOut: async (from, to, amountIn) => {
@@ -640,6 +667,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         drops: () => drops ?? { get: () => undefined },
       },
       executor,
+      orders: ledger,
       journal: storeJournal(st),
       stateStore: storeStrategyState(st),
       spendLedger: storeSpendLedger(st),
@@ -651,13 +679,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       clock,
       logger: log.child({ part: 'engine' }),
       wallet,
-      reconciler: createDaemonReconciler({
-        store: st,
+      reconciler: createExecutionReconciler({
+        ledger,
         ...(execution !== undefined ? { execution } : {}),
-        orderStatus: async (hash) => {
-          const res = await (api as ApiClient).orders.get(options.chain.name, options.chain.seaport, hash);
-          return (res.order as { status?: string }).status;
-        },
         logger: log.child({ part: 'reconcile' }),
         counts: reconcileSummary,
       }),
@@ -679,7 +703,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           ? { done: i.done, failed: i.failed, rejected: i.rejected, unknown: i.unknown, accepted: i.accepted }
           : {};
       },
-      ordersPlaced: () => (paperExec ? paperExec.orders().length : ordersPlaced),
+      ordersPlaced: () => ordersPlaced,
       fills: () =>
         fillsTotal + (paperExec ? paperExec.fills().filter((f) => f.kind !== 'offer_filled').length : 0),
       guardRejections: () => guardRejections,
@@ -718,7 +742,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     progress(`ready in ${readyAt - startedAt} ms; control endpoint ${control.url}`);
   }
 
-  async function sweepOrphans(a: ApiClient, st: Store, so: SeaportOrders): Promise<void> {
+  async function sweepOrphans(a: ApiClient, led: OrderLedger, so: SeaportOrders): Promise<void> {
     let cancelled = 0;
     for (const slug of options.collections) {
       try {
@@ -731,7 +755,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           if (o.protocol_data?.parameters?.offerer?.toLowerCase() !== wallet) continue;
           const hash = o.order_hash?.toLowerCase();
           if (hash === undefined || (o.status !== undefined && o.status !== 'ACTIVE')) continue;
-          if (st.orders.get(hash)?.status === 'open') continue;
+          if (led.get(hash) !== undefined) continue;
           try {
             await a.orders.cancel(
               options.chain.name,
@@ -739,7 +763,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
               hash,
               cancelRequest(so.signCancel(hash)),
             );
-            if (st.orders.get(hash) !== undefined) st.orders.setStatus(hash, 'cancelled');
             cancelled++;
           } catch (err) {
             log.warn({ err, orderHash: hash }, 'cancelling an offer the store does not know failed');
@@ -784,6 +807,23 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       const timedOut = await Promise.race([done, sleep(options.stopTimeoutMs).then(() => false)]);
       if (!timedOut)
         log.warn({ ms: options.stopTimeoutMs }, 'stop: executions in flight did not finish in time');
+    }
+    // What still stands on the marketplace (a cancel refused, unanswered or not sent) is said
+    // plainly, and stays in the store's ledger for the next start.
+    if (ledger !== undefined && !paper) {
+      ledger.tick();
+      liveAtStop = ledger
+        .counting()
+        .map((o) => ({ orderHash: o.orderHash as string, state: o.state as string, reason: o.reason }));
+      if (liveAtStop.length > 0) {
+        log.warn({ orders: liveAtStop }, 'stopping with orders still live on the marketplace');
+        progress(
+          `${liveAtStop.length} order(s) of ours still live on the marketplace (kept in the store): ${liveAtStop
+            .slice(0, 10)
+            .map((o) => `${o.orderHash.slice(0, 10)}… ${o.state}${o.reason ? ` (${o.reason})` : ''}`)
+            .join('; ')}`,
+        );
+      }
     }
     persistWatermarks();
     await stream?.stop().catch((err: unknown) => log.warn({ err }, 'stream stop failed'));
@@ -830,30 +870,20 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const now = clock.now();
     const es: EngineStatus | undefined = engine?.status();
     const ss = stream?.status();
-    const openOrders = paperExec
-      ? paperExec
-          .orders()
-          .filter((o) => o.status === 'open')
-          .map((o) => ({
-            orderHash: o.orderHash as string,
-            strategy: o.strategyId,
-            side: o.offer.type,
-            collection: o.offer.collection,
-            price: formatUnits(o.price, o.paymentToken.decimals),
-            symbol: o.paymentToken.symbol,
-            expiresAt: o.expiresAt,
-          }))
-      : (store?.orders.open({}) ?? [])
-          .filter((r) => r.side !== 'listing')
-          .map((r) => ({
-            orderHash: r.hash,
-            strategy: r.strategy ?? 'unknown',
-            side: r.side.replace('_offer', ''),
-            collection: r.collection,
-            price: formatUnits(r.quantity > 0n ? r.price / r.quantity : r.price, 18),
-            symbol: tokenSymbol(r.token),
-            expiresAt: r.expiry * 1000,
-          }));
+    const openOrders = (ledger?.counting() ?? [])
+      .filter((o) => o.side !== 'listing')
+      .map((o) => ({
+        orderHash: o.orderHash as string,
+        strategy: o.strategyId ?? 'unknown',
+        side: o.side.replace('_offer', ''),
+        state: o.state,
+        collection: o.collection,
+        price: formatUnits(o.price, o.paymentToken.decimals),
+        quantity: (o.quantity - o.filled).toString(),
+        symbol: o.paymentToken.symbol,
+        expiresAt: o.expiresAt,
+        ...(o.cancelValidUntil !== null ? { countedUntil: o.cancelValidUntil } : {}),
+      }));
     const paperFills = paperExec?.fills() ?? [];
     const fills = paperExec
       ? paperFills.slice(-20).map((f) => ({
@@ -861,7 +891,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           strategy: f.strategyId,
           kind: f.kind,
           collection: f.collection,
-          price: formatUnits(f.price, 18),
+          price: formatUnits(f.price, f.decimals),
           symbol: f.symbol,
         }))
       : [...recentFills];
@@ -902,8 +932,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           },
       skipped: es ? { total: es.skipped.total, byReason: es.skipped.byReason } : { total: 0, byReason: {} },
       orders: {
-        placed: paperExec ? paperExec.orders().length : ordersPlaced,
+        placed: ordersPlaced,
         open: openOrders,
+        ...(liveAtStop.length > 0 || state === 'stopped' ? { liveAtStop } : {}),
       },
       fills: {
         total: paperExec ? paperFills.length : fillsTotal,
@@ -912,12 +943,12 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       spend: (es?.risk.tokens ?? []).map((t) => ({
         account: t.token,
         symbol: t.token === 'eth-like' ? 'ETH+WETH' : (t.symbol ?? tokenSymbol(t.token)),
-        spentToday: formatUnits(t.spentToday, 18),
-        spentTotal: formatUnits(t.spentTotal, 18),
-        exposure: formatUnits(t.exposure, 18),
-        maxSpendPerDay: t.maxSpendPerDay === null ? null : formatUnits(t.maxSpendPerDay, 18),
-        maxExposure: t.maxExposure === null ? null : formatUnits(t.maxExposure, 18),
-        budget: t.budget === null ? null : formatUnits(t.budget, 18),
+        spentToday: formatUnits(t.spentToday, t.decimals),
+        spentTotal: formatUnits(t.spentTotal, t.decimals),
+        exposure: formatUnits(t.exposure, t.decimals),
+        maxSpendPerDay: t.maxSpendPerDay === null ? null : formatUnits(t.maxSpendPerDay, t.decimals),
+        maxExposure: t.maxExposure === null ? null : formatUnits(t.maxExposure, t.decimals),
+        budget: t.budget === null ? null : formatUnits(t.budget, t.decimals),
       })),
       risk: es
         ? {
@@ -962,7 +993,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       totals: Object.fromEntries(
         Object.entries(r.totals).map(([k, t]) => [
           k,
-          { spent: formatUnits(t.spent, 18), fees: formatUnits(t.fees, 18), count: t.count },
+          {
+            spent: formatUnits(t.spent, t.decimals),
+            fees: formatUnits(t.fees, t.decimals),
+            count: t.count,
+          },
         ]),
       ),
     };
@@ -1022,5 +1057,4 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   };
 }
 
-export { renderPaperReport as formatPaperReport };
 export const formatAmount = (v: bigint, decimals = 18) => formatUnits(v, decimals);

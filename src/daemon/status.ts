@@ -35,16 +35,25 @@ export interface DaemonStatus {
   readonly skipped: { readonly total: number; readonly byReason: Readonly<Record<string, number>> };
   readonly orders: {
     readonly placed: number;
+    /** Our offers that still count (open, partly filled, being cancelled, invalid), from the ledger. */
     readonly open: readonly {
       readonly orderHash: string;
       readonly strategy: string;
       readonly side: string;
+      /** The ledger's state: posted, open, partly_filled, cancelling, invalid. */
+      readonly state: string;
       readonly collection: string;
-      /** Per unit, whole tokens. */
+      /** Per unit, whole tokens (the token's own decimals). */
       readonly price: string;
+      /** Units still open. */
+      readonly quantity: string;
       readonly symbol: string;
       readonly expiresAt: number;
+      /** An accepted off-chain cancel: still counted until then (epoch ms). */
+      readonly countedUntil?: number;
     }[];
+    /** After stop: orders still live on the marketplace, and why. */
+    readonly liveAtStop?: readonly { readonly orderHash: string; readonly state: string; readonly reason: string | null }[];
   };
   readonly fills: {
     readonly total: number;
@@ -152,11 +161,16 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
     `  intents: ${i.emitted} proposed by strategies → ${i.accepted} passed risk → ${i.done} done, ${i.failed} failed, ${i.rejected} refused by risk, ${i.queued} waiting${i.unresolved > 0 ? `, ${i.unresolved} unknown (reconciling)` : ''}`,
   );
   if (s.skipped.total > 0) L.push(`  skipped (coalesced or no budget): ${counts(s.skipped.byReason)}`);
-  L.push(`  orders placed: ${s.orders.placed}; open offers: ${s.orders.open.length}`);
+  const cancelling = s.orders.open.filter((o) => o.state === 'cancelling').length;
+  L.push(
+    `  orders placed: ${s.orders.placed}; open offers: ${s.orders.open.length}${cancelling > 0 ? ` (${cancelling} being cancelled, still counted)` : ''}`,
+  );
   for (const o of s.orders.open.slice(0, 6))
     L.push(
-      `    ${o.strategy.padEnd(18)} ${o.side.padEnd(10)} ${o.collection.padEnd(16)} ${trim(o.price)} ${o.symbol}`,
+      `    ${o.strategy.padEnd(18)} ${o.side.padEnd(10)} ${o.collection.padEnd(16)} ${trim(o.price)} ${o.symbol}${o.quantity !== '1' ? ` ×${o.quantity}` : ''}${o.state !== 'open' ? ` [${o.state}]` : ''}`,
     );
+  for (const o of s.orders.liveAtStop ?? [])
+    L.push(`  STILL LIVE on the marketplace: ${o.orderHash} ${o.state}${o.reason ? ` (${o.reason})` : ''}`);
   L.push(`  fills: ${s.fills.total}`);
   for (const f of s.fills.recent.slice(-6))
     L.push(

@@ -11,7 +11,8 @@ import {
   type StrategyError,
   TransientError,
 } from '../errors/index.ts';
-import type { MarketSnapshot, OwnOrder } from '../market/snapshot.ts';
+import { createOrderLedger, type LedgerChange, type OrderLedger } from '../ledger/index.ts';
+import type { OwnOrder } from '../market/snapshot.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
 import { Priority } from '../ratelimit/types.ts';
 import {
@@ -47,6 +48,12 @@ export interface EngineOptions {
   readonly strategies: readonly LoadedStrategy[];
   readonly market: MarketSource;
   readonly executor: Executor;
+  /**
+   * The one ledger of our orders (risk counts from it; strategies see their orders in it; its
+   * changes reach their onOrderUpdate hooks). The owner feeds it market events. Default: an
+   * in-memory ledger.
+   */
+  readonly orders?: OrderLedger;
   readonly journal: IntentJournal;
   readonly stateStore: StrategyStateStore;
   /** A RiskManager, or the limits to build one. */
@@ -169,12 +176,10 @@ export class Engine {
   private readonly queue = new Map<string, Queued>();
   private readonly inFlight = new Map<string, Queued>();
   private readonly executions = new Set<Promise<void>>();
-  private readonly owners = new Map<string, string>();
-  private readonly targetOrders = new Map<string, OrderHash>();
+  readonly orders: OrderLedger;
+  private ownCache: { version: number; byStrategy: Map<string, OwnOrder[]> } | null = null;
   /** Intents whose outcome is unknown: id -> coalescing key (that key is blocked until settled). */
   private readonly unresolved = new Map<string, string>();
-  /** Orders we cancelled or replaced (hash -> when), most recent last. */
-  private readonly closedByUs = new Map<string, number>();
   private readonly skipped = new Map<string, number>();
   private readonly recentSkips: SkipRecord[] = [];
   private readonly cronTasks: { stop(): void }[] = [];
@@ -194,11 +199,18 @@ export class Engine {
     this.clock = options.clock ?? { now: () => Date.now() };
     this.log = options.logger ?? createLogger({ level: 'silent' });
     this.idPrefix = this.clock.now().toString(36);
+    this.orders =
+      options.orders ??
+      (options.risk instanceof RiskManager
+        ? options.risk.orders
+        : createOrderLedger({ clock: this.clock, chain: 'ethereum' }));
+    this.orders.onChange((c) => this.onOrderChange(c));
     this.risk =
       options.risk instanceof RiskManager
         ? options.risk
         : new RiskManager({
             limits: options.risk,
+            orders: this.orders,
             ...(options.spendLedger
               ? {
                   onSpend: (e) => {
@@ -246,8 +258,7 @@ export class Engine {
     this.started = true;
     const now = this.clock.now();
     if (this.o.spendLedger) this.risk.loadSpends(await this.o.spendLedger.all());
-    for (const r of await this.o.journal.list()) {
-      if (r.orderHash !== undefined) this.owners.set(r.orderHash, r.strategyId);
+    for (const r of await this.o.journal.list({ states: ['pending', 'sent', 'unknown'] })) {
       if (r.state === 'pending') {
         await this.o.journal.update(r.id, {
           state: 'failed',
@@ -322,11 +333,6 @@ export class Engine {
     if (this.closing) return;
     this.events++;
     const work: Promise<void>[] = [];
-    const update = this.ownOrderUpdate(event);
-    if (update !== null) {
-      const slot = this.slots.get(update.owner);
-      if (slot) work.push(this.runHook(slot, 'onOrderUpdate', [update.update]));
-    }
     if (!this.risk.paused && !this.risk.killed) {
       const subs = this.byKind.get(event.kind);
       if (subs !== undefined)
@@ -363,17 +369,9 @@ export class Engine {
         this.queue.delete(key);
         this.skip(q, 'killed');
       }
-    const hashes = new Map<string, string | null>();
-    for (const e of this.risk.openOffers()) hashes.set(e.orderHash, e.strategyId);
-    for (const o of this.o.market.snapshot().ownOrders)
-      if (
-        o.status === 'open' &&
-        o.side !== 'listing' &&
-        !hashes.has(o.orderHash) &&
-        !this.closedByUs.has(o.orderHash)
-      )
-        hashes.set(o.orderHash, this.owners.get(o.orderHash) ?? null);
-    for (const [hash, owner] of hashes) this.enqueueSystemCancel(hash as OrderHash, owner, reason);
+    for (const o of this.orders.counting())
+      if (o.side !== 'listing' && o.state !== 'cancelling')
+        this.enqueueSystemCancel(o.orderHash, o.strategyId, reason);
     this.drain();
   }
 
@@ -424,10 +422,6 @@ export class Engine {
         ...(outcome.result.orderHash !== undefined ? { orderHash: outcome.result.orderHash } : {}),
         ...(outcome.result.spent !== undefined ? { spent: outcome.result.spent } : {}),
       });
-      if (outcome.result.orderHash !== undefined) {
-        this.owners.set(outcome.result.orderHash, rec.strategyId);
-        this.targetOrders.set(`${rec.strategyId}|${rec.intent.target}`, outcome.result.orderHash);
-      }
     } else {
       await this.o.journal.update(intentId, {
         state: 'failed',
@@ -452,7 +446,7 @@ export class Engine {
       now,
       clock: this.clock,
       market,
-      ownOrders: this.ownOrdersOf(id, market),
+      ownOrders: this.ownOrdersOf(id),
       budget: { remaining: (token) => risk.remaining(id, asToken(token), now) },
       state: slot.state,
       params: slot.loaded.params,
@@ -465,36 +459,21 @@ export class Engine {
     return { ctx, state: slot.state };
   }
 
-  private ownOrdersOf(id: string, market: MarketSnapshot): OwnOrder[] {
-    const out: OwnOrder[] = [];
-    const seen = new Set<string>();
-    for (const o of market.ownOrders) {
-      if (this.owners.get(o.orderHash) !== id) continue;
-      seen.add(o.orderHash);
-      // The view may still show an order open that we cancelled or replaced moments ago.
-      out.push(o.status === 'open' && this.closedByUs.has(o.orderHash) ? { ...o, status: 'cancelled' } : o);
+  /** A strategy's orders as the ledger has them (a cancel under way shows as cancelled). */
+  private ownOrdersOf(id: string): readonly OwnOrder[] {
+    const v = this.orders.version();
+    if (this.ownCache === null || this.ownCache.version !== v) {
+      const byStrategy = new Map<string, OwnOrder[]>();
+      for (const o of this.orders.ownOrders()) {
+        const owner = this.orders.get(o.orderHash)?.strategyId ?? null;
+        if (owner === null) continue;
+        const list = byStrategy.get(owner);
+        if (list) list.push(o);
+        else byStrategy.set(owner, [o]);
+      }
+      this.ownCache = { version: v, byStrategy };
     }
-    for (const e of this.risk.openOffers(id)) {
-      if (seen.has(e.orderHash)) continue;
-      out.push({
-        orderHash: e.orderHash,
-        side:
-          e.offerType === 'collection'
-            ? 'collection_offer'
-            : e.offerType === 'trait'
-              ? 'trait_offer'
-              : 'item_offer',
-        collection: e.collection as OwnOrder['collection'],
-        nftKey: null,
-        trait: e.trait,
-        price: e.price,
-        paymentToken: e.token,
-        quantity: e.quantity,
-        expiresAt: e.expiresAt,
-        status: 'open',
-      });
-    }
-    return out;
+    return this.ownCache.byStrategy.get(id) ?? [];
   }
 
   private async runHook(
@@ -544,37 +523,38 @@ export class Engine {
     }
   }
 
-  private ownOrderUpdate(event: MarketEvent): { owner: string; update: OrderUpdate } | null {
-    let hash: string | null = null;
-    switch (event.kind) {
-      case 'sale':
-      case 'cancel':
-      case 'order_invalidated':
-      case 'order_revalidated':
-        hash = event.orderHash;
-        break;
-      default:
-        return null;
-    }
-    if (hash === null) return null;
-    const owner = this.owners.get(hash);
+  /** A change in the ledger: fills become spend; the owning strategy hears of fills and ends. */
+  private onOrderChange(c: LedgerChange): void {
     const now = this.clock.now();
-    let status: Extract<OrderUpdate, { kind: 'order' }>['status'];
-    if (event.kind === 'sale') {
-      const e = this.risk.observeFill(hash, now, event.price);
-      if (e === undefined && owner === undefined) return null;
-      status = 'filled';
-      this.afterOutcome();
-    } else if (event.kind === 'cancel') {
-      const e = this.risk.observeClosed(hash);
-      if (e === undefined && owner === undefined) return null;
-      status = 'cancelled';
-    } else {
-      if (owner === undefined) return null;
-      status = event.kind === 'order_invalidated' ? 'invalid' : 'revalidated';
-    }
-    if (owner === undefined) return null;
-    return { owner, update: { kind: 'order', orderHash: hash as OrderHash, status, event } };
+    if (c.filledUnits > 0n) this.risk.recordFill(c.order, c.filledUnits, c.filledAmount, now);
+    const owner = c.order.strategyId;
+    let status: Extract<OrderUpdate, { kind: 'order' }>['status'] | null = null;
+    const was = c.previous?.state;
+    if (c.filledUnits > 0n) status = 'filled';
+    else if (c.order.state !== was)
+      switch (c.order.state) {
+        case 'cancelled':
+          status = 'cancelled';
+          break;
+        case 'expired':
+          status = 'expired';
+          break;
+        case 'invalid':
+          status = 'invalid';
+          break;
+        case 'open':
+        case 'partly_filled':
+          if (was === 'invalid') status = 'revalidated';
+          break;
+        default:
+          break;
+      }
+    if (c.filledUnits > 0n || status === 'cancelled' || status === 'expired') this.afterOutcome();
+    if (status === null || owner === null || this.closing) return;
+    const slot = this.slots.get(owner);
+    if (slot === undefined || slot.loaded.definition.onOrderUpdate === undefined) return;
+    const update: OrderUpdate = { kind: 'order', orderHash: c.order.orderHash, status };
+    void this.runHook(slot, 'onOrderUpdate', [update]);
   }
 
   // ------------------------------------------------------------------ queue
@@ -625,12 +605,9 @@ export class Engine {
         this.skip(item, 'unresolved');
         continue;
       }
-      if (intent.kind === 'place_offer') {
-        const open = this.targetOrders.get(key);
-        if (open !== undefined && this.risk.bookEntry(open) !== undefined) {
-          this.skip(item, 'duplicate_offer');
-          continue;
-        }
+      if (intent.kind === 'place_offer' && this.orders.standing(strategyId, intent.target) !== undefined) {
+        this.skip(item, 'duplicate_offer');
+        continue;
       }
       const prev = this.queue.get(key);
       if (prev !== undefined) {
@@ -668,12 +645,7 @@ export class Engine {
   /** Sync risk with the market view's own orders and cancel offers above the headroom. */
   private syncRisk(): void {
     const now = this.clock.now();
-    this.risk.sync(
-      this.o.market.snapshot(),
-      now,
-      (h) => this.owners.get(h) ?? null,
-      (h) => this.closedByUs.has(h),
-    );
+    this.orders.tick();
     const market = this.o.market.snapshot();
     for (const c of [...this.risk.excess(now), ...this.risk.overFloor(market, now)])
       this.enqueueSystemCancel(c.orderHash, c.strategyId, `risk: ${c.reason}`);
@@ -787,6 +759,7 @@ export class Engine {
       market: this.o.market.snapshot(),
       priority: schedulerPriority(intent),
       coalesceKey: q.key,
+      ...(intent.kind === 'replace_offer' ? { replaceOverlap: this.risk.replaceOverlaps(q.id) } : {}),
     };
     let state: 'done' | 'failed' | 'unknown' = 'failed';
     let result: ExecutionResult | undefined;
@@ -839,24 +812,11 @@ export class Engine {
       this.risk.settle(q.id, { status: 'done', result }, now);
       this.counts.done++;
       if (result.orderHash !== undefined) {
-        this.owners.set(result.orderHash, q.strategyId);
-        this.targetOrders.set(q.key, result.orderHash);
         // Placed while the kill switch went on, or by a strategy disabled meanwhile: cancel it.
         const slot = this.slots.get(q.strategyId);
         if (this.risk.killed) this.enqueueSystemCancel(result.orderHash, q.strategyId, 'kill switch');
         else if (slot !== undefined && slot.runner.state === 'disabled' && this.o.cancelOnDisable !== false)
           this.enqueueSystemCancel(result.orderHash, q.strategyId, 'strategy disabled');
-      }
-      if (intent.kind === 'cancel_order' || intent.kind === 'replace_offer') {
-        const old = intent.orderHash;
-        this.closedByUs.set(old, now);
-        if (this.closedByUs.size > 10_000) {
-          const oldest = this.closedByUs.keys().next().value;
-          if (oldest !== undefined) this.closedByUs.delete(oldest);
-        }
-        for (const [k, h] of this.targetOrders) if (h === old && k !== q.key) this.targetOrders.delete(k);
-        if (intent.kind === 'cancel_order' && this.targetOrders.get(q.key) === old)
-          this.targetOrders.delete(q.key);
       }
     } else if (state === 'unknown') {
       this.risk.settle(q.id, { status: 'unknown' }, now);

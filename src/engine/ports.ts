@@ -20,6 +20,12 @@ export interface ExecutionContext {
   readonly priority: Priority;
   /** Coalescing key for the scheduler's jobs (strategy + target). */
   readonly coalesceKey: string;
+  /**
+   * ReplaceOffer: true when risk found that the old and the new order fit together under every
+   * cap, so the new one may be posted while the old one still counts (its cancel not assured yet);
+   * false: the old order must be really gone before the new one is posted.
+   */
+  readonly replaceOverlap?: boolean;
 }
 
 /** What an executor reports for an intent it carried out. */
@@ -36,7 +42,9 @@ export interface ExecutionResult {
  * - RejectedError: definitively not done (API 4xx, guard refusal, precondition failed);
  * - TransientError with maybeProcessed=false: definitively not done (retry is the strategy's call);
  * - TransientError with maybeProcessed=true (or any other error): outcome UNKNOWN, to reconcile.
- * ReplaceOffer: the old order is cancelled (confirmed) before the new one is signed.
+ * ReplaceOffer: the old order is cancelled before the new one is posted; see replaceOverlap.
+ * Orders go into the engine's ledger (`post` before the post, then news): the ledger, not the
+ * result, is what risk counts.
  */
 export interface Executor {
   readonly mode: string;

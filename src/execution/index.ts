@@ -1,15 +1,28 @@
 /** Execution: buy a listing (the snipe path), accept an offer, swap, mint — each one a write-ahead intent. */
 export { createExecutor, isUnresolved } from './executor.ts';
+export { createLiveExecutor, type LiveExecutorOptions } from './live.ts';
 export {
-  type CancelInput,
-  type CancelOutcome,
+  type CollectionFeeInfo,
+  createPaperExecutor,
+  PAPER_GAS_UNITS,
+  type PaperExecutor,
+  type PaperExecutorOptions,
+  type PaperFill,
+  type PaperOrder,
+  type PaperReport,
+  renderPaperReport,
+} from './paper.ts';
+export { createExecutionReconciler, type ExecutionReconcilerOptions } from './reconcile.ts';
+export {
+  type CancelOptions,
+  type CancelResult,
+  type CollectionInfo,
   createOrderDesk,
-  type OfferTarget,
   type OrderDesk,
   type OrderDeskApi,
   type OrderDeskOptions,
-  type PlacedOffer,
-  type PlaceOfferInput,
+  offerSpecOf,
+  type PlaceInput,
 } from './orders.ts';
 export { createFastTxSigner } from './tx-signer.ts';
 export {

@@ -1,30 +1,44 @@
 /**
- * Our own offers: placed (built and signed locally by src/seaport, posted through the API,
- * recorded in the store's orders table before the post) and cancelled (off-chain through the
- * cancel endpoint when the order is zone-protected; on chain with Seaport `cancel` when the
- * off-chain cancel cannot be assured — a fulfillment signature may still be valid — or is not
- * possible at all). Each operation is an intent (`place_offer`, `cancel_order`).
+ * The one path that places, replaces and cancels our orders (live mode; paper mode implements the
+ * same engine port with simulated fills). Every order goes into the ledger before its post and
+ * every answer becomes ledger news, so risk counts an order until it is really gone:
+ *
+ * - place: the conduit's WETH allowance is read from the chain and raised (only to the conduit,
+ *   to at least every offer that still counts plus the new one) when short; the order is signed
+ *   locally, recorded as `posted`, then posted. A refused post is `failed`; an unanswered one
+ *   stays `posted` (counted) until `reconcile` reads it back.
+ * - cancel: off-chain through the API (signed zone) with retries while unanswered; an accepted
+ *   cancel counts until `last_signature_issued_valid_until`. A refused cancel, a cancel left
+ *   unanswered after the retries, or (when the caller needs the order gone) an accepted one
+ *   whose window has not passed, becomes a Seaport `cancel` transaction on chain. Only the chain
+ *   or a passed window ever says "gone".
  */
-import type { ApiClient } from '../api/index.ts';
+import type { ApiClient, CallOptions } from '../api/index.ts';
 import type { TxSender } from '../chain/index.ts';
-import { RejectedError, TransientError } from '../errors/index.ts';
+import type { NftRef, PaymentToken } from '../domain/events.ts';
+import { type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
+import { BaseError, RejectedError, TransientError } from '../errors/index.ts';
+import type { LedgerOrder, OrderLedger, OrderSide } from '../ledger/index.ts';
 import { type Logger, silentLogger } from '../observability/index.ts';
 import {
   type Approvals,
   buildOfferRequest,
-  type ChainClock,
   type CollectionFee,
   cancelPlan,
   cancelRequest,
   criteriaOfferRequest,
   hardCancelTx,
   type OrderComponents,
-  offchainCancelAssured,
   type SeaportOrders,
-  type SignedOrder,
   seaportRequest,
 } from '../seaport/index.ts';
-import type { OrderSide, Store } from '../store/index.ts';
+import type { OfferSpec } from '../strategy.ts';
+
+export interface CollectionInfo {
+  readonly fees: readonly CollectionFee[];
+  /** The collection's NFT contract (criteria offers name it), when known. */
+  readonly contract?: string;
+}
 
 export interface OrderDeskApi {
   readonly offers: Pick<ApiClient['offers'], 'create' | 'build' | 'createCriteria'>;
@@ -35,303 +49,364 @@ export interface OrderDeskOptions {
   readonly api: OrderDeskApi;
   /** Builds and signs our orders (offerer = our wallet). */
   readonly orders: SeaportOrders;
-  /** For WETH approvals and hard cancels. */
+  /** Approvals and on-chain cancels. */
   readonly sender: TxSender;
-  readonly store: Store;
+  readonly ledger: OrderLedger;
+  /** WETH allowance to the conduit (read from the chain at every check). */
+  readonly approvals: Approvals;
   /** The API's chain name. */
   readonly chain: string;
-  /** Chain time (the latest block), to judge whether an off-chain cancel is assured. */
-  readonly clock: ChainClock;
-  /** WETH allowance to the conduit before an offer, when needed. */
-  readonly approvals?: Approvals;
-  readonly strategy?: string;
+  readonly clock: { now(): number };
+  readonly collection: (slug: string) => Promise<CollectionInfo>;
+  /** ERC-721 or ERC-1155 of an NFT contract (item offers); default erc721. */
+  readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
+  /** Approve at least this much when an approval is needed (one approval serves many offers). */
+  readonly minApproval?: bigint;
+  /** Off-chain cancel attempts while unanswered (timeouts, 5xx, 429); default 3. */
+  readonly cancelAttempts?: number;
+  /** Pause between those attempts; default 500 ms. */
+  readonly cancelRetryMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
   readonly logger?: Logger;
 }
 
-export type OfferTarget =
-  | {
-      readonly type: 'item';
-      readonly nft: {
-        readonly contract: string;
-        readonly tokenId: bigint;
-        readonly standard: 'erc721' | 'erc1155';
-      };
-    }
-  | { readonly type: 'collection' }
-  | { readonly type: 'trait'; readonly traits: readonly { readonly type: string; readonly value: string }[] };
-
-export interface PlaceOfferInput {
+export interface PlaceInput {
   readonly intentId: string;
-  readonly strategy?: string;
-  /** Collection slug. */
-  readonly collection: string;
-  readonly target: OfferTarget;
-  /** Price per unit, offer token (WETH) units. */
+  readonly strategyId: string;
+  /** The intent's target (the ledger finds a strategy's order for a target by it). */
+  readonly target: string;
+  readonly offer: OfferSpec;
+  /** Per unit. */
   readonly price: bigint;
-  readonly quantity?: bigint;
-  /** The collection's fees (from the API's collection `fees`). */
-  readonly fees: readonly CollectionFee[];
-  readonly expirySec?: number;
+  readonly paymentToken: PaymentToken;
+  readonly quantity: bigint;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+  readonly call?: CallOptions;
 }
 
-export interface PlacedOffer {
+export interface CancelOptions {
+  /** Record of the cancel (transaction ids). */
   readonly intentId: string;
-  readonly orderHash: string;
-  /** Seaport endTime, epoch seconds. */
-  readonly expiry: number;
-  readonly replayed?: boolean;
+  /** The order must be gone (not only cancelled off-chain with a signature window open). */
+  readonly requireGone?: boolean;
+  readonly call?: CallOptions;
 }
 
-export interface CancelInput {
-  readonly intentId: string;
-  readonly orderHash: string;
-  readonly strategy?: string;
-}
-
-export interface CancelOutcome {
-  readonly intentId: string;
-  readonly orderHash: string;
-  readonly method: 'offchain' | 'onchain';
-  /** The on-chain cancel's transaction. */
-  readonly txHash?: string;
-}
+/** gone: filled, cancelled on chain, expired, or the signature window has passed; window: counted until `until`. */
+export type CancelResult = { readonly state: 'gone' } | { readonly state: 'window'; readonly until: number };
 
 export interface OrderDesk {
-  placeOffer(input: PlaceOfferInput): Promise<PlacedOffer>;
-  cancelOrder(input: CancelInput): Promise<CancelOutcome>;
-  /** At start: pending orders (recorded, post outcome unknown) checked against the API. */
-  reconcile(): Promise<{ readonly opened: readonly string[]; readonly failed: readonly string[] }>;
+  place(input: PlaceInput): Promise<OrderHash>;
+  cancel(orderHash: string, options: CancelOptions): Promise<CancelResult>;
+  /** Cancels the old order (gone first, unless `overlap`), then places the new one for the same target. */
+  replace(
+    orderHash: string,
+    input: Omit<PlaceInput, 'offer' | 'paymentToken' | 'quantity' | 'target'> & { readonly overlap: boolean },
+  ): Promise<OrderHash>;
+  /**
+   * Reads back what the ledger is unsure of: `posted` orders (was the post answered?) and
+   * cancels under way without an answer. Returns how many were settled.
+   */
+  reconcile(): Promise<{ readonly checked: number; readonly settled: number }>;
 }
 
-const componentsId = (intentId: string) => `${intentId}/order`;
+const sideOf = (offer: OfferSpec): OrderSide =>
+  offer.type === 'collection' ? 'collection_offer' : offer.type === 'trait' ? 'trait_offer' : 'item_offer';
 
-export function createOrderDesk(options: OrderDeskOptions): OrderDesk {
-  const { api, orders, sender, store } = options;
-  const log = (options.logger ?? silentLogger()).child({ component: 'order-desk' });
-  const offerer = orders.offerer;
-  const protocol = orders.options.protocolAddress;
-  const defaultStrategy = options.strategy ?? 'executor';
-  const byIntent = store.db.prepare<[string], { hash: string; expiry: number }>(
-    'SELECT hash, expiry FROM orders WHERE intent_id = ? ORDER BY created_at LIMIT 1',
-  );
+export function offerSpecOf(o: LedgerOrder, chain: string): OfferSpec {
+  if (o.side === 'collection_offer') return { type: 'collection', collection: o.collection };
+  if (o.side === 'trait_offer')
+    return {
+      type: 'trait',
+      collection: o.collection,
+      traitType: o.trait?.type ?? '',
+      value: o.trait?.value ?? '',
+    };
+  return {
+    type: 'item',
+    collection: o.collection,
+    nft: {
+      chain: chain as NftRef['chain'],
+      contract: (o.contract ?? ZERO_ADDRESS) as NftRef['contract'],
+      identifier: (o.tokenId ?? '0') as NftRef['identifier'],
+    },
+  };
+}
 
-  function finish(intentId: string, ok: boolean, error?: string): void {
-    const cur = store.intents.get(intentId);
-    if (cur && cur.state !== 'done' && cur.state !== 'failed') {
-      store.intents.setState(intentId, ok ? 'done' : 'failed', error);
-    }
+const STATUSES = new Set(['ACTIVE', 'FULFILLED', 'CANCELLED', 'EXPIRED', 'INVALID']);
+
+export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
+  const log = (o.logger ?? silentLogger()).child({ part: 'orders' });
+  const ledger = o.ledger;
+  const offerer = o.orders.offerer.toLowerCase();
+  const protocol = o.orders.options.protocolAddress;
+  const offerToken = o.orders.options.offerToken.toLowerCase();
+  const attempts = Math.max(1, o.cancelAttempts ?? 3);
+  const retryMs = o.cancelRetryMs ?? 500;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let txSeq = 0;
+
+  // one approval at a time: offers placed together share it
+  let approving: Promise<void> = Promise.resolve();
+  function ensureAllowance(token: string, needed: bigint, intentId: string): Promise<void> {
+    const next = approving.then(() => approve(token, needed, intentId));
+    approving = next.catch(() => undefined);
+    return next;
   }
 
-  async function placeOffer(input: PlaceOfferInput): Promise<PlacedOffer> {
-    const prior = store.intents.get(input.intentId);
-    if (prior) {
-      const o = byIntent.get(input.intentId);
-      if (prior.state === 'done' && o) {
-        return { intentId: input.intentId, orderHash: o.hash, expiry: o.expiry, replayed: true };
-      }
-      throw new RejectedError('intent_exists', `intent ${input.intentId} is ${prior.state}`);
-    }
-    const strategy = input.strategy ?? defaultStrategy;
-    const t = input.target;
-    const targetKey =
-      t.type === 'item'
-        ? `offer:item:${t.nft.contract.toLowerCase()}:${t.nft.tokenId}`
-        : t.type === 'trait'
-          ? `offer:trait:${input.collection}:${t.traits.map((x) => `${x.type}=${x.value}`).join('&')}`
-          : `offer:collection:${input.collection}`;
-    store.intents.create({
-      id: input.intentId,
-      strategy,
-      kind: 'place_offer',
-      targetKey,
-      payload: {
-        collection: input.collection,
-        target: t,
-        price: input.price,
-        quantity: input.quantity ?? 1n,
-      },
+  async function approve(token: string, needed: bigint, intentId: string): Promise<void> {
+    // read from the chain every time: fills spend the allowance
+    if ((await o.approvals.weth(token, offerer, needed)) === null) return;
+    const amount = o.minApproval !== undefined && o.minApproval > needed ? o.minApproval : needed;
+    const tx = await o.approvals.weth(token, offerer, amount);
+    if (tx === null) return;
+    log.info({ token, amount: amount.toString() }, 'raising the conduit allowance for offers');
+    const res = await o.sender.send(`${intentId}/approve-${++txSeq}`, {
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
     });
-    let hash: string | undefined;
-    try {
-      const quantity = input.quantity ?? 1n;
-      if (options.approvals) {
-        const approval = await options.approvals.weth(
-          orders.options.offerToken,
-          offerer,
-          input.price * quantity,
-        );
-        if (approval) {
-          const r = await sender.send(`${input.intentId}/approve-weth`, {
-            to: approval.to,
-            data: approval.data,
-            value: approval.value,
-          });
-          if (r.status !== 'success')
-            throw new RejectedError('approval_reverted', 'the WETH approval reverted');
-        }
-      }
-      const common = {
-        price: input.price,
-        fees: input.fees,
-        ...(input.quantity !== undefined ? { quantity: input.quantity } : {}),
-        ...(input.expirySec !== undefined ? { expirySec: input.expirySec } : {}),
-      };
-      let signed: SignedOrder;
-      let post: () => Promise<unknown>;
-      let side: OrderSide;
-      if (t.type === 'item') {
-        signed = await orders.itemOffer({ ...common, nft: t.nft });
-        const s = signed;
-        post = () => api.offers.create(options.chain, seaportRequest(s));
-        side = 'item_offer';
-      } else {
-        const request = buildOfferRequest({
-          offerer,
-          slug: input.collection,
-          ...(t.type === 'trait' ? { traits: t.traits } : {}),
-          quantity: Number(quantity),
-          protocolAddress: protocol,
-        });
-        const build = await api.offers.build(request);
-        const c = await orders.criteriaOffer({ ...common, build, requested: request.criteria });
-        signed = c;
-        post = () => api.offers.createCriteria(criteriaOfferRequest(c));
-        side = t.type === 'trait' ? 'trait_offer' : 'collection_offer';
-      }
-      hash = signed.orderHash;
-      const expiry = Number(signed.components.endTime);
-      const trait = t.type === 'trait' && t.traits.length === 1 ? t.traits[0] : undefined;
-      // recorded before the post: a crash leaves a pending order that reconcile checks
-      store.transaction(() => {
-        store.intents.create({
-          id: componentsId(input.intentId),
-          strategy,
-          kind: 'order',
-          targetKey: `order:${signed.orderHash}`,
-          payload: { components: signed.components, protocolAddress: signed.protocolAddress },
-          state: 'done',
-        });
-        store.orders.upsert({
-          hash: signed.orderHash,
-          intentId: input.intentId,
-          strategy,
-          side,
-          collection: input.collection,
-          ...(t.type === 'item'
-            ? { contract: t.nft.contract.toLowerCase(), tokenId: t.nft.tokenId.toString() }
-            : {}),
-          ...(trait ? { traitType: trait.type, traitValue: trait.value } : {}),
-          price: input.price * quantity,
-          token: orders.options.offerToken.toLowerCase(),
+    if (res.status !== 'success')
+      throw new TransientError('approval_reverted', 'the conduit approval reverted', { maybeProcessed: false });
+  }
+
+  /** Worst case of every offer in `token` that still counts (the allowance must cover them all). */
+  function committed(token: string): bigint {
+    let sum = 0n;
+    for (const x of ledger.counting())
+      if (x.side !== 'listing' && x.paymentToken.address.toLowerCase() === token) sum += ledger.exposureOf(x);
+    return sum;
+  }
+
+  async function place(input: PlaceInput): Promise<OrderHash> {
+    const { offer, paymentToken, quantity } = input;
+    const token = paymentToken.address.toLowerCase();
+    if (token !== offerToken)
+      throw new RejectedError(
+        'offer_token_unsupported',
+        `offers are made in ${offerToken}; ${paymentToken.symbol} (${token}) is not supported`,
+      );
+    if (quantity <= 0n) throw new RejectedError('offer_bad_quantity', 'an offer needs a quantity of at least 1');
+    const now = o.clock.now();
+    const expirySec = Math.max(60, Math.floor((input.expiresAt - now) / 1000));
+    const total = input.price * quantity;
+    const info = await o.collection(offer.collection);
+    await ensureAllowance(token, committed(token) + total, input.intentId);
+    let signed: { orderHash: string; components: OrderComponents };
+    let post: () => Promise<{ order_hash?: string | null }>;
+    let standard: 'erc721' | 'erc1155' | null = null;
+    if (offer.type === 'item') {
+      standard = o.standardOf !== undefined ? await o.standardOf(offer.nft.contract) : 'erc721';
+      const s = await o.orders.itemOffer({
+        nft: { contract: offer.nft.contract, tokenId: BigInt(offer.nft.identifier), standard },
+        quantity,
+        price: total,
+        fees: info.fees,
+        expirySec,
+      });
+      signed = s;
+      post = () => o.api.offers.create(o.chain, seaportRequest(s), input.call ?? {});
+    } else {
+      const request = buildOfferRequest({
+        offerer,
+        slug: offer.collection,
+        ...(offer.type === 'trait' ? { traits: [{ type: offer.traitType, value: offer.value }] } : {}),
+        protocolAddress: protocol,
+        quantity: Number(quantity),
+      });
+      const build = await o.api.offers.build(request, input.call ?? {});
+      const s = o.orders.signCriteriaOffer(
+        {
+          build,
+          price: total,
           quantity,
-          startTime: Number(signed.components.startTime),
-          expiry,
-          status: 'pending',
-        });
-      });
-      await post();
-      store.transaction(() => {
-        store.orders.setStatus(signed.orderHash, 'open');
-        finish(input.intentId, true);
-      });
-      log.info({ intentId: input.intentId, orderHash: signed.orderHash, side }, 'offer placed');
-      return { intentId: input.intentId, orderHash: signed.orderHash, expiry };
+          fees: info.fees,
+          ...(info.contract !== undefined ? { contract: info.contract } : {}),
+          requested: request.criteria,
+          expirySec,
+        },
+        await o.orders.prepare(),
+      );
+      signed = s;
+      post = () => o.api.offers.createCriteria(criteriaOfferRequest(s), input.call ?? {});
+    }
+    const hash = signed.orderHash.toLowerCase() as OrderHash;
+    // recorded before the post: from now on it counts, whatever happens to the post
+    ledger.post({
+      orderHash: hash,
+      intentId: input.intentId,
+      strategyId: input.strategyId,
+      target: input.target,
+      side: sideOf(offer),
+      collection: offer.collection,
+      contract: offer.type === 'item' ? offer.nft.contract.toLowerCase() : (info.contract?.toLowerCase() ?? null),
+      tokenId: offer.type === 'item' ? String(offer.nft.identifier) : null,
+      standard,
+      trait: offer.type === 'trait' ? { type: offer.traitType, value: offer.value } : null,
+      price: input.price,
+      paymentToken,
+      quantity,
+      expiresAt: Number(signed.components.endTime) * 1000,
+      components: signed.components,
+      protocolAddress: protocol,
+    });
+    try {
+      const res = await post();
+      if (res.order_hash != null && res.order_hash.toLowerCase() !== hash)
+        log.warn({ orderHash: hash, answered: res.order_hash }, 'the marketplace answered another order hash');
     } catch (e) {
-      const unknown = e instanceof TransientError && e.maybeProcessed;
-      if (!unknown) {
-        store.transaction(() => {
-          if (hash !== undefined && store.orders.get(hash)) {
-            store.orders.setStatus(hash, 'failed', e instanceof RejectedError ? e.code : 'error');
-          }
-          finish(input.intentId, false, e instanceof RejectedError ? e.code : 'error');
-        });
-      }
+      const unknown = !(e instanceof RejectedError) && !(e instanceof TransientError && !e.maybeProcessed);
+      if (!unknown) ledger.note(hash, { kind: 'post_failed', reason: e instanceof BaseError ? e.code : 'error' });
       throw e;
     }
+    ledger.note(hash, { kind: 'opened' });
+    log.info(
+      { strategy: input.strategyId, orderHash: hash, side: sideOf(offer), price: input.price.toString() },
+      'offer posted',
+    );
+    return hash;
   }
 
-  async function cancelOrder(input: CancelInput): Promise<CancelOutcome> {
-    const hash = input.orderHash.toLowerCase();
-    const order = store.orders.get(hash);
-    if (!order?.intentId) throw new RejectedError('order_unknown', `order ${hash} is not one of ours`);
-    const saved = store.intents.get(componentsId(order.intentId))?.payload as
-      | { components: OrderComponents; protocolAddress: string }
-      | undefined;
-    if (!saved) throw new RejectedError('order_unknown', `order ${hash} has no recorded components`);
-    const prior = store.intents.get(input.intentId);
-    if (prior) throw new RejectedError('intent_exists', `intent ${input.intentId} is ${prior.state}`);
-    store.intents.create({
-      id: input.intentId,
-      strategy: input.strategy ?? defaultStrategy,
-      kind: 'cancel_order',
-      targetKey: `cancel:${hash}`,
-      payload: { orderHash: hash },
-    });
+  /** The marketplace's word on an order, into the ledger; true when it is gone now. */
+  async function readBack(hash: string): Promise<boolean> {
     try {
-      if (cancelPlan(saved.components, { fulfillmentSignatureIssued: false }) === 'offchain') {
+      const res = await o.api.orders.get(o.chain, protocol, hash);
+      const order = res.order as { status?: string; remaining_quantity?: number | string };
+      const status = String(order.status ?? '').toUpperCase();
+      if (STATUSES.has(status))
+        ledger.note(hash, {
+          kind: 'marketplace_status',
+          status: status as 'ACTIVE',
+          remaining: order.remaining_quantity !== undefined ? BigInt(order.remaining_quantity) : null,
+        });
+    } catch (e) {
+      if (!(e instanceof RejectedError)) return false;
+      // unknown to the marketplace: a post that never arrived
+      ledger.note(hash, { kind: 'post_failed', reason: 'not_on_marketplace' });
+    }
+    const cur = ledger.get(hash);
+    return cur === undefined || !ledger.counts(cur);
+  }
+
+  async function cancelOnChain(hash: string, order: LedgerOrder, intentId: string): Promise<CancelResult> {
+    const components = order.components as OrderComponents | undefined;
+    if (components === undefined)
+      throw new RejectedError(
+        'cancel_not_assured',
+        `order ${hash}: the off-chain cancel was not assured and its components are unknown (no on-chain cancel); it stays counted`,
+      );
+    const tx = hardCancelTx(
+      { chainId: o.sender.chainId, protocolAddress: order.protocolAddress ?? protocol, offerer },
+      [components],
+    );
+    log.warn({ orderHash: hash }, 'cancelling on chain');
+    const r = await o.sender.send(`${intentId}/cancel-${++txSeq}`, { to: tx.to, data: tx.data, value: tx.value });
+    if (r.status !== 'success') throw new RejectedError('cancel_reverted', `the on-chain cancel of ${hash} reverted`);
+    ledger.note(hash, { kind: 'cancelled', source: 'chain' });
+    return { state: 'gone' };
+  }
+
+  async function cancel(orderHash: string, options: CancelOptions): Promise<CancelResult> {
+    const hash = orderHash.toLowerCase();
+    const order = ledger.get(hash);
+    if (order === undefined) throw new RejectedError('order_unknown', `order ${hash} is not one of ours`);
+    if (!ledger.counts(order)) return { state: 'gone' };
+    if (order.state === 'cancelling' && order.cancelValidUntil !== null) {
+      if (!options.requireGone) return { state: 'window', until: order.cancelValidUntil };
+      return cancelOnChain(hash, order, options.intentId);
+    }
+    ledger.note(hash, { kind: 'cancel_requested' });
+    const components = order.components as OrderComponents | undefined;
+    const offchain =
+      components === undefined || cancelPlan(components, { fulfillmentSignatureIssued: false }) === 'offchain';
+    let refusal = 'not zone-protected';
+    if (offchain)
+      for (let attempt = 1; attempt <= attempts; attempt++) {
         try {
-          const res = await api.orders.cancel(
-            options.chain,
-            saved.protocolAddress,
+          const res = await o.api.orders.cancel(
+            o.chain,
+            order.protocolAddress ?? protocol,
             hash,
-            cancelRequest(orders.signCancel(hash)),
+            cancelRequest(o.orders.signCancel(hash)),
+            options.call ?? {},
           );
-          if (offchainCancelAssured(res, await options.clock.nowSec())) {
-            store.transaction(() => {
-              store.orders.setStatus(hash, 'cancelled');
-              finish(input.intentId, true);
-            });
+          const until = Date.parse(res.last_signature_issued_valid_until);
+          const validUntil = Number.isFinite(until) ? until : o.clock.now() + 600_000;
+          ledger.note(hash, { kind: 'cancel_accepted', validUntil });
+          if (validUntil <= o.clock.now()) {
             log.info({ orderHash: hash }, 'order cancelled off-chain');
-            return { intentId: input.intentId, orderHash: hash, method: 'offchain' };
+            return { state: 'gone' };
           }
           log.info(
-            { orderHash: hash, validUntil: res.last_signature_issued_valid_until },
-            'off-chain cancel not assured: a fulfillment signature may still be used; cancelling on chain',
+            { orderHash: hash, validUntil: new Date(validUntil).toISOString() },
+            'off-chain cancel accepted; a fulfillment signature stays usable until then: still counted',
           );
+          if (!options.requireGone) return { state: 'window', until: validUntil };
+          return cancelOnChain(hash, ledger.get(hash) as LedgerOrder, options.intentId);
         } catch (e) {
-          if (!(e instanceof RejectedError)) throw e;
-          log.warn({ orderHash: hash, code: e.code }, 'off-chain cancel refused; cancelling on chain');
+          if (e instanceof RejectedError) {
+            // filled or gone meanwhile? the marketplace's word settles it
+            if (await readBack(hash)) return { state: 'gone' };
+            refusal = `${e.code}: ${e.shortMessage}`;
+            break;
+          }
+          refusal = e instanceof BaseError ? `${e.code}: ${e.shortMessage}` : String(e);
+          log.warn({ orderHash: hash, attempt, err: refusal }, 'off-chain cancel unanswered');
+          if (attempt < attempts) await sleep(retryMs * attempt);
         }
       }
-      const tx = hardCancelTx({ chainId: sender.chainId, protocolAddress: saved.protocolAddress, offerer }, [
-        saved.components,
-      ]);
-      const r = await sender.send(`${input.intentId}/cancel`, { to: tx.to, data: tx.data, value: tx.value });
-      if (r.status !== 'success') throw new RejectedError('cancel_reverted', 'the on-chain cancel reverted');
-      store.transaction(() => {
-        store.orders.setStatus(hash, 'cancelled');
-        finish(input.intentId, true);
-      });
-      log.info({ orderHash: hash, hash: r.hash }, 'order cancelled on chain');
-      return { intentId: input.intentId, orderHash: hash, method: 'onchain', txHash: r.hash };
+    ledger.note(hash, { kind: 'cancel_refused', reason: refusal });
+    log.warn({ orderHash: hash, reason: refusal }, 'off-chain cancel refused or unanswered');
+    try {
+      return await cancelOnChain(hash, ledger.get(hash) as LedgerOrder, options.intentId);
     } catch (e) {
-      if (e instanceof RejectedError) finish(input.intentId, false, e.code);
+      log.error({ orderHash: hash, err: e }, 'cancel failed: the order stays counted');
       throw e;
     }
   }
 
-  async function reconcile() {
-    const opened: string[] = [];
-    const failed: string[] = [];
-    for (const o of store.orders.list({ status: 'pending' })) {
-      try {
-        await api.orders.get(options.chain, protocol, o.hash);
-        store.transaction(() => {
-          store.orders.setStatus(o.hash, 'open');
-          if (o.intentId) finish(o.intentId, true);
-        });
-        opened.push(o.hash);
-      } catch (e) {
-        if (!(e instanceof RejectedError)) throw e;
-        store.transaction(() => {
-          store.orders.setStatus(o.hash, 'failed', 'not_posted');
-          if (o.intentId) finish(o.intentId, false, 'not_posted');
-        });
-        failed.push(o.hash);
+  return {
+    place,
+    cancel,
+    async replace(orderHash, input) {
+      const old = ledger.get(orderHash);
+      if (old === undefined || old.strategyId === null)
+        throw new RejectedError('replace_unknown_order', `order ${orderHash} is not one of ours`);
+      if (old.side === 'listing') throw new RejectedError('replace_not_offer', `order ${orderHash} is a listing`);
+      await cancel(orderHash, {
+        intentId: input.intentId,
+        requireGone: !input.overlap,
+        ...(input.call !== undefined ? { call: input.call } : {}),
+      });
+      return place({
+        ...input,
+        target: old.target ?? '',
+        offer: offerSpecOf(old, o.chain),
+        paymentToken: old.paymentToken,
+        quantity: old.quantity - old.filled,
+      });
+    },
+    async reconcile() {
+      let checked = 0;
+      let settled = 0;
+      for (const x of ledger.list({ states: ['posted', 'cancelling'] })) {
+        if (x.state === 'cancelling' && x.cancelValidUntil !== null) continue;
+        checked++;
+        const before = ledger.get(x.orderHash)?.state;
+        await readBack(x.orderHash);
+        const after = ledger.get(x.orderHash);
+        if (after !== undefined && after.state === 'cancelling' && after.cancelValidUntil === null) {
+          // a cancel whose answer was lost (process stopped): ask again
+          try {
+            await cancel(after.orderHash, { intentId: `reconcile-${after.orderHash.slice(2, 12)}` });
+          } catch (err) {
+            log.warn({ orderHash: after.orderHash, err }, 'cancel of an order left cancelling failed');
+          }
+        }
+        if (ledger.get(x.orderHash)?.state !== before) settled++;
       }
-    }
-    return { opened, failed };
-  }
-
-  return { placeOffer, cancelOrder, reconcile };
+      return { checked, settled };
+    },
+  };
 }

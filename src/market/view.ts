@@ -59,9 +59,9 @@ export interface MarketClock {
   now(): number;
 }
 
-/** Where the daemon's own open orders come from at start (the store, normally). */
+/** Our own orders, read at snapshot time (the order ledger; the view keeps no copy). */
 export interface OwnOrderSource {
-  load(): Promise<readonly OwnOrder[]> | readonly OwnOrder[];
+  ownOrders(): readonly OwnOrder[];
 }
 
 export interface MarketViewOptions {
@@ -92,8 +92,6 @@ export interface MarketViewOptions {
   readonly errorBackoffMs?: number;
   /** How often expired orders are swept out. Default 1 000 ms. */
   readonly sweepIntervalMs?: number;
-  /** Closed own orders stay in the snapshot this long. Default 600 000 ms. */
-  readonly ownOrderRetentionMs?: number;
   /** Payment tokens of the chain (symbol → address, decimals) for prices the API gives by symbol only. */
   readonly paymentTokens?: readonly PaymentToken[];
   readonly ownOrders?: OwnOrderSource;
@@ -104,8 +102,6 @@ export interface MarketViewOptions {
   readonly streamFreshness?: (
     slug: string,
   ) => { readonly ageMs: number; readonly stale: boolean } | undefined;
-  /** Called after an own order changed (status or open quantity); exceptions are logged, not thrown. */
-  readonly onOwnOrderChange?: (order: OwnOrder, previous: OwnOrder | undefined) => void;
   /** Priority of periodic refreshes. Default `Priority.analytics`. */
   readonly periodicPriority?: Priority;
   /** Priority of re-learning refreshes. Default `Priority.read` (still below trading). */
@@ -159,10 +155,6 @@ export interface MarketView {
   /** The stream has news for `slug` (or every collection with '*') as of `at`. */
   markStreamFresh(slug: string, at: number): void;
   setStreamStatus(slug: string, status: StreamStatus): void;
-  /** Registers or updates one of our own orders (by hash). */
-  upsertOwnOrder(order: OwnOrder): void;
-  removeOwnOrder(orderHash: string): boolean;
-  ownOrder(orderHash: string): OwnOrder | undefined;
   /** Asks for an out-of-schedule refresh (re-learning budget applies). */
   requestRefresh(slug: string, kinds?: readonly RefreshKind[]): void;
   /** Runs the given kinds (default all) of one or every collection now, and resolves when done. Ignores the re-learning budget. */
@@ -257,7 +249,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   const maxConcurrent = Math.floor(positive('maxConcurrent', options.maxConcurrent, 2));
   const errorBackoffMs = positive('errorBackoffMs', options.errorBackoffMs, 5_000);
   const sweepIntervalMs = positive('sweepIntervalMs', options.sweepIntervalMs, 1_000);
-  const ownRetentionMs = positive('ownOrderRetentionMs', options.ownOrderRetentionMs, 600_000);
   const periodicPriority = options.periodicPriority ?? Priority.analytics;
   const relearnPriority = options.relearnPriority ?? Priority.read;
   const wanted: RefreshIntervals = { ...DEFAULT_REFRESH_INTERVALS, ...(options.refreshIntervals ?? {}) };
@@ -273,10 +264,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   const states = new Map<string, CollectionState>();
   for (const slug of slugs) states.set(slug, newState(slug));
 
-  const own = new Map<OrderHash, OwnOrder>();
-  const ownClosedAt = new Map<OrderHash, number>();
-  let ownVersion = 0;
-  let ownCache: { version: number; list: readonly OwnOrder[] } | null = null;
 
   let plan = computePlan();
   let started = false;
@@ -450,32 +437,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     for (const e of gone) removeOrder(c, e.orderHash, 'owner changed', true);
   }
 
-  // ── own orders ────────────────────────────────────────────────────────
-
-  function setOwn(next: OwnOrder): void {
-    const hash = next.orderHash.toLowerCase() as OrderHash;
-    const prev = own.get(hash);
-    const frozen = Object.freeze({ ...next, orderHash: hash });
-    own.set(hash, frozen);
-    if (frozen.status === 'open') ownClosedAt.delete(hash);
-    else if (!ownClosedAt.has(hash)) ownClosedAt.set(hash, clock.now());
-    ownVersion++;
-    if (options.onOwnOrderChange) {
-      try {
-        options.onOwnOrderChange(frozen, prev);
-      } catch (err) {
-        logger.warn({ orderHash: hash, err: describeError(err) }, 'onOwnOrderChange threw');
-      }
-    }
-  }
-
-  function ownEvent(hash: OrderHash, update: (o: OwnOrder) => OwnOrder | undefined): void {
-    const o = own.get(hash);
-    if (!o) return;
-    const next = update(o);
-    if (next && (next.status !== o.status || next.quantity !== o.quantity)) setOwn(next);
-  }
-
   // ── events ────────────────────────────────────────────────────────────
 
   function apply(event: MarketEvent): void {
@@ -501,10 +462,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         const hash = event.orderHash?.toLowerCase() as OrderHash | undefined;
         if (hash) {
           fill(c, hash, event.quantity);
-          ownEvent(hash, (o) => {
-            const left = o.quantity - event.quantity;
-            return left > 0n ? { ...o, quantity: left } : { ...o, quantity: 0n, status: 'filled' };
-          });
         } else {
           // A sale elsewhere: if it was at or below the floor, the floor listing may be gone.
           const unit = event.quantity > 1n ? event.price / event.quantity : event.price;
@@ -528,15 +485,11 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         const hash = event.orderHash.toLowerCase() as OrderHash;
         removeOrder(c, hash, 'cancelled', false);
         c.suspended.delete(hash);
-        ownEvent(hash, (o) =>
-          o.status === 'open' || o.status === 'invalid' ? { ...o, status: 'cancelled' } : o,
-        );
         break;
       }
       case 'order_invalidated': {
         const hash = event.orderHash.toLowerCase() as OrderHash;
         removeOrder(c, hash, 'invalidated', true);
-        ownEvent(hash, (o) => (o.status === 'open' ? { ...o, status: 'invalid' } : o));
         break;
       }
       case 'order_revalidated': {
@@ -545,7 +498,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         c.suspended.delete(hash);
         c.tombstones.delete(hash);
         if (s) addEntry(c, s.entry);
-        ownEvent(hash, (o) => (o.status === 'invalid' ? { ...o, status: 'open' } : o));
         break;
       }
       case 'metadata_update':
@@ -899,17 +851,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       for (const [h, at] of c.tombstones) if (now - at > TOMBSTONE_MS) c.tombstones.delete(h);
       for (const [h, s] of c.suspended) if (now - s.at > TOMBSTONE_MS) c.suspended.delete(h);
     }
-    for (const o of own.values()) {
-      if (o.status === 'open' && o.expiresAt !== null && o.expiresAt <= now)
-        setOwn({ ...o, status: 'expired' });
-    }
-    for (const [h, at] of ownClosedAt) {
-      if (now - at > ownRetentionMs) {
-        ownClosedAt.delete(h);
-        own.delete(h);
-        ownVersion++;
-      }
-    }
   }
 
   // ── snapshot ──────────────────────────────────────────────────────────
@@ -979,12 +920,8 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     return { ageMs, streamStale, stale: streamStale || ageMs > staleAfterMs };
   }
 
-  function ownList(): readonly OwnOrder[] {
-    if (ownCache && ownCache.version === ownVersion) return ownCache.list;
-    const list = Object.freeze([...own.values()]);
-    ownCache = { version: ownVersion, list };
-    return list;
-  }
+  const noOwn: readonly OwnOrder[] = Object.freeze([]);
+  const ownList = (): readonly OwnOrder[] => options.ownOrders?.ownOrders() ?? noOwn;
 
   function snapshot(): MarketSnapshot {
     const at = clock.now();
@@ -1033,10 +970,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   return {
     async start() {
       if (started || stopped) return;
-      if (options.ownOrders) {
-        const list = await options.ownOrders.load();
-        for (const o of list) setOwn(o);
-      }
       started = true;
       const now = clock.now();
       for (const c of states.values()) for (const k of REFRESH_KINDS) c.due[k] = Math.min(c.due[k], now);
@@ -1058,22 +991,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         c.streamStale = status.stale;
         if (status.at !== undefined && status.at > c.streamFreshAt) c.streamFreshAt = status.at;
       }
-    },
-
-    upsertOwnOrder(order) {
-      setOwn(order);
-    },
-
-    removeOwnOrder(orderHash) {
-      const h = orderHash.toLowerCase() as OrderHash;
-      ownClosedAt.delete(h);
-      const had = own.delete(h);
-      if (had) ownVersion++;
-      return had;
-    },
-
-    ownOrder(orderHash) {
-      return own.get(orderHash.toLowerCase() as OrderHash);
     },
 
     requestRefresh(slug, kinds = REFRESH_KINDS) {

@@ -32,6 +32,7 @@ export {
   type OrderRepo,
   type OrderSide,
   type OrderStatus,
+  STANDING_STATUSES,
 } from './orders.ts';
 export { dayOf, type NewSpend, type SpendEntry, type SpendRepo } from './spend.ts';
 export type { StrategyStateRepo } from './strategy-state.ts';

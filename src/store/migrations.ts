@@ -133,6 +133,59 @@ CREATE TABLE strategy_state (
 ) STRICT;
 `,
   },
+  {
+    version: 2,
+    description: 'orders: the order ledger (every state, units filled, cancel window, token, target, components); ledger fills',
+    sql: `
+CREATE TABLE orders_v2 (
+  hash                TEXT    PRIMARY KEY,
+  intent_id           TEXT,
+  strategy            TEXT,
+  target              TEXT,
+  side                TEXT    NOT NULL CHECK (side IN ('listing','item_offer','collection_offer','trait_offer')),
+  collection          TEXT    NOT NULL,
+  contract            TEXT,
+  token_id            TEXT,
+  standard            TEXT    CHECK (standard IN ('erc721','erc1155')),
+  trait_type          TEXT,
+  trait_value         TEXT,
+  price               TEXT    NOT NULL,
+  token               TEXT    NOT NULL,
+  token_symbol        TEXT,
+  token_decimals      INTEGER,
+  quantity            TEXT    NOT NULL DEFAULT '1',
+  filled              TEXT    NOT NULL DEFAULT '0',
+  start_time          INTEGER,
+  expiry              INTEGER NOT NULL,
+  status              TEXT    NOT NULL CHECK (status IN ('posted','open','partly_filled','filled','cancelling','cancelled','expired','invalid','failed')),
+  cancel_valid_until  INTEGER,
+  components          TEXT,
+  protocol            TEXT,
+  error               TEXT,
+  created_at          INTEGER NOT NULL,
+  updated_at          INTEGER NOT NULL
+) STRICT;
+INSERT INTO orders_v2 (hash, intent_id, strategy, side, collection, contract, token_id, trait_type, trait_value,
+  price, token, quantity, start_time, expiry, status, error, created_at, updated_at)
+SELECT hash, intent_id, strategy, side, collection, contract, token_id, trait_type, trait_value,
+  price, token, quantity, start_time, expiry, CASE status WHEN 'pending' THEN 'posted' ELSE status END, error,
+  created_at, updated_at FROM orders;
+DROP TABLE orders;
+ALTER TABLE orders_v2 RENAME TO orders;
+CREATE INDEX orders_status ON orders (status);
+CREATE INDEX orders_collection ON orders (collection, status);
+CREATE INDEX orders_intent ON orders (intent_id);
+
+CREATE TABLE order_fills (
+  order_hash  TEXT    NOT NULL,
+  fill_id     TEXT    NOT NULL,
+  units       TEXT    NOT NULL,
+  amount      TEXT    NOT NULL,
+  created_at  INTEGER NOT NULL,
+  PRIMARY KEY (order_hash, fill_id)
+) STRICT;
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

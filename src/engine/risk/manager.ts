@@ -4,7 +4,8 @@
 import type { PaymentToken } from '../../domain/events.ts';
 import type { OrderHash } from '../../domain/ids.ts';
 import { RejectedError } from '../../errors/index.ts';
-import type { MarketSnapshot, OwnOrder } from '../../market/snapshot.ts';
+import type { LedgerOrder, OrderLedger } from '../../ledger/index.ts';
+import type { MarketSnapshot } from '../../market/snapshot.ts';
 import type { Intent } from '../../strategy.ts';
 import type { ExecutionResult, SpendEntry } from '../ports.ts';
 import {
@@ -46,6 +47,8 @@ interface Reservation {
   readonly amount: bigint;
   readonly items: bigint;
   held: 'inflight' | 'unknown';
+  /** A replace whose old and new orders fit together under every cap: the new one may be posted while the old one still counts. */
+  readonly overlap?: boolean;
 }
 
 export interface CheckInput {
@@ -63,6 +66,8 @@ export interface ExcessCancel {
 
 export interface RiskManagerOptions {
   readonly limits: RiskLimits;
+  /** Our orders: the worst-case exposure of every offer that still counts. */
+  readonly orders: OrderLedger;
   /** Called for every spend (persist it in the spend ledger). */
   readonly onSpend?: (entry: SpendEntry) => void;
 }
@@ -81,7 +86,7 @@ const max0 = (v: bigint) => (v < 0n ? 0n : v);
 export class RiskManager {
   readonly limits: RiskLimits;
   private readonly onSpend: ((entry: SpendEntry) => void) | undefined;
-  private readonly book = new Map<string, BookEntry>();
+  readonly orders: OrderLedger;
   private readonly reservations = new Map<string, Reservation>();
   private readonly cancelling = new Set<string>();
   /** Spend of the last `dayMs` (older entries are folded into the archived totals below). */
@@ -94,6 +99,7 @@ export class RiskManager {
   constructor(options: RiskManagerOptions) {
     this.limits = options.limits;
     this.onSpend = options.onSpend;
+    this.orders = options.orders;
   }
 
   // ---- switches
@@ -143,97 +149,67 @@ export class RiskManager {
     if (n > 0) this.spends = this.spends.slice(n);
   }
 
-  /** Adds (or refreshes) an open offer in the book. */
-  adopt(order: OwnOrder, strategyId: string | null): void {
-    if (order.status !== 'open' || order.side === 'listing') {
-      this.book.delete(order.orderHash);
-      return;
-    }
-    this.book.set(order.orderHash, {
-      orderHash: order.orderHash,
-      strategyId,
-      collection: order.collection,
-      token: order.paymentToken,
-      tokenKey: accountOf(this.limits, order.paymentToken),
-      price: order.price,
-      quantity: order.quantity,
-      amount: order.price * order.quantity,
-      trait: order.trait,
-      offerType:
-        order.side === 'collection_offer' ? 'collection' : order.side === 'trait_offer' ? 'trait' : 'item',
-      expiresAt: order.expiresAt,
-    });
+  /** The book entry of a ledger order (offers only). */
+  private entryOf(o: LedgerOrder): BookEntry {
+    const open = o.quantity - o.filled;
+    return {
+      orderHash: o.orderHash,
+      strategyId: o.strategyId,
+      collection: o.collection,
+      token: o.paymentToken,
+      tokenKey: accountOf(this.limits, o.paymentToken),
+      price: o.price,
+      quantity: open,
+      amount: o.price * open,
+      trait: o.trait,
+      offerType: o.side === 'collection_offer' ? 'collection' : o.side === 'trait_offer' ? 'trait' : 'item',
+      expiresAt: o.expiresAt,
+    };
   }
 
+  /** Offers that still count (the ledger decides: an order counts until it is really gone). */
+  private book(): BookEntry[] {
+    const out: BookEntry[] = [];
+    for (const o of this.orders.counting()) if (o.side !== 'listing') out.push(this.entryOf(o));
+    return out;
+  }
+
+  private isCancelling(orderHash: string): boolean {
+    return this.cancelling.has(orderHash) || this.orders.get(orderHash)?.state === 'cancelling';
+  }
+
+  /** An open offer of ours that still counts (and is not being cancelled), as the book sees it. */
   bookEntry(orderHash: string): BookEntry | undefined {
-    return this.book.get(orderHash);
+    const o = this.orders.get(orderHash);
+    if (o === undefined || o.side === 'listing' || !this.orders.counts(o)) return undefined;
+    return this.entryOf(o);
   }
 
   openOffers(strategyId?: string): readonly BookEntry[] {
     const out: BookEntry[] = [];
-    for (const e of this.book.values())
-      if (strategyId === undefined || e.strategyId === strategyId) out.push(e);
+    for (const e of this.book()) if (strategyId === undefined || e.strategyId === strategyId) out.push(e);
     return out;
   }
 
-  /** Brings the book in line with the market view's own orders; drops expired entries. */
-  sync(
-    market: MarketSnapshot,
-    now: number,
-    ownerOf: (orderHash: string) => string | null,
-    closedByUs: (orderHash: string) => boolean = () => false,
-  ): OrderHash[] {
-    const filled: OrderHash[] = [];
-    for (const o of market.ownOrders) {
-      if (o.side === 'listing') continue;
-      // the view lags: an order we cancelled or replaced may still show as open
-      if (o.status === 'open' && closedByUs(o.orderHash)) continue;
-      const known = this.book.get(o.orderHash);
-      if (o.status === 'open') {
-        // unknown to the book, or partly filled since (quantity lowered): (re)adopt
-        if (known === undefined || known.quantity !== o.quantity || known.price !== o.price)
-          this.adopt(o, known?.strategyId ?? ownerOf(o.orderHash));
-      } else if (known !== undefined) {
-        if (o.status === 'filled') {
-          this.observeFill(o.orderHash, now, null);
-          filled.push(o.orderHash);
-        } else this.observeClosed(o.orderHash);
-      }
-    }
-    for (const [hash, e] of this.book) if (e.expiresAt !== null && e.expiresAt <= now) this.book.delete(hash);
-    return filled;
-  }
-
-  /** An own offer filled: its worst case becomes spend. Returns the entry (once), or undefined. */
-  observeFill(orderHash: string, now: number, price: bigint | null): BookEntry | undefined {
-    const e = this.book.get(orderHash);
-    if (e === undefined) return undefined;
-    this.book.delete(orderHash);
-    this.cancelling.delete(orderHash);
+  /** An own offer filled (the ledger saw `units` filled for `amount`): that much becomes spend. */
+  recordFill(o: LedgerOrder, units: bigint, amount: bigint, now: number): void {
+    if (o.side === 'listing' || units <= 0n) return;
     this.spend({
       at: now,
-      strategyId: e.strategyId ?? 'unowned',
-      collection: e.collection,
-      token: e.token.address.toLowerCase(),
-      account: e.tokenKey,
-      amount: price ?? e.amount,
+      strategyId: o.strategyId ?? 'unowned',
+      collection: o.collection,
+      token: o.paymentToken.address.toLowerCase(),
+      account: accountOf(this.limits, o.paymentToken),
+      amount,
       kind: 'fill',
-      items: e.quantity,
-      intentId: null,
+      items: units,
+      intentId: o.intentId,
     });
-    return e;
   }
 
-  observeClosed(orderHash: string): BookEntry | undefined {
-    const e = this.book.get(orderHash);
-    this.book.delete(orderHash);
-    this.cancelling.delete(orderHash);
-    return e;
-  }
-
-  markCancelling(orderHash: string, on: boolean): void {
-    if (on) this.cancelling.add(orderHash);
-    else this.cancelling.delete(orderHash);
+  /** Whether a replace intent in flight may post its new order while the old one still counts. */
+  replaceOverlaps(intentId: string): boolean {
+    return this.reservations.get(intentId)?.overlap === true;
   }
 
   private spend(entry: SpendEntry): void {
@@ -261,7 +237,7 @@ export class RiskManager {
             ? `c|${tokenKey}|${col}`
             : `a|${tokenKey}`,
       ) ?? 0n;
-    for (const e of this.book.values()) {
+    for (const e of this.book()) {
       if (e.tokenKey !== tokenKey) continue;
       if (sId !== undefined && e.strategyId !== sId) continue;
       if (col !== undefined && e.collection !== col) continue;
@@ -271,6 +247,8 @@ export class RiskManager {
     for (const r of this.reservations.values()) {
       if (r.tokenKey !== tokenKey) continue;
       if (sId !== undefined && r.strategyId !== sId) continue;
+      // once the order is in the ledger, the ledger counts it
+      if (r.commitment?.type === 'exposure' && this.orders.byIntent(r.intentId) !== undefined) continue;
       if (col !== undefined && r.commitment?.collection !== col) continue;
       if (r.commitment?.type === 'exposure') t.exposure += r.amount;
       else t.reserved += r.amount;
@@ -347,8 +325,8 @@ export class RiskManager {
 
     let old: BookEntry | undefined;
     if (intent.kind === 'replace_offer') {
-      old = this.book.get(intent.orderHash);
-      if (old === undefined || this.cancelling.has(intent.orderHash))
+      old = this.bookEntry(intent.orderHash);
+      if (old === undefined || this.isCancelling(intent.orderHash))
         this.refuse(
           { code: 'risk_unknown_order', message: `order ${intent.orderHash} is not an open own offer` },
           intent,
@@ -364,9 +342,12 @@ export class RiskManager {
         intent,
         strategyId,
       );
-    const r = this.evaluate(c, lim, old, input);
+    // A replace posts its new order while the old one still counts only when both fit together;
+    // otherwise the old one must be really gone first (the executor waits for it).
+    const overlap = old !== undefined && this.evaluate(c, lim, undefined, input) === null;
+    const r = overlap ? null : this.evaluate(c, lim, old, input);
     if (r !== null) this.refuse(r, intent, strategyId);
-    const amount = c.type === 'exposure' ? max0(c.total - (old?.amount ?? 0n)) : c.total;
+    const amount = c.type === 'exposure' ? (overlap ? c.total : max0(c.total - (old?.amount ?? 0n))) : c.total;
     const items = c.type === 'swap' ? 0n : max0(c.quantity - (old?.quantity ?? 0n));
     this.reservations.set(input.intentId, {
       intentId: input.intentId,
@@ -377,6 +358,7 @@ export class RiskManager {
       amount,
       items,
       held: 'inflight',
+      ...(old !== undefined ? { overlap } : {}),
     });
     if (old !== undefined) this.cancelling.add(old.orderHash);
   }
@@ -482,28 +464,13 @@ export class RiskManager {
     const c = r.commitment;
     switch (intent.kind) {
       case 'cancel_order':
-        this.observeClosed(intent.orderHash);
+        this.cancelling.delete(intent.orderHash);
         return;
       case 'place_offer':
-      case 'replace_offer': {
-        const old = intent.kind === 'replace_offer' ? this.observeClosed(intent.orderHash) : undefined;
-        if (res.orderHash === undefined || c === null) return;
-        const offer = intent.kind === 'place_offer' ? intent.offer : undefined;
-        this.book.set(res.orderHash, {
-          orderHash: res.orderHash,
-          strategyId: r.strategyId,
-          collection: c.collection ?? old?.collection ?? '',
-          token: c.token,
-          tokenKey: accountOf(this.limits, c.token),
-          price: c.unitPrice,
-          quantity: c.quantity,
-          amount: c.total,
-          trait: c.trait ?? null,
-          offerType: offer?.type ?? old?.offerType ?? 'collection',
-          expiresAt: intent.expiresAt,
-        });
+      case 'replace_offer':
+        // the ledger holds the new order (and the old one, for as long as it counts)
+        if (intent.kind === 'replace_offer') this.cancelling.delete(intent.orderHash);
         return;
-      }
       case 'buy_listing':
       case 'mint':
       case 'swap':
@@ -525,7 +492,7 @@ export class RiskManager {
 
   /** Holds the worst case of an intent whose outcome is unknown (journal `sent`/`unknown` at start). */
   holdUnknown(intentId: string, strategyId: string, intent: Intent): void {
-    const old = intent.kind === 'replace_offer' ? this.book.get(intent.orderHash) : undefined;
+    const old = intent.kind === 'replace_offer' ? this.bookEntry(intent.orderHash) : undefined;
     const c = commitmentOf(intent, old);
     this.reservations.set(intentId, {
       intentId,
@@ -551,7 +518,7 @@ export class RiskManager {
       let left = over;
       for (const e of entries.sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : 0))) {
         if (left <= 0n) break;
-        if (this.cancelling.has(e.orderHash) || picked.has(e.orderHash)) continue;
+        if (this.isCancelling(e.orderHash) || picked.has(e.orderHash)) continue;
         picked.add(e.orderHash);
         out.push({ orderHash: e.orderHash, strategyId: e.strategyId, reason });
         left -= e.amount;
@@ -559,11 +526,11 @@ export class RiskManager {
     };
     const pendingCancel = (entries: Iterable<BookEntry>) => {
       let s = 0n;
-      for (const e of entries) if (this.cancelling.has(e.orderHash) || picked.has(e.orderHash)) s += e.amount;
+      for (const e of entries) if (this.isCancelling(e.orderHash) || picked.has(e.orderHash)) s += e.amount;
       return s;
     };
     const byToken = new Map<string, BookEntry[]>();
-    for (const e of this.book.values()) {
+    for (const e of this.book()) {
       const list = byToken.get(e.tokenKey);
       if (list) list.push(e);
       else byToken.set(e.tokenKey, [e]);
@@ -622,8 +589,8 @@ export class RiskManager {
    */
   overFloor(market: MarketSnapshot, now: number): ExcessCancel[] {
     const out: ExcessCancel[] = [];
-    for (const e of this.book.values()) {
-      if (this.cancelling.has(e.orderHash)) continue;
+    for (const e of this.book()) {
+      if (this.isCancelling(e.orderHash)) continue;
       const col = market.collection(e.collection);
       if (col === undefined) continue;
       const c: Commitment = {
@@ -654,7 +621,8 @@ export class RiskManager {
 
   status(now: number): RiskStatus {
     const tokens = new Map<string, PaymentToken>();
-    for (const e of this.book.values()) tokens.set(e.tokenKey, e.token);
+    const book = this.book();
+    for (const e of book) tokens.set(e.tokenKey, e.token);
     for (const r of this.reservations.values())
       if (r.commitment !== null && r.tokenKey !== null) tokens.set(r.tokenKey, r.commitment.token);
     const spendTokens = new Set(this.spends.map((s) => s.account));
@@ -667,6 +635,7 @@ export class RiskManager {
       perToken.push({
         token: key,
         symbol: token?.symbol ?? null,
+        decimals: token?.decimals ?? 18,
         exposure: t.exposure,
         reserved: t.reserved,
         spentToday: t.spentDay,
@@ -681,7 +650,7 @@ export class RiskManager {
     return {
       killed: this.killed,
       paused: this.paused,
-      openOffers: this.book.size,
+      openOffers: book.length,
       inFlight: this.reservations.size - unknown,
       unknown,
       tokens: perToken,
@@ -703,6 +672,8 @@ export interface RiskStatus {
 export interface RiskTokenStatus {
   readonly token: string;
   readonly symbol: string | null;
+  /** Decimals of the token's smallest unit (18 for the ETH-like account). */
+  readonly decimals: number;
   readonly exposure: bigint;
   readonly reserved: bigint;
   readonly spentToday: bigint;

@@ -2,19 +2,16 @@
 // intent the journal left `sent`/`unknown` is settled from what is known for certain:
 // - buys, swaps, mints: the execution layer's own record (already reconciled with the chain —
 //   receipts, the nonce ledger — before the engine starts);
-// - offers: the order the daemon recorded for that intent (the store writes it right after the
-//   API accepted it);
-// - cancels: the order's status in the store, else the API's view of the order.
+// - offers and cancels: the order ledger, after the order desk read back every order it was
+//   unsure of (posts and cancels whose answer was lost).
 import type { JournalRecord, Reconciler } from '../engine/index.ts';
-import type { Executor as ChainExecutor } from '../execution/index.ts';
+import type { OrderLedger } from '../ledger/index.ts';
 import type { Logger } from '../observability/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Executor as ChainExecutor } from './types.ts';
 
-export interface DaemonReconcilerOptions {
-  readonly store: Store;
+export interface ExecutionReconcilerOptions {
+  readonly ledger: OrderLedger;
   readonly execution?: Pick<ChainExecutor, 'status'>;
-  /** The API's status of one of our orders (`ACTIVE`, `CANCELLED`, `FILLED`, `EXPIRED`…), or undefined when unknown. */
-  readonly orderStatus?: (orderHash: string) => Promise<string | undefined>;
   readonly logger?: Logger;
   /** Counts by outcome, for the status. */
   readonly counts?: Record<string, number>;
@@ -22,7 +19,7 @@ export interface DaemonReconcilerOptions {
 
 type Outcome = Awaited<ReturnType<Reconciler['reconcile']>>;
 
-export function createDaemonReconciler(o: DaemonReconcilerOptions): Reconciler {
+export function createExecutionReconciler(o: ExecutionReconcilerOptions): Reconciler {
   const count = (k: string) => {
     if (o.counts) o.counts[k] = (o.counts[k] ?? 0) + 1;
   };
@@ -46,23 +43,21 @@ export function createDaemonReconciler(o: DaemonReconcilerOptions): Reconciler {
       }
       case 'place_offer':
       case 'replace_offer': {
-        const order = o.store.orders.list({}).find((x) => x.intentId === r.id);
-        if (order !== undefined) return { status: 'done', result: { orderHash: order.hash as never } };
-        o.logger?.warn(
-          { intentId: r.id, target: intent.target },
-          'reconcile: no order recorded for an offer intent; counted as not placed',
-        );
+        const order = o.ledger.byIntent(r.id);
+        if (order !== undefined && order.state !== 'failed')
+          return { status: 'done', result: { orderHash: order.orderHash } };
+        if (order === undefined)
+          o.logger?.warn(
+            { intentId: r.id, target: intent.target },
+            'reconcile: no order recorded for an offer intent; counted as not placed',
+          );
         return { status: 'failed' };
       }
       case 'cancel_order': {
-        const local = o.store.orders.get(intent.orderHash.toLowerCase());
-        if (local !== undefined && local.status !== 'open') return { status: 'done', result: {} };
-        const remote = await o.orderStatus?.(intent.orderHash).catch(() => undefined);
-        if (remote !== undefined && remote.toUpperCase() !== 'ACTIVE') {
-          if (local !== undefined) o.store.orders.setStatus(local.hash, 'cancelled');
-          return { status: 'done', result: {} };
-        }
-        return remote === undefined ? { status: 'unknown' } : { status: 'failed' };
+        const order = o.ledger.get(intent.orderHash);
+        if (order === undefined || !o.ledger.counts(order)) return { status: 'done', result: {} };
+        // still counted: the cancel did not make it (the order stays in exposure)
+        return { status: 'failed' };
       }
     }
   }

@@ -4,14 +4,14 @@
 // A listing bought fills at the listing's current price if it is still on the book and within
 // the intent's cap. Every fill carries what a real one would pay: the price, the marketplace fee
 // and royalties inside it (from the collection's fees) and gas at the current fee level.
-// Fills are fed back to the engine as `sale` events of our own order hashes, so risk, budgets and
-// strategies see them exactly as they would see real ones. `report()` says what it would have done.
+// Orders and fills go into the same ledger as live ones, so risk, budgets and strategies see them
+// exactly as they would see real ones. `report()` says what it would have done.
 import { createHash } from 'node:crypto';
-import type { MarketEvent, NftRef, PaymentToken, SaleEvent } from '../domain/events.ts';
-import { type Address, type CollectionSlug, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
+import type { MarketEvent, NftRef, PaymentToken } from '../domain/events.ts';
+import { type Address, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { ExecutionContext, ExecutionResult, Executor } from '../engine/index.ts';
 import { RejectedError } from '../errors/index.ts';
-import type { OwnOrder } from '../market/snapshot.ts';
+import type { LedgerOrder, OrderLedger, OrderSide } from '../ledger/index.ts';
 import type { Logger } from '../observability/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Intent, OfferSpec } from '../strategy.ts';
@@ -35,12 +35,10 @@ export interface PaperExecutorOptions {
   readonly clock: { now(): number };
   readonly wallet: Address;
   readonly chain: string;
-  /** The market view: the listing book for buys, and our simulated orders so strategies see them. */
-  readonly market: {
-    snapshot(): ExecutionContext['market'];
-    upsertOwnOrder?(order: OwnOrder): void;
-    removeOwnOrder?(orderHash: string): boolean;
-  };
+  /** The market view: the listing book for buys. */
+  readonly market: { snapshot(): ExecutionContext['market'] };
+  /** Our orders (simulated ones too): the same ledger risk and the strategies read. */
+  readonly ledger: OrderLedger;
   /** The collection's fees (marketplace + royalties), cached by the caller. */
   readonly fees?: (slug: string) => Promise<readonly CollectionFeeInfo[]>;
   /** Gas price a transaction would pay now (wei per gas). */
@@ -53,8 +51,6 @@ export interface PaperExecutorOptions {
   readonly swapFeeBps?: (intent: Extract<Intent, { kind: 'swap' }>) => Promise<number | undefined>;
   /** The paper store (never the live one): orders and fills are recorded in it. */
   readonly store?: Store;
-  /** Called with a synthetic `sale` of one of our simulated offers (feed it to the engine). */
-  readonly onFill?: (sale: SaleEvent) => void | Promise<void>;
   readonly logger?: Logger;
 }
 
@@ -67,8 +63,8 @@ export interface PaperOrder {
   readonly quantity: bigint;
   readonly expiresAt: number;
   readonly placedAt: number;
-  status: 'open' | 'filled' | 'cancelled' | 'expired';
-  closedAt?: number;
+  /** From the ledger. */
+  readonly status: 'open' | 'filled' | 'cancelled' | 'expired';
 }
 
 export interface PaperFill {
@@ -81,6 +77,7 @@ export interface PaperFill {
   readonly price: bigint;
   readonly token: string;
   readonly symbol: string;
+  readonly decimals: number;
   /** Marketplace fee and royalties included in the price (paid to their recipients). */
   readonly fees: bigint;
   /** Gas a real transaction would pay (wei of the native token); 0 when the counterparty pays it. */
@@ -106,7 +103,10 @@ export interface PaperReport {
   readonly fills: readonly PaperFill[];
   /** Totals per token symbol (smallest units, as decimal strings in JSON). */
   readonly totals: Readonly<
-    Record<string, { readonly spent: bigint; readonly fees: bigint; readonly count: number }>
+    Record<
+      string,
+      { readonly spent: bigint; readonly fees: bigint; readonly count: number; readonly decimals: number }
+    >
   >;
   readonly gas: bigint;
   readonly openOrders: readonly PaperOrder[];
@@ -129,7 +129,7 @@ function paperHash(parts: readonly (string | number | bigint)[]): OrderHash {
   return `0x${h.digest('hex')}` as OrderHash;
 }
 
-function sideOf(offer: OfferSpec): OwnOrder['side'] {
+function sideOf(offer: OfferSpec): OrderSide {
   return offer.type === 'collection'
     ? 'collection_offer'
     : offer.type === 'trait'
@@ -149,7 +149,9 @@ function feeBps(fees: readonly CollectionFeeInfo[]): bigint {
 
 export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   const startedAt = o.clock.now();
-  const book = new Map<string, PaperOrder>();
+  /** What was placed (the facts; the state is the ledger's). */
+  const placed = new Map<string, Omit<PaperOrder, 'status'>>();
+  const ledger = o.ledger;
   const fills: PaperFill[] = [];
   const intents: Record<string, number> = {};
   const rejected: Record<string, number> = {};
@@ -177,24 +179,16 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     throw new RejectedError(code, message);
   };
 
-  const ownOrderOf = (p: PaperOrder): OwnOrder => ({
-    orderHash: p.orderHash,
-    side: sideOf(p.offer),
-    collection: p.offer.collection as CollectionSlug,
-    nftKey: p.offer.type === 'item' ? nftKeyOf(p.offer.nft) : null,
-    trait: p.offer.type === 'trait' ? { type: p.offer.traitType, value: p.offer.value } : null,
-    price: p.price,
-    paymentToken: p.paymentToken,
-    quantity: p.quantity,
-    expiresAt: p.expiresAt,
-    status:
-      p.status === 'open'
-        ? 'open'
-        : p.status === 'filled'
-          ? 'filled'
-          : p.status === 'expired'
-            ? 'expired'
-            : 'cancelled',
+  const statusOf = (l: LedgerOrder | undefined): PaperOrder['status'] => {
+    if (l === undefined) return 'expired';
+    if (l.state === 'filled') return 'filled';
+    if (l.state === 'expired' || (ledger.counts(l) === false && l.expiresAt <= o.clock.now())) return 'expired';
+    if (ledger.counts(l) && l.state !== 'cancelling') return 'open';
+    return 'cancelled';
+  };
+  const paperOrder = (p: Omit<PaperOrder, 'status'>): PaperOrder => ({
+    ...p,
+    status: statusOf(ledger.get(p.orderHash)),
   });
 
   function place(
@@ -205,6 +199,8 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     quantity: bigint,
     expiresAt: number,
     now: number,
+    intentId: string,
+    target: string,
   ): PaperOrder {
     const orderHash = paperHash([
       strategyId,
@@ -213,42 +209,32 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       now,
       ++seq,
     ]);
-    const order: PaperOrder = {
+    const order = { orderHash, strategyId, offer, price, paymentToken, quantity, expiresAt, placedAt: now };
+    placed.set(orderHash, order);
+    ledger.post({
       orderHash,
+      intentId,
       strategyId,
-      offer,
+      target,
+      side: sideOf(offer),
+      collection: offer.collection,
+      contract: offer.type === 'item' ? offer.nft.contract.toLowerCase() : null,
+      tokenId: offer.type === 'item' ? String(offer.nft.identifier) : null,
+      standard: null,
+      trait: offer.type === 'trait' ? { type: offer.traitType, value: offer.value } : null,
       price,
       paymentToken,
       quantity,
       expiresAt,
-      placedAt: now,
-      status: 'open',
-    };
-    book.set(orderHash, order);
-    o.market.upsertOwnOrder?.(ownOrderOf(order));
-    o.store?.orders.upsert({
-      hash: orderHash,
-      strategy: strategyId,
-      side: sideOf(offer),
-      collection: offer.collection,
-      ...(offer.type === 'item'
-        ? { contract: offer.nft.contract, tokenId: String(offer.nft.identifier) }
-        : {}),
-      ...(offer.type === 'trait' ? { traitType: offer.traitType, traitValue: offer.value } : {}),
-      price: price * quantity,
-      token: paymentToken.address.toLowerCase(),
-      quantity,
-      expiry: Math.floor(expiresAt / 1000),
-      status: 'open',
     });
-    return order;
+    ledger.note(orderHash, { kind: 'opened' });
+    return { ...order, status: 'open' };
   }
 
-  function close(order: PaperOrder, status: 'filled' | 'cancelled' | 'expired', now: number): void {
-    order.status = status;
-    order.closedAt = now;
-    o.market.upsertOwnOrder?.(ownOrderOf(order));
-    o.store?.orders.setStatus(order.orderHash, status);
+  /** A paper cancel: no fulfillment signature was ever issued, so it is gone at once. */
+  function cancel(orderHash: string, now: number): void {
+    ledger.note(orderHash, { kind: 'cancel_requested' });
+    ledger.note(orderHash, { kind: 'cancel_accepted', validUntil: now });
   }
 
   function recordFill(f: PaperFill, contract: string, tokenId: string): void {
@@ -280,28 +266,32 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           intent.quantity,
           intent.expiresAt,
           now,
+          ctx.intentId,
+          intent.target,
         );
         return { orderHash: order.orderHash };
       }
       case 'replace_offer': {
-        const old = book.get(intent.orderHash);
-        if (old === undefined || old.status !== 'open')
+        const old = placed.get(intent.orderHash);
+        const l = ledger.get(intent.orderHash);
+        if (old === undefined || l === undefined || !ledger.counts(l) || l.state === 'cancelling')
           return refuse('paper_order_not_open', `order ${intent.orderHash} is not an open paper order`);
-        close(old, 'cancelled', now);
+        cancel(intent.orderHash, now);
         const order = place(
           ctx.strategyId,
           old.offer,
           intent.price,
           old.paymentToken,
-          old.quantity,
+          l.quantity - l.filled,
           intent.expiresAt,
           now,
+          ctx.intentId,
+          l.target ?? intent.target,
         );
         return { orderHash: order.orderHash };
       }
       case 'cancel_order': {
-        const old = book.get(intent.orderHash);
-        if (old !== undefined && old.status === 'open') close(old, 'cancelled', now);
+        if (placed.has(intent.orderHash)) cancel(intent.orderHash, now);
         return {};
       }
       case 'buy_listing': {
@@ -324,6 +314,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
             price: total,
             token: intent.paymentToken.address.toLowerCase(),
             symbol: intent.paymentToken.symbol,
+            decimals: intent.paymentToken.decimals,
             fees: f,
             gas: g,
             orderHash: intent.orderHash,
@@ -352,6 +343,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           price: total,
           token: intent.paymentToken.address.toLowerCase(),
           symbol: intent.paymentToken.symbol,
+          decimals: intent.paymentToken.decimals,
           fees: 0n,
           gas: g,
           orderHash: null,
@@ -375,6 +367,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           price: intent.amountIn,
           token: intent.fromToken.address.toLowerCase(),
           symbol: intent.fromToken.symbol,
+          decimals: intent.fromToken.decimals,
           fees: (intent.amountIn * BigInt(bps ?? 0)) / 10_000n,
           gas: g,
           orderHash: null,
@@ -385,10 +378,13 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   }
 
   async function crossed(
-    order: PaperOrder,
+    order: Omit<PaperOrder, 'status'>,
     listing: Extract<MarketEvent, { kind: 'listing' }>,
   ): Promise<boolean> {
-    if (order.status !== 'open' || order.offer.collection !== listing.collection) return false;
+    const l = ledger.get(order.orderHash);
+    if (l === undefined || !ledger.counts(l) || order.offer.collection !== listing.collection) return false;
+    // a cancel accepted but not assured yet: a fulfillment signature could still fill it
+    if (l.state === 'cancelling' && l.cancelValidUntil === null) return false;
     if (listing.maker.toLowerCase() === o.wallet.toLowerCase() || listing.isPrivate) return false;
     const unit = listing.quantity > 0n ? listing.price / listing.quantity : listing.price;
     if (unit > order.price) return false;
@@ -408,12 +404,10 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
 
   async function observe(event: MarketEvent): Promise<void> {
     const now = o.clock.now();
-    for (const order of book.values())
-      if (order.status === 'open' && order.expiresAt <= now) close(order, 'expired', now);
+    ledger.tick();
     if (event.kind !== 'listing') return;
-    for (const order of [...book.values()]) {
+    for (const order of [...placed.values()]) {
       if (!(await crossed(order, event))) continue;
-      close(order, 'filled', now);
       const f = (order.price * feeBps(await fees(order.offer.collection))) / 10_000n;
       const fill: PaperFill = {
         at: now,
@@ -424,6 +418,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         price: order.price,
         token: order.paymentToken.address.toLowerCase(),
         symbol: order.paymentToken.symbol,
+        decimals: order.paymentToken.decimals,
         fees: f,
         // the seller accepting an offer sends the transaction and pays its gas
         gas: 0n,
@@ -439,40 +434,32 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         },
         'paper: offer filled (the market crossed it)',
       );
-      const sale: SaleEvent = {
-        kind: 'sale',
-        id: `paper-fill-${order.orderHash}`,
-        collection: event.collection,
-        chain: event.chain,
-        occurredAt: now,
-        receivedAt: now,
-        source: event.source,
-        nft: event.nft,
-        orderHash: order.orderHash,
+      // the ledger tells risk and the strategy (a fill like a real one)
+      ledger.note(order.orderHash, {
+        kind: 'filled',
+        fillId: `paper:${event.id}`,
+        units: 1n,
+        amount: order.price,
         txHash: null,
-        seller: event.maker,
-        buyer: o.wallet,
-        quantity: 1n,
-        price: order.price,
-        paymentToken: order.paymentToken,
-      };
-      await o.onFill?.(sale);
+        tokenId: String(event.nft.identifier),
+        contract: event.nft.contract.toLowerCase(),
+      });
       break; // one listing fills at most one of our offers
     }
   }
 
   function report(): PaperReport {
-    const totals: Record<string, { spent: bigint; fees: bigint; count: number }> = {};
+    const totals: Record<string, { spent: bigint; fees: bigint; count: number; decimals: number }> = {};
     let gasTotal = 0n;
     for (const f of fills) {
-      const t = totals[f.symbol] ?? { spent: 0n, fees: 0n, count: 0 };
+      const t = totals[f.symbol] ?? { spent: 0n, fees: 0n, count: 0, decimals: f.decimals };
       totals[f.symbol] = t;
       t.spent += f.price;
       t.fees += f.fees;
       t.count++;
       gasTotal += f.gas;
     }
-    const orders = [...book.values()];
+    const orders = [...placed.values()].map(paperOrder);
     const count = (s: PaperOrder['status']) => orders.filter((x) => x.status === s).length;
     return {
       mode: 'paper',
@@ -500,7 +487,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     execute,
     observe,
     report,
-    orders: () => [...book.values()],
+    orders: () => [...placed.values()].map(paperOrder),
     fills: () => [...fills],
   };
 }
@@ -529,10 +516,12 @@ export function renderPaperReport(
   lines.push(`  fills: ${r.fills.length}`);
   for (const f of r.fills.slice(-20))
     lines.push(
-      `    ${new Date(f.at).toISOString().slice(11, 19)} ${f.strategyId.padEnd(18)} ${f.kind.padEnd(12)} ${format(f.price)} ${f.symbol}${f.fees > 0n ? ` (fees ${format(f.fees)})` : ''}${f.gas > 0n ? ` gas ${format(f.gas)} ETH` : ''}  ${f.item ?? ''}`,
+      `    ${new Date(f.at).toISOString().slice(11, 19)} ${f.strategyId.padEnd(18)} ${f.kind.padEnd(12)} ${format(f.price, f.decimals)} ${f.symbol}${f.fees > 0n ? ` (fees ${format(f.fees, f.decimals)})` : ''}${f.gas > 0n ? ` gas ${format(f.gas)} ETH` : ''}  ${f.item ?? ''}`,
     );
   for (const [sym, t] of Object.entries(r.totals))
-    lines.push(`  total ${sym}: ${format(t.spent)} in ${t.count} fill(s), of which fees ${format(t.fees)}`);
+    lines.push(
+      `  total ${sym}: ${format(t.spent, t.decimals)} in ${t.count} fill(s), of which fees ${format(t.fees, t.decimals)}`,
+    );
   lines.push(`  gas a live run would have paid: ${format(r.gas)} ETH`);
   return `${lines.join('\n')}\n`;
 }

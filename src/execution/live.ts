@@ -1,0 +1,153 @@
+// The live executor: the engine's Executor port on the real API and chain. Offers go through the
+// one order path (./orders.ts: signed locally, recorded in the ledger, posted, cancelled until
+// really gone); buys, swaps and mints go through ./executor.ts (write-ahead intents, calldata
+// guard, simulation, tx sender).
+import type { CallOptions } from '../api/index.ts';
+import type { ExecutionContext, ExecutionResult, Executor } from '../engine/index.ts';
+import { RejectedError, TransientError } from '../errors/index.ts';
+import type { Intent } from '../strategy.ts';
+import type { CollectionInfo, OrderDesk } from './orders.ts';
+import type { Executor as ChainExecutor, ExecutionOutcome } from './types.ts';
+
+export interface LiveExecutorOptions {
+  readonly desk: OrderDesk;
+  readonly execution: ChainExecutor;
+  readonly collection: (slug: string) => Promise<CollectionInfo>;
+  /** ERC-721 or ERC-1155 of an NFT contract, when known. */
+  readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
+  /** Drop contract of a drop slug. */
+  readonly dropContract: (slug: string) => string | undefined;
+  /** Called with every settled buy/mint/swap (metrics, status). */
+  readonly onExecution?: (
+    kind: string,
+    outcome: ExecutionOutcome,
+    strategyId: string,
+    /** Collection or drop slug; for a swap `FROM→TO`. */
+    what: string | null,
+    /** What was paid in. */
+    token: { readonly symbol: string; readonly decimals: number },
+  ) => void;
+  /**
+   * Our own expectation of a swap's output (e.g. from an allowlisted router's reserves); the
+   * execution layer does not trust the API's quote for the slippage floor. Undefined = refuse.
+   */
+  readonly expectedAmountOut?: (from: string, to: string, amountIn: bigint) => Promise<bigint | undefined>;
+}
+
+function outcomeResult(kind: string, out: ExecutionOutcome): ExecutionResult {
+  if (out.state === 'done')
+    return {
+      ...(out.spent !== undefined ? { spent: out.spent } : {}),
+      ...(out.txHash !== undefined ? { txHash: out.txHash } : {}),
+    };
+  if (out.state === 'failed')
+    throw new RejectedError(`${kind}_failed`, out.error ?? `${kind} failed`, {
+      details: { intentId: out.intentId },
+    });
+  throw new TransientError(`${kind}_unsettled`, `${kind} is ${out.state}: to reconcile`, {
+    maybeProcessed: true,
+  });
+}
+
+export function createLiveExecutor(o: LiveExecutorOptions): Executor {
+  async function execute(intent: Intent, ctx: ExecutionContext): Promise<ExecutionResult> {
+    const call: CallOptions = { priority: ctx.priority, coalesceKey: ctx.coalesceKey };
+    switch (intent.kind) {
+      case 'place_offer':
+        return {
+          orderHash: await o.desk.place({
+            intentId: ctx.intentId,
+            strategyId: ctx.strategyId,
+            target: intent.target,
+            offer: intent.offer,
+            price: intent.price,
+            paymentToken: intent.paymentToken,
+            quantity: intent.quantity,
+            expiresAt: intent.expiresAt,
+            call,
+          }),
+        };
+      case 'replace_offer':
+        return {
+          orderHash: await o.desk.replace(intent.orderHash, {
+            intentId: ctx.intentId,
+            strategyId: ctx.strategyId,
+            price: intent.price,
+            expiresAt: intent.expiresAt,
+            overlap: ctx.replaceOverlap === true,
+            call,
+          }),
+        };
+      case 'cancel_order':
+        await o.desk.cancel(intent.orderHash, { intentId: ctx.intentId, call });
+        return {};
+      case 'buy_listing': {
+        const info = await o.collection(intent.collection);
+        const standard = o.standardOf !== undefined ? await o.standardOf(intent.nft.contract) : undefined;
+        const out = await o.execution.buyListing({
+          intentId: ctx.intentId,
+          strategy: ctx.strategyId,
+          orderHash: intent.orderHash,
+          collection: intent.collection,
+          nft: {
+            contract: intent.nft.contract,
+            tokenId: BigInt(intent.nft.identifier),
+            ...(standard !== undefined ? { standard } : {}),
+          },
+          maxPrice: intent.maxPrice,
+          paymentToken: intent.paymentToken.address,
+          quantity: intent.quantity,
+          feeRecipients: info.fees.map((f) => f.recipient),
+        });
+        o.onExecution?.('buy', out, ctx.strategyId, intent.collection, intent.paymentToken);
+        return outcomeResult('buy', out);
+      }
+      case 'swap': {
+        const expected = await o.expectedAmountOut?.(
+          intent.fromToken.address,
+          intent.toToken.address,
+          intent.amountIn,
+        );
+        if (expected === undefined || expected <= 0n)
+          throw new RejectedError(
+            'swap_no_reference',
+            `no on-chain reference price for ${intent.fromToken.symbol} → ${intent.toToken.symbol} (configure a router)`,
+          );
+        const out = await o.execution.swap({
+          expectedAmountOut: expected,
+          intentId: ctx.intentId,
+          strategy: ctx.strategyId,
+          fromToken: intent.fromToken.address,
+          toToken: intent.toToken.address,
+          amountIn: intent.amountIn,
+          slippageBps: intent.slippageBps,
+        });
+        o.onExecution?.(
+          'swap',
+          out,
+          ctx.strategyId,
+          `${intent.fromToken.symbol}→${intent.toToken.symbol}`,
+          intent.fromToken,
+        );
+        return outcomeResult('swap', out);
+      }
+      case 'mint': {
+        const drop = o.dropContract(intent.drop);
+        if (drop === undefined)
+          throw new RejectedError('mint_unknown_drop', `drop ${intent.drop}: its contract is not known`);
+        const out = await o.execution.mint({
+          intentId: ctx.intentId,
+          strategy: ctx.strategyId,
+          slug: intent.drop,
+          drop,
+          quantity: Number(intent.quantity),
+          maxValue: intent.maxPricePerToken * intent.quantity,
+        });
+        o.onExecution?.('mint', out, ctx.strategyId, intent.drop, intent.paymentToken);
+        return outcomeResult('mint', out);
+      }
+    }
+  }
+
+  return { mode: 'live', execute };
+}

@@ -1,0 +1,3 @@
+export * from './ledger.ts';
+export * from './store.ts';
+export * from './types.ts';

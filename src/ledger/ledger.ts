@@ -1,0 +1,402 @@
+// The one ledger of our orders. Execution results, stream events, REST reads and the chain all
+// feed it (`note`, `apply`); risk, the engine, the market view's own orders, status and the store
+// read it. An order counts (worst-case exposure) until it is really gone: the chain says it was
+// cancelled or filled, it expired, or an accepted off-chain cancel's
+// `last_signature_issued_valid_until` has passed. News may come twice or out of order: fills are
+// idempotent by their id, and no news brings a gone order back.
+import type { MarketEvent } from '../domain/events.ts';
+import type { OrderHash } from '../domain/ids.ts';
+import type { OwnOrder } from '../market/snapshot.ts';
+import {
+  FINAL_STATES,
+  type LedgerChange,
+  type LedgerNews,
+  type LedgerOrder,
+  type LedgerState,
+  type LedgerStore,
+  type NewLedgerOrder,
+} from './types.ts';
+
+export interface OrderLedgerOptions {
+  readonly clock: { now(): number };
+  /** The API's chain name (item orders' NFT keys are `chain/contract/id`, as in the market view). */
+  readonly chain: string;
+  readonly store?: LedgerStore;
+  /**
+   * A cancel the marketplace reports without telling us when fulfillment signatures stop being
+   * usable (a cancel we did not see answered) still counts this long. Default 600 000 ms.
+   */
+  readonly unknownWindowMs?: number;
+  /** Gone orders stay in memory this long, so late fills still find them. Default 3 600 000 ms. */
+  readonly retentionMs?: number;
+  /** A listener that throws is reported here (never breaks the ledger). */
+  readonly onListenerError?: (err: unknown) => void;
+}
+
+export interface LedgerFilter {
+  readonly strategyId?: string;
+  readonly states?: readonly LedgerState[];
+  readonly side?: 'offers' | 'listings';
+}
+
+export interface OrderLedger {
+  /** Records a new order before its post (state `posted`: it counts from now on). */
+  post(order: NewLedgerOrder): LedgerOrder;
+  /** Applies news about one order; null when the order is not ours or nothing changed. */
+  note(orderHash: string, news: LedgerNews): LedgerChange | null;
+  /** Applies a market event about one of our orders (sales, cancels, validity). */
+  apply(event: MarketEvent): void;
+  /** Moves expired orders and passed cancel windows to their final state. */
+  tick(): void;
+  get(orderHash: string): LedgerOrder | undefined;
+  byIntent(intentId: string): LedgerOrder | undefined;
+  list(filter?: LedgerFilter): readonly LedgerOrder[];
+  /** Whether the order still counts in worst-case exposure now. */
+  counts(order: LedgerOrder): boolean;
+  /** The open worst case of an order now: price × units not filled, when it counts; else 0. */
+  exposureOf(order: LedgerOrder): bigint;
+  /** Orders that count now (offers and listings). */
+  counting(): readonly LedgerOrder[];
+  /** The order a strategy holds for a target, while it counts. */
+  standing(strategyId: string, target: string): LedgerOrder | undefined;
+  /** Orders as the market snapshot shows them (open = standing; cancelling shows as cancelled). */
+  ownOrders(): readonly OwnOrder[];
+  onChange(listener: (change: LedgerChange) => void): () => void;
+  /** Bumps on every change (cheap change detection). */
+  version(): number;
+}
+
+const COUNTING: ReadonlySet<LedgerState> = new Set([
+  'posted',
+  'open',
+  'partly_filled',
+  'cancelling',
+  'invalid',
+]);
+
+const key = (h: string) => h.toLowerCase();
+
+export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
+  const clock = options.clock;
+  const unknownWindowMs = options.unknownWindowMs ?? 600_000;
+  const retentionMs = options.retentionMs ?? 3_600_000;
+  const orders = new Map<string, LedgerOrder>();
+  const intents = new Map<string, string>();
+  const fills = new Map<string, Set<string>>();
+  const listeners = new Set<(c: LedgerChange) => void>();
+  let ver = 0;
+  let ownCache: { v: number; list: readonly OwnOrder[] } | null = null;
+
+  for (const o of options.store?.load() ?? []) {
+    const h = key(o.orderHash);
+    orders.set(h, Object.freeze({ ...o, orderHash: h as OrderHash }));
+    if (o.intentId !== null) intents.set(o.intentId, h);
+  }
+
+  function emit(change: LedgerChange): void {
+    ver++;
+    for (const l of listeners) {
+      try {
+        l(change);
+      } catch (err) {
+        options.onListenerError?.(err);
+      }
+    }
+  }
+
+  function commit(
+    prev: LedgerOrder | undefined,
+    next: LedgerOrder,
+    news: LedgerChange['news'],
+    filledUnits = 0n,
+    filledAmount = 0n,
+  ): LedgerChange {
+    const frozen = Object.freeze(next);
+    orders.set(key(frozen.orderHash), frozen);
+    options.store?.save(frozen);
+    const change: LedgerChange = { order: frozen, previous: prev, news, filledUnits, filledAmount };
+    emit(change);
+    return change;
+  }
+
+  const standingState = (o: LedgerOrder): LedgerState => (o.filled > 0n ? 'partly_filled' : 'open');
+
+  function counts(o: LedgerOrder, now = clock.now()): boolean {
+    if (!COUNTING.has(o.state)) return false;
+    if (o.expiresAt <= now) return false;
+    if (o.cancelValidUntil !== null && o.cancelValidUntil <= now) return false;
+    return o.filled < o.quantity;
+  }
+
+  /** The next state for news, or null when the news changes nothing. */
+  function transition(o: LedgerOrder, news: LedgerNews, now: number): Partial<LedgerOrder> | null {
+    const final = FINAL_STATES.has(o.state);
+    switch (news.kind) {
+      case 'opened':
+        return o.state === 'posted' ? { state: standingState(o), reason: null } : null;
+      case 'post_failed':
+        return o.state === 'posted' ? { state: 'failed', reason: news.reason } : null;
+      case 'cancel_requested':
+        if (final || o.state === 'cancelling') return null;
+        return { state: 'cancelling', reason: 'cancel requested' };
+      case 'cancel_refused':
+        // an accepted cancel (window known) is not undone by a later refusal of a retry
+        if (o.state !== 'cancelling' || o.cancelValidUntil !== null) return null;
+        return { state: standingState(o), reason: `cancel refused: ${news.reason}` };
+      case 'cancel_accepted': {
+        if (final) return null;
+        if (news.validUntil <= now) return { state: 'cancelled', reason: 'cancelled off-chain', cancelValidUntil: news.validUntil };
+        const until = Math.max(o.cancelValidUntil ?? 0, news.validUntil);
+        if (o.state === 'cancelling' && o.cancelValidUntil === until) return null;
+        return { state: 'cancelling', cancelValidUntil: until, reason: 'cancelled off-chain; signatures valid until window ends' };
+      }
+      case 'cancelled':
+        if (final) return null;
+        if (news.source === 'chain') return { state: 'cancelled', cancelValidUntil: null, reason: 'cancelled on chain' };
+        // an off-chain cancel: fulfillment signatures issued before may still be used
+        if (o.cancelValidUntil !== null) return null;
+        return {
+          state: 'cancelling',
+          cancelValidUntil: now + unknownWindowMs,
+          reason: 'cancelled off-chain (window unknown)',
+        };
+      case 'invalidated':
+        return o.state === 'open' || o.state === 'partly_filled' || o.state === 'posted'
+          ? { state: 'invalid', reason: 'invalidated by the marketplace' }
+          : null;
+      case 'revalidated':
+        return o.state === 'invalid' ? { state: standingState(o), reason: null } : null;
+      case 'expired':
+        return final ? null : { state: 'expired', reason: 'expired' };
+      case 'filled':
+      case 'marketplace_status':
+        return null; // handled in note()
+    }
+  }
+
+  function fillNews(
+    o: LedgerOrder,
+    fillId: string,
+    units: bigint,
+    amount: bigint | null,
+    news: LedgerNews,
+  ): LedgerChange | null {
+    const h = key(o.orderHash);
+    let seen = fills.get(h);
+    if (seen === undefined) {
+      seen = new Set();
+      fills.set(h, seen);
+    }
+    if (seen.has(fillId) || options.store?.hasFill?.(h, fillId) === true) return null;
+    seen.add(fillId);
+    const room = o.quantity - o.filled;
+    const u = units > room ? room : units;
+    if (u <= 0n) return null;
+    const filled = o.filled + u;
+    let state: LedgerState = o.state;
+    if (filled >= o.quantity) state = 'filled';
+    else if (o.state === 'posted' || o.state === 'open' || o.state === 'invalid' || o.state === 'failed')
+      state = 'partly_filled';
+    const paid = amount ?? o.price * u;
+    options.store?.recordFill?.(h, fillId, u, paid);
+    return commit(
+      o,
+      { ...o, filled, state, updatedAt: clock.now(), reason: state === 'filled' ? 'filled' : o.reason },
+      news,
+      u,
+      paid,
+    );
+  }
+
+  function note(orderHash: string, news: LedgerNews): LedgerChange | null {
+    const o = orders.get(key(orderHash));
+    if (o === undefined) return null;
+    const now = clock.now();
+    if (news.kind === 'filled') return fillNews(o, news.fillId, news.units, news.amount, news);
+    if (news.kind === 'marketplace_status') {
+      switch (news.status) {
+        case 'FULFILLED':
+          return fillNews(o, 'marketplace:fulfilled', o.quantity - o.filled, null, news);
+        case 'CANCELLED':
+          return note(orderHash, { kind: 'cancelled', source: 'marketplace' });
+        case 'EXPIRED':
+          return note(orderHash, { kind: 'expired' });
+        case 'INVALID':
+          return note(orderHash, { kind: 'invalidated' });
+        case 'ACTIVE': {
+          let change: LedgerChange | null = null;
+          if (news.remaining !== null && news.remaining < o.quantity - o.filled)
+            change = fillNews(o, `marketplace:remaining:${news.remaining}`, o.quantity - o.filled - news.remaining, null, news);
+          const cur = orders.get(key(orderHash)) as LedgerOrder;
+          if (cur.state === 'posted' || cur.state === 'invalid')
+            change = commit(cur, { ...cur, state: standingState(cur), reason: null, updatedAt: now }, news);
+          return change;
+        }
+      }
+    }
+    const patch = transition(o, news, now);
+    if (patch === null) return null;
+    return commit(o, { ...o, ...patch, updatedAt: now }, news);
+  }
+
+  function apply(event: MarketEvent): void {
+    switch (event.kind) {
+      case 'sale':
+        if (event.orderHash === null || !orders.has(key(event.orderHash))) return;
+        note(event.orderHash, {
+          kind: 'filled',
+          fillId: `${event.txHash ?? event.id}:${event.nft.contract.toLowerCase()}:${event.nft.identifier}`,
+          units: event.quantity > 0n ? event.quantity : 1n,
+          amount: event.price,
+          txHash: event.txHash,
+          tokenId: String(event.nft.identifier),
+          contract: event.nft.contract.toLowerCase(),
+        });
+        return;
+      case 'cancel':
+        note(event.orderHash, { kind: 'cancelled', source: event.txHash !== null ? 'chain' : 'marketplace' });
+        return;
+      case 'order_invalidated':
+        note(event.orderHash, { kind: 'invalidated' });
+        return;
+      case 'order_revalidated':
+        note(event.orderHash, { kind: 'revalidated' });
+        return;
+      default:
+        return;
+    }
+  }
+
+  function tick(): void {
+    const now = clock.now();
+    for (const o of [...orders.values()]) {
+      if (!FINAL_STATES.has(o.state)) {
+        if (o.expiresAt <= now) commit(o, { ...o, state: 'expired', reason: 'expired', updatedAt: now }, { kind: 'expired' });
+        else if (o.state === 'cancelling' && o.cancelValidUntil !== null && o.cancelValidUntil <= now)
+          commit(
+            o,
+            { ...o, state: 'cancelled', reason: 'cancelled off-chain; signature window passed', updatedAt: now },
+            { kind: 'cancel_accepted', validUntil: o.cancelValidUntil },
+          );
+      } else if (now - o.updatedAt > retentionMs) {
+        const h = key(o.orderHash);
+        orders.delete(h);
+        fills.delete(h);
+        if (o.intentId !== null && intents.get(o.intentId) === h) intents.delete(o.intentId);
+        ver++;
+      }
+    }
+  }
+
+  function list(filter: LedgerFilter = {}): readonly LedgerOrder[] {
+    const out: LedgerOrder[] = [];
+    for (const o of orders.values()) {
+      if (filter.strategyId !== undefined && o.strategyId !== filter.strategyId) continue;
+      if (filter.states !== undefined && !filter.states.includes(o.state)) continue;
+      if (filter.side === 'offers' && o.side === 'listing') continue;
+      if (filter.side === 'listings' && o.side !== 'listing') continue;
+      out.push(o);
+    }
+    return out;
+  }
+
+  function ownStatus(o: LedgerOrder, now: number): OwnOrder['status'] {
+    switch (o.state) {
+      case 'posted':
+      case 'open':
+      case 'partly_filled':
+        return o.expiresAt <= now ? 'expired' : 'open';
+      case 'invalid':
+        return 'invalid';
+      case 'filled':
+        return 'filled';
+      case 'expired':
+        return 'expired';
+      case 'failed':
+        return 'invalid';
+      case 'cancelling':
+      case 'cancelled':
+        return 'cancelled';
+    }
+  }
+
+  return {
+    post(n) {
+      const h = key(n.orderHash);
+      const now = clock.now();
+      const prev = orders.get(h);
+      if (prev !== undefined) return prev;
+      const order: LedgerOrder = {
+        ...n,
+        orderHash: h as OrderHash,
+        state: 'posted',
+        filled: 0n,
+        cancelValidUntil: null,
+        reason: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (n.intentId !== null) intents.set(n.intentId, h);
+      return commit(undefined, order, { kind: 'posted' }).order;
+    },
+    note,
+    apply,
+    tick,
+    get: (h) => orders.get(key(h)),
+    byIntent(intentId) {
+      const h = intents.get(intentId);
+      return h === undefined ? undefined : orders.get(h);
+    },
+    list,
+    counts: (o) => counts(o),
+    exposureOf(o) {
+      return counts(o) ? o.price * (o.quantity - o.filled) : 0n;
+    },
+    counting() {
+      const now = clock.now();
+      const out: LedgerOrder[] = [];
+      for (const o of orders.values()) if (counts(o, now)) out.push(o);
+      return out;
+    },
+    standing(strategyId, target) {
+      const now = clock.now();
+      for (const o of orders.values())
+        if (o.strategyId === strategyId && o.target === target && counts(o, now) && o.state !== 'cancelling')
+          return o;
+      return undefined;
+    },
+    ownOrders() {
+      if (ownCache !== null && ownCache.v === ver) return ownCache.list;
+      const now = clock.now();
+      const list = Object.freeze(
+        [...orders.values()].map(
+          (o): OwnOrder =>
+            Object.freeze({
+              orderHash: o.orderHash,
+              side: o.side,
+              collection: o.collection as OwnOrder['collection'],
+              nftKey:
+                o.side === 'item_offer' || o.side === 'listing'
+                  ? o.contract !== null && o.tokenId !== null
+                    ? `${options.chain}/${o.contract}/${o.tokenId}`
+                    : null
+                  : null,
+              trait: o.trait,
+              price: o.price,
+              paymentToken: o.paymentToken,
+              quantity: o.quantity - o.filled,
+              expiresAt: o.expiresAt,
+              status: ownStatus(o, now),
+            }),
+        ),
+      );
+      ownCache = { v: ver, list };
+      return list;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    version: () => ver,
+  };
+}
