@@ -6,6 +6,19 @@ import { runSandbox } from './commands/sandbox.ts';
 import { runStatus } from './commands/status.ts';
 import { switchCommand } from './commands/switch.ts';
 import { ExitCode, UsageError } from './exit.ts';
+import {
+  ACTIVITY_FLAG,
+  CHAIN_ID_FLAG,
+  CONFIG_FLAG,
+  EVERY_FLAG,
+  JSON_FLAG,
+  PAPER_FLAG,
+  PORT_FLAG,
+  REASON_FLAG,
+  SECONDS_FLAG,
+  SEED_FLAG,
+  URL_FLAG,
+} from './flags.ts';
 import { renderCommandHelp, renderMainHelp } from './help.ts';
 import { packageVersion } from './package-info.ts';
 import type { Command } from './spec.ts';
@@ -24,21 +37,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'events seen, intents, orders placed, fills, spend against budgets, rate budget left per group',
       'and stream freshness: the same status the control endpoint serves. Ctrl-C stops everything.',
     ].join('\n'),
-    flags: [
-      {
-        name: 'seconds',
-        type: 'string',
-        valueName: 'N',
-        defaultText: 'until Ctrl-C',
-        help: 'stop after N seconds (1-3600) and print the final summary',
-      },
-      {
-        name: 'paper',
-        type: 'boolean',
-        defaultText: 'off',
-        help: 'simulate execution (run: no transaction is sent; demo: the same on the sandbox)',
-      },
-    ],
+    flags: [SECONDS_FLAG, PAPER_FLAG],
     examples: ['npm start', 'harpoon demo --seconds 90', 'harpoon demo --paper'],
     run: runDemo,
   },
@@ -51,17 +50,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'keystore) and are printed as [REDACTED]. On a problem it names the file, the key, the bad value',
       'and the fix, and exits 2. Warnings (e.g. a keystore readable by others) go to stderr.',
     ].join('\n'),
-    flags: [
-      {
-        name: 'config',
-        short: 'c',
-        type: 'string',
-        valueName: 'FILE',
-        defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
-        help: 'config file (.yaml, .yml or .json)',
-      },
-      { name: 'json', type: 'boolean', defaultText: 'off', help: 'print JSON instead of YAML' },
-    ],
+    flags: [CONFIG_FLAG, JSON_FLAG],
     examples: [
       'harpoon config check --config harpoon.yaml',
       'HARPOON_LOG_LEVEL=debug harpoon config check -c harpoon.yaml --json',
@@ -126,36 +115,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       '(--activity actions per second; 0 for a quiet market); wallets 0-2 are left for you.',
       'Ctrl-C stops anvil and everything else.',
     ].join('\n'),
-    flags: [
-      {
-        name: 'port',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '0 (a free port)',
-        help: 'HTTP and stream port',
-      },
-      {
-        name: 'seed',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '1',
-        help: 'seed of traits and fault randomness (0 to 4294967295)',
-      },
-      {
-        name: 'activity',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '3',
-        help: 'simulated market actions per second by seeded traders on wallets 3+ (0 = a quiet market)',
-      },
-      {
-        name: 'chain-id',
-        type: 'string',
-        valueName: 'N',
-        defaultText: '1',
-        help: 'chain id of the local chain',
-      },
-    ],
+    flags: [PORT_FLAG, SEED_FLAG, ACTIVITY_FLAG, CHAIN_ID_FLAG],
     examples: [
       'harpoon sandbox',
       'harpoon sandbox --port 8080 --seed 42',
@@ -176,29 +136,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'With sandbox.enabled: true it first starts the local sandbox marketplace and trades there with',
       `one of its funded wallets (config strings may use $\{sandbox.weth} and $\{sandbox.token.<SYMBOL>}).`,
     ].join('\n'),
-    flags: [
-      {
-        name: 'config',
-        short: 'c',
-        type: 'string',
-        valueName: 'FILE',
-        defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
-        help: 'config file (.yaml, .yml or .json)',
-      },
-      {
-        name: 'paper',
-        type: 'boolean',
-        defaultText: 'off',
-        help: 'simulate execution (run: no transaction is sent; demo: the same on the sandbox)',
-      },
-      {
-        name: 'every',
-        type: 'string',
-        valueName: 'S',
-        defaultText: '30',
-        help: 'seconds between status lines on stderr (at least 5)',
-      },
-    ],
+    flags: [CONFIG_FLAG, PAPER_FLAG, EVERY_FLAG],
     examples: ['harpoon run --config harpoon.yaml --paper', 'harpoon run -c harpoon.yaml'],
     run: runRun,
   },
@@ -210,24 +148,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'or --url) and prints a summary: events, strategies, intents, open offers, fills, spend against',
       'budgets, rate budget left per group, stream freshness. --json prints the raw JSON.',
     ].join('\n'),
-    flags: [
-      {
-        name: 'config',
-        short: 'c',
-        type: 'string',
-        valueName: 'FILE',
-        defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
-        help: 'config file (.yaml, .yml or .json)',
-      },
-      { name: 'json', type: 'boolean', defaultText: 'off', help: 'print JSON instead of YAML' },
-      {
-        name: 'url',
-        type: 'string',
-        valueName: 'URL',
-        defaultText: 'http://<control.host>:<control.port>',
-        help: 'control endpoint of the daemon',
-      },
-    ],
+    flags: [CONFIG_FLAG, JSON_FLAG, URL_FLAG],
     examples: ['harpoon status', 'harpoon status --json --url http://127.0.0.1:8787'],
     run: runStatus,
   },
@@ -244,34 +165,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
         'control.port, or --url). The kill switch and pause are latched: they hold across a restart until',
         '"harpoon resume".',
       ].join('\n'),
-      flags: [
-        {
-          name: 'config',
-          short: 'c',
-          type: 'string',
-          valueName: 'FILE',
-          defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
-          help: 'config file (.yaml, .yml or .json)',
-        },
-        {
-          name: 'url',
-          type: 'string',
-          valueName: 'URL',
-          defaultText: 'http://<control.host>:<control.port>',
-          help: 'control endpoint of the daemon',
-        },
-        ...(name === 'kill'
-          ? [
-              {
-                name: 'reason',
-                type: 'string' as const,
-                valueName: 'TEXT',
-                defaultText: '"kill switch (control endpoint)"',
-                help: 'why (kill): shows in the log and the status',
-              },
-            ]
-          : []),
-      ],
+      flags: [CONFIG_FLAG, URL_FLAG, ...(name === 'kill' ? [REASON_FLAG] : [])],
       examples: [`harpoon ${name}`, `harpoon ${name} --url http://127.0.0.1:8787`],
       run: switchCommand(name),
     }),

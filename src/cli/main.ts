@@ -4,6 +4,7 @@ import { closest } from '../config/suggest.ts';
 import { scrubSecrets } from '../observability/scrub.ts';
 import { COMMANDS, commandWords } from './commands.ts';
 import { describeFailure, ExitCode, UsageError } from './exit.ts';
+import { checkFlags } from './flags.ts';
 import { renderCommandHelp, renderMainHelp } from './help.ts';
 import { type CliIo, processIo } from './io.ts';
 import { packageVersion } from './package-info.ts';
@@ -36,7 +37,39 @@ function scrubbing(io: CliIo): CliIo {
   };
 }
 
-function parseError(err: unknown, flags: readonly FlagSpec[]): UsageError {
+const NEGATIVE_NUMBER_RE = /^-(?:\d|\.\d)/;
+
+/**
+ * `--seed -1` is read as `--seed=-1`: node's parseArgs takes a value starting with a dash for an
+ * option and refuses it, but a negative number is never an option of ours. Everything after `--`
+ * stays as it is.
+ */
+export function joinNegativeValues(argv: readonly string[], flags: readonly FlagSpec[]): string[] {
+  const takesValue = new Set<string>();
+  for (const f of flags) {
+    if (f.type !== 'string') continue;
+    takesValue.add(`--${f.name}`);
+    if (f.short !== undefined) takesValue.add(`-${f.short}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (takesValue.has(a) && next !== undefined && NEGATIVE_NUMBER_RE.test(next)) {
+      out.push(a.startsWith('--') ? `${a}=${next}` : `${a}${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+function parseError(err: unknown, flags: readonly FlagSpec[], argv: readonly string[]): UsageError {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: string }).code;
   const quoted = /'(-[^']*)'/.exec(message)?.[1];
@@ -46,6 +79,26 @@ function parseError(err: unknown, flags: readonly FlagSpec[]): UsageError {
       flags.map((f) => f.name),
     );
     return new UsageError(`unknown option ${quoted}${guess ? ` (did you mean --${guess}?)` : ''}`, HELP_HINT);
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted && /ambiguous/.test(message)) {
+    // `--config --json`, `--reason -x`: a value that starts with a dash after an option that needs one
+    const at = argv.indexOf(quoted);
+    const next = at >= 0 ? argv[at + 1] : undefined;
+    const name = quoted.startsWith('--')
+      ? quoted
+      : `--${flags.find((f) => f.short === quoted.slice(1))?.name ?? quoted.slice(1)}`;
+    return new UsageError(
+      `option ${quoted} needs a value, but it is followed by ${next !== undefined ? JSON.stringify(next) : 'another option'}`,
+      `write the value right after it; a value that starts with "-" is written ${name}=-VALUE; ${HELP_HINT}`,
+    );
+  }
+  const missing = /--([a-z-]+) <value>' argument missing/.exec(message)?.[1];
+  const spec = flags.find((f) => f.name === missing);
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && spec !== undefined) {
+    return new UsageError(
+      `option --${spec.name}: argument missing (it needs a value: --${spec.name} ${spec.valueName ?? 'VALUE'})`,
+      `${spec.example !== undefined ? `e.g. --${spec.name} ${spec.example}; ` : ''}${HELP_HINT}`,
+    );
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     return new UsageError(message.replace(/^Option/, 'option'), HELP_HINT);
@@ -109,7 +162,7 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
     >;
     try {
       parsed = parseArgs({
-        args: [...argv],
+        args: joinNegativeValues(argv, flags),
         options: Object.fromEntries(
           flags.map((f) => [f.name, { type: f.type, ...(f.short !== undefined ? { short: f.short } : {}) }]),
         ),
@@ -118,7 +171,7 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
         tokens: true,
       });
     } catch (err) {
-      throw parseError(err, flags);
+      throw parseError(err, flags, argv);
     }
     const { values, positionals, tokens } = parsed;
     verbose = values.verbose === true;
@@ -166,7 +219,8 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
         `usage: harpoon ${command.name} [flags]; see "harpoon help ${command.name}"`,
       );
     }
-    return await command.run({ io: out, flags: values, args, verbose });
+    const checked = checkFlags([...GLOBAL_FLAGS, ...command.flags], values, command.name);
+    return await command.run({ io: out, flags: checked, args, verbose });
   } catch (err) {
     const { code, text } = describeFailure(err, verbose);
     out.stderr(text);

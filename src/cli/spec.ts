@@ -1,3 +1,4 @@
+import type { FlagCheck, FlagValue } from './flags.ts';
 import type { CliIo } from './io.ts';
 
 /** One command-line flag, with the default shown in `--help`. */
@@ -11,12 +12,16 @@ export interface FlagSpec {
   /** The default, as shown in help. */
   readonly defaultText: string;
   readonly help: string;
+  /** What a string flag accepts; main() refuses anything else with a usage error (exit 2). */
+  readonly check?: FlagCheck;
+  /** An allowed value, shown in the hint of that usage error. */
+  readonly example?: string;
 }
 
 export interface CommandContext {
   readonly io: CliIo;
-  /** Parsed flags of this command (global ones included). */
-  readonly flags: Readonly<Record<string, string | boolean | undefined>>;
+  /** Parsed and checked flags of this command (global ones included); numeric flags are numbers. */
+  readonly flags: Readonly<Record<string, FlagValue>>;
   /** Positionals after the command name. */
   readonly args: readonly string[];
   readonly verbose: boolean;

@@ -1,4 +1,5 @@
-import { ExitCode, UsageError } from '../exit.ts';
+import { ExitCode } from '../exit.ts';
+import { ACTIVITY_FLAG, CHAIN_ID_FLAG, numberFlag, PORT_FLAG, SEED_FLAG } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
 
 /** A lively market by default: a few simulated actions per second (`--activity 0` for a quiet one). */
@@ -17,43 +18,14 @@ export interface SandboxFlags {
   readonly chainId: number;
 }
 
-function intFlag(
-  flags: CommandContext['flags'],
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const raw = flags[name];
-  if (raw === undefined) return fallback;
-  const text = String(raw);
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(
-      `--${name}: "${text}" is not a whole number from ${min} to ${max}`,
-      `example: harpoon sandbox --${name} ${fallback === 0 ? min : fallback}`,
-    );
-  }
-  return Number(text);
-}
-
-/** Parses and checks the flags (bad values are usage errors: exit 2). */
+/** The checked flags (main() has refused bad values already; a direct call checks them here). */
 export function parseSandboxFlags(flags: CommandContext['flags']): SandboxFlags {
-  const port = intFlag(flags, 'port', 0, 0, 65_535);
-  const seed = intFlag(flags, 'seed', 1, 0, 2 ** 32 - 1);
-  const chainId = intFlag(flags, 'chain-id', 1, 1, 2 ** 53 - 1);
-  const rawActivity = flags['activity'];
-  let activity = DEFAULT_ACTIVITY;
-  if (rawActivity !== undefined) {
-    const text = String(rawActivity);
-    activity = Number(text);
-    if (text.trim() === '' || !Number.isFinite(activity) || activity < 0 || activity > 10_000) {
-      throw new UsageError(
-        `--activity: "${text}" is not a number of events per second from 0 to 10000`,
-        'example: harpoon sandbox --activity 2.5',
-      );
-    }
-  }
-  return { port, seed, activity, chainId };
+  return {
+    port: numberFlag(flags, PORT_FLAG, 0, 'sandbox'),
+    seed: numberFlag(flags, SEED_FLAG, 1, 'sandbox'),
+    activity: numberFlag(flags, ACTIVITY_FLAG, DEFAULT_ACTIVITY, 'sandbox'),
+    chainId: numberFlag(flags, CHAIN_ID_FLAG, 1, 'sandbox'),
+  };
 }
 
 export async function runSandbox(ctx: CommandContext): Promise<number> {

@@ -2,20 +2,17 @@ import { loadConfig } from '../../config/load.ts';
 import type { DaemonStatus } from '../../daemon/status.ts';
 import { renderStatus } from '../../daemon/status.ts';
 import { BaseError } from '../../errors/index.ts';
-import { ExitCode, UsageError } from '../exit.ts';
+import { ExitCode } from '../exit.ts';
+import { CONFIG_FLAG, textFlag, URL_FLAG } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
 
 /** The control endpoint to read: --url, else the config's control host and port. */
-export function controlUrl(ctx: CommandContext): string {
-  const url = ctx.flags.url;
-  if (typeof url === 'string') {
-    if (url === '')
-      throw new UsageError('--url needs a URL', 'e.g. harpoon status --url http://127.0.0.1:8787');
-    return url.replace(/\/+$/, '');
-  }
-  const file = ctx.flags.config;
+export function controlUrl(ctx: CommandContext, command = 'status'): string {
+  const url = textFlag(ctx.flags, URL_FLAG, command);
+  if (url !== undefined) return url.replace(/\/+$/, '');
+  const file = textFlag(ctx.flags, CONFIG_FLAG, command);
   const loaded = loadConfig({
-    ...(typeof file === 'string' && file !== '' ? { file } : {}),
+    ...(file !== undefined ? { file } : {}),
     env: ctx.io.env,
     cwd: ctx.io.cwd,
   });

@@ -1,6 +1,7 @@
 import { CONTROL_HEADER } from '../../daemon/control.ts';
 import { BaseError } from '../../errors/index.ts';
 import { ExitCode } from '../exit.ts';
+import { REASON_FLAG, textFlag } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
 import { controlUrl } from './status.ts';
 
@@ -13,9 +14,9 @@ class SwitchError extends BaseError {
 /** `harpoon kill|pause|resume`: pulls a switch of a running daemon through its control endpoint. */
 export function switchCommand(name: 'kill' | 'pause' | 'resume') {
   return async function run(ctx: CommandContext): Promise<number> {
-    const base = controlUrl(ctx);
-    const reason =
-      typeof ctx.flags.reason === 'string' ? `?reason=${encodeURIComponent(ctx.flags.reason)}` : '';
+    const base = controlUrl(ctx, name);
+    const text = name === 'kill' ? textFlag(ctx.flags, REASON_FLAG, name) : undefined;
+    const reason = text !== undefined ? `?reason=${encodeURIComponent(text)}` : '';
     let res: Response;
     try {
       res = await fetch(`${base}/${name}${name === 'kill' ? reason : ''}`, {

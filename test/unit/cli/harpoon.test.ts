@@ -112,6 +112,22 @@ describe('bad usage exits 2 with a message and a hint', () => {
     [['demo', 'extra'], /unexpected argument "extra" for "harpoon demo"/, /harpoon help demo/],
     [['config', 'check', '--config'], /argument missing/, /harpoon --help/],
     [['help', 'nope'], /no help for unknown command "nope"/, /commands:/],
+    // flag values (all of them: test/unit/cli/flags.test.ts), through the real bin
+    [
+      ['run', '--every', 'abc'],
+      /--every: "abc" is not a whole number of seconds from 5 to 86400/,
+      /e\.g\. harpoon run --every 30/,
+    ],
+    [
+      ['sandbox', '--seed', '-1'],
+      /--seed: "-1" is not a whole number from 0 to 4294967295/,
+      /e\.g\. harpoon sandbox --seed 42/,
+    ],
+    [
+      ['status', '--url', 'notaurl'],
+      /--url: "notaurl" is not a URL; allowed: an http:\/\/ or https:\/\/ URL/,
+      /e\.g\. harpoon status --url http:\/\/127\.0\.0\.1:8787/,
+    ],
   ])('harpoon %j', async (args, message, hint) => {
     const r = await harpoon(args);
     expect(r.code).toBe(2);

@@ -88,6 +88,6 @@ describe('main (in process)', () => {
   it('rejects an empty --config value', async () => {
     const io = fakeIo();
     expect(await main(['config', 'check', '--config='], io)).toBe(2);
-    expect(io.err()).toMatch(/--config needs a file path/);
+    expect(io.err()).toMatch(/--config: "" is not a file path \(it is empty\)/);
   });
 });

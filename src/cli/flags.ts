@@ -1,0 +1,291 @@
+// Every flag of `harpoon` with the values it allows, and the one function that checks a value.
+// main() checks each flag of the command line against its spec before the command runs, so a bad
+// value is a usage error (exit 2) that names the flag, the value and what is allowed.
+import { CHAIN_IDS } from '../domain/chains.ts';
+import { UsageError } from './exit.ts';
+import type { FlagSpec } from './spec.ts';
+
+/** What a string flag accepts. */
+export type FlagCheck =
+  /** A whole number in [min, max]; `unit` names it in messages (`seconds`). */
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number; readonly unit?: string }
+  /** A decimal number in [min, max]. */
+  | { readonly kind: 'number'; readonly min: number; readonly max: number; readonly unit?: string }
+  /** One of the listed whole numbers (`labels` explain them in messages). */
+  | {
+      readonly kind: 'choice';
+      readonly values: readonly number[];
+      readonly labels?: Readonly<Record<number, string>>;
+    }
+  /** An absolute http:// or https:// URL without user, password, query or fragment. */
+  | { readonly kind: 'url' }
+  /** A file path; the command reads it (and says so when it is missing). */
+  | { readonly kind: 'path' }
+  /** Printable text of 1 to `maxLength` characters. */
+  | { readonly kind: 'text'; readonly maxLength: number };
+
+/** A value checked against its flag's spec: numbers are numbers, the rest stays text. */
+export type FlagValue = string | number | boolean | undefined;
+
+/** Node timers fire at once for delays above 2^31-1 ms; no interval of ours may come near it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const EVM_CHAIN_IDS = Object.entries(CHAIN_IDS)
+  .map(([name, id]) => ({ name, id }))
+  .sort((a, b) => a.id - b.id);
+
+const flag = (spec: FlagSpec): FlagSpec => Object.freeze(spec);
+
+export const CONFIG_FLAG: FlagSpec = flag({
+  name: 'config',
+  short: 'c',
+  type: 'string',
+  valueName: 'FILE',
+  defaultText: '$HARPOON_CONFIG, else built-in defaults + environment',
+  help: 'config file (.yaml, .yml or .json)',
+  check: { kind: 'path' },
+  example: 'harpoon.yaml',
+});
+
+export const JSON_FLAG: FlagSpec = flag({
+  name: 'json',
+  type: 'boolean',
+  defaultText: 'off',
+  help: 'print JSON instead of YAML',
+});
+
+export const PAPER_FLAG: FlagSpec = flag({
+  name: 'paper',
+  type: 'boolean',
+  defaultText: 'off',
+  help: 'simulate execution (run: no transaction is sent; demo: the same on the sandbox)',
+});
+
+export const URL_FLAG: FlagSpec = flag({
+  name: 'url',
+  type: 'string',
+  valueName: 'URL',
+  defaultText: 'http://<control.host>:<control.port>',
+  help: 'control endpoint of the daemon (http:// or https://)',
+  check: { kind: 'url' },
+  example: 'http://127.0.0.1:8787',
+});
+
+export const SECONDS_FLAG: FlagSpec = flag({
+  name: 'seconds',
+  type: 'string',
+  valueName: 'N',
+  defaultText: 'until Ctrl-C',
+  help: 'stop after N seconds (1-3600) and print the final summary',
+  check: { kind: 'integer', min: 1, max: 3600, unit: 'seconds' },
+  example: '90',
+});
+
+export const EVERY_FLAG: FlagSpec = flag({
+  name: 'every',
+  type: 'string',
+  valueName: 'S',
+  defaultText: '30',
+  help: 'seconds between status lines on stderr (5-86400)',
+  check: { kind: 'integer', min: 5, max: 86_400, unit: 'seconds' },
+  example: '30',
+});
+
+export const PORT_FLAG: FlagSpec = flag({
+  name: 'port',
+  type: 'string',
+  valueName: 'N',
+  defaultText: '0 (a free port)',
+  help: 'HTTP and stream port (0-65535; 0 = a free port)',
+  check: { kind: 'integer', min: 0, max: 65_535 },
+  example: '8080',
+});
+
+export const SEED_FLAG: FlagSpec = flag({
+  name: 'seed',
+  type: 'string',
+  valueName: 'N',
+  defaultText: '1',
+  help: 'seed of traits and fault randomness (0 to 4294967295)',
+  check: { kind: 'integer', min: 0, max: 2 ** 32 - 1 },
+  example: '42',
+});
+
+export const ACTIVITY_FLAG: FlagSpec = flag({
+  name: 'activity',
+  type: 'string',
+  valueName: 'N',
+  defaultText: '3',
+  help: 'simulated market actions per second by seeded traders on wallets 3+ (0-10000; 0 = a quiet market)',
+  check: { kind: 'number', min: 0, max: 10_000, unit: 'actions per second' },
+  example: '2.5',
+});
+
+export const CHAIN_ID_FLAG: FlagSpec = flag({
+  name: 'chain-id',
+  type: 'string',
+  valueName: 'N',
+  defaultText: '1',
+  help: 'chain id of the local chain: an EVM chain of the API (1 ethereum, 8453 base, 137 polygon, ...)',
+  check: {
+    kind: 'choice',
+    values: EVM_CHAIN_IDS.map((c) => c.id),
+    labels: Object.fromEntries(EVM_CHAIN_IDS.map((c) => [c.id, c.name])),
+  },
+  example: '8453',
+});
+
+export const REASON_FLAG: FlagSpec = flag({
+  name: 'reason',
+  type: 'string',
+  valueName: 'TEXT',
+  defaultText: '"kill switch (control endpoint)"',
+  help: 'why (kill): shows in the log and the status (1-200 characters, one line)',
+  check: { kind: 'text', maxLength: 200 },
+  example: '"floor crashed"',
+});
+
+function allowedText(check: FlagCheck): string {
+  switch (check.kind) {
+    case 'integer':
+      return `a whole number${check.unit ? ` of ${check.unit}` : ''} from ${check.min} to ${check.max}`;
+    case 'number':
+      return `a number${check.unit ? ` of ${check.unit}` : ''} from ${check.min} to ${check.max}`;
+    case 'choice':
+      return `one of ${check.values.map((v) => (check.labels?.[v] ? `${v} (${check.labels[v]})` : String(v))).join(', ')}`;
+    case 'url':
+      return 'an http:// or https:// URL without user, password, query or fragment';
+    case 'path':
+      return 'a file path';
+    case 'text':
+      return `one line of 1 to ${check.maxLength} characters`;
+  }
+}
+
+/** What `check` allows, in words (for help and tests). */
+export function describeCheck(check: FlagCheck): string {
+  return allowedText(check);
+}
+
+const INTEGER_RE = /^[-+]?\d+$/;
+const NUMBER_RE = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** Shows a bad value without flooding the terminal or hiding control characters. */
+function shown(raw: string): string {
+  const cut = raw.length > 80 ? `${raw.slice(0, 80)}…` : raw;
+  return JSON.stringify(cut);
+}
+
+/** Why `raw` is not allowed, or undefined when it is; `value` is the parsed value. */
+function verdict(check: FlagCheck, raw: string): { problem?: string; value?: string | number } {
+  switch (check.kind) {
+    case 'integer': {
+      const n = Number(raw);
+      if (!INTEGER_RE.test(raw) || !Number.isSafeInteger(n) || n < check.min || n > check.max)
+        return { problem: `is not ${allowedText(check)}` };
+      return { value: n };
+    }
+    case 'number': {
+      const n = Number(raw);
+      if (!NUMBER_RE.test(raw) || !Number.isFinite(n) || n < check.min || n > check.max)
+        return { problem: `is not ${allowedText(check)}` };
+      return { value: n };
+    }
+    case 'choice': {
+      const n = Number(raw);
+      if (!INTEGER_RE.test(raw) || !check.values.includes(n))
+        return { problem: `is not ${allowedText(check)}` };
+      return { value: n };
+    }
+    case 'url': {
+      let u: URL;
+      try {
+        u = new URL(raw);
+      } catch {
+        return { problem: `is not a URL; allowed: ${allowedText(check)}` };
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:')
+        return { problem: `has the scheme ${u.protocol.replace(/:$/, '')}; allowed: ${allowedText(check)}` };
+      if (u.username !== '' || u.password !== '')
+        return { problem: `carries a user or password; allowed: ${allowedText(check)}` };
+      if (u.search !== '' || u.hash !== '')
+        return { problem: `has a query or fragment; allowed: ${allowedText(check)}` };
+      return { value: u.href.replace(/\/+$/, '') };
+    }
+    case 'path':
+      if (raw.trim() === '') return { problem: 'is not a file path (it is empty)' };
+      return { value: raw };
+    case 'text':
+      if (raw.trim() === '' || raw.length > check.maxLength || /[\p{Cc}]/u.test(raw))
+        return { problem: `is not ${allowedText(check)}` };
+      return { value: raw };
+  }
+}
+
+/**
+ * Checks one flag's value against its spec: the parsed value (a number for numeric flags), or a
+ * UsageError naming the flag, the bad value and what is allowed. `command` goes into the example.
+ */
+export function checkFlagValue(spec: FlagSpec, raw: string, command?: string): string | number {
+  const check = spec.check;
+  if (check === undefined) return raw;
+  const v = verdict(check, raw);
+  if (v.problem === undefined) return v.value as string | number;
+  // a bad secret-looking URL must not be echoed whole: only its scheme and host
+  const value = check.kind === 'url' ? shown(redactUrlText(raw)) : shown(raw);
+  const example = spec.example ?? '';
+  throw new UsageError(
+    `--${spec.name}: ${value} ${v.problem}`,
+    `e.g. harpoon${command ? ` ${command}` : ''} --${spec.name} ${example}`.trimEnd() +
+      `; see "harpoon help${command ? ` ${command}` : ''}"`,
+  );
+}
+
+/** A URL-ish text with any `user:password@` removed. */
+function redactUrlText(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1[REDACTED]@');
+}
+
+/**
+ * A flag's value from already-parsed flags: `fallback` when absent, the value itself when main()
+ * has checked it already (a number), else checked here (commands called directly, e.g. in tests).
+ */
+export function numberFlag(
+  flags: Readonly<Record<string, FlagValue>>,
+  spec: FlagSpec,
+  fallback: number,
+  command?: string,
+): number {
+  const raw = flags[spec.name];
+  if (raw === undefined) return fallback;
+  if (typeof raw === 'number') return raw;
+  const v = checkFlagValue(spec, String(raw), command);
+  if (typeof v !== 'number') throw new TypeError(`--${spec.name} is not a numeric flag`);
+  return v;
+}
+
+/** A text flag's value (path, URL, text), checked; undefined when absent. */
+export function textFlag(
+  flags: Readonly<Record<string, FlagValue>>,
+  spec: FlagSpec,
+  command?: string,
+): string | undefined {
+  const raw = flags[spec.name];
+  if (raw === undefined || typeof raw === 'boolean') return undefined;
+  return String(checkFlagValue(spec, String(raw), command));
+}
+
+/** Checks every string flag given on the command line against its spec (see checkFlagValue). */
+export function checkFlags(
+  specs: readonly FlagSpec[],
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  command: string,
+): Record<string, FlagValue> {
+  const out: Record<string, FlagValue> = { ...values };
+  for (const spec of specs) {
+    const raw = values[spec.name];
+    if (spec.type !== 'string' || typeof raw !== 'string') continue;
+    out[spec.name] = checkFlagValue(spec, raw, command);
+  }
+  return out;
+}

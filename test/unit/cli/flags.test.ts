@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { parseSandboxFlags } from '../../../src/cli/commands/sandbox.ts';
+import { COMMANDS } from '../../../src/cli/commands.ts';
+import { UsageError } from '../../../src/cli/exit.ts';
+import {
+  CHAIN_ID_FLAG,
+  checkFlags,
+  checkFlagValue,
+  EVERY_FLAG,
+  MAX_TIMER_MS,
+  numberFlag,
+  SEED_FLAG,
+  URL_FLAG,
+} from '../../../src/cli/flags.ts';
+import type { CliIo } from '../../../src/cli/io.ts';
+import { joinNegativeValues, main } from '../../../src/cli/main.ts';
+import { GLOBAL_FLAGS } from '../../../src/cli/spec.ts';
+
+/** Every flag's values, checked in process through main() (nothing starts: the check comes first). */
+
+function fakeIo(): CliIo & { out: () => string; err: () => string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    env: {},
+    cwd: '/nonexistent-cwd',
+    signal: new AbortController().signal,
+    out: () => out.join(''),
+    err: () => err.join(''),
+  };
+}
+
+async function usage(args: string[]): Promise<string> {
+  const io = fakeIo();
+  const code = await main(args, io);
+  expect(code, `${args.join(' ')}: ${io.err()}`).toBe(2);
+  expect(io.out()).toBe('');
+  expect(io.err()).not.toMatch(/\n\s+at /);
+  return io.err();
+}
+
+describe('every string flag of every command says what it allows', () => {
+  it('has a check and an example that passes it', () => {
+    for (const c of COMMANDS) {
+      for (const f of [...GLOBAL_FLAGS, ...c.flags]) {
+        if (f.type !== 'string') continue;
+        expect(f.check, `${c.name} --${f.name}`).toBeDefined();
+        expect(f.example, `${c.name} --${f.name}`).toBeDefined();
+        const example = (f.example as string).replace(/^"(.*)"$/, '$1');
+        expect(() => checkFlagValue(f, example, c.name), `${c.name} --${f.name} ${example}`).not.toThrow();
+      }
+    }
+  });
+
+  it('no interval flag can overflow a Node timer', () => {
+    for (const f of COMMANDS.flatMap((c) => c.flags)) {
+      if (f.check?.kind === 'integer' && f.check.unit === 'seconds')
+        expect(f.check.max * 1000, f.name).toBeLessThanOrEqual(MAX_TIMER_MS);
+    }
+  });
+});
+
+describe('bad values are usage errors (exit 2) naming the flag, the value and what is allowed', () => {
+  it.each([
+    // run --every: NaN printed thousands of status lines; huge values overflowed the timer
+    [['run', '--every', 'abc'], '--every: "abc" is not a whole number of seconds from 5 to 86400'],
+    [['run', '--every', '4'], '--every: "4" is not a whole number of seconds from 5 to 86400'],
+    [['run', '--every', '86401'], '--every: "86401" is not a whole number of seconds from 5 to 86400'],
+    [
+      ['run', '--every', '99999999999'],
+      '--every: "99999999999" is not a whole number of seconds from 5 to 86400',
+    ],
+    [['run', '--every', '7.5'], '--every: "7.5" is not a whole number of seconds from 5 to 86400'],
+    [['run', '--every', '1e3'], '--every: "1e3" is not a whole number of seconds from 5 to 86400'],
+    [['run', '--every='], '--every: "" is not a whole number of seconds from 5 to 86400'],
+    [['run', '--every', '-5'], '--every: "-5" is not a whole number of seconds from 5 to 86400'],
+    // sandbox: negative numbers as values, both spellings
+    [['sandbox', '--seed', '-1'], '--seed: "-1" is not a whole number from 0 to 4294967295'],
+    [['sandbox', '--seed=-1'], '--seed: "-1" is not a whole number from 0 to 4294967295'],
+    [['sandbox', '--seed', '4294967296'], '--seed: "4294967296" is not a whole number from 0 to 4294967295'],
+    [['sandbox', '--seed', '0x10'], '--seed: "0x10" is not a whole number from 0 to 4294967295'],
+    [['sandbox', '--port', '70000'], '--port: "70000" is not a whole number from 0 to 65535'],
+    [['sandbox', '--port', '-1'], '--port: "-1" is not a whole number from 0 to 65535'],
+    [['sandbox', '--port', 'http'], '--port: "http" is not a whole number from 0 to 65535'],
+    [
+      ['sandbox', '--activity', '-0.5'],
+      '--activity: "-0.5" is not a number of actions per second from 0 to 10000',
+    ],
+    [
+      ['sandbox', '--activity', 'lots'],
+      '--activity: "lots" is not a number of actions per second from 0 to 10000',
+    ],
+    [
+      ['sandbox', '--activity', 'Infinity'],
+      '--activity: "Infinity" is not a number of actions per second from 0 to 10000',
+    ],
+    [['sandbox', '--chain-id', '12345'], '--chain-id: "12345" is not one of 1 (ethereum), 10 (optimism)'],
+    [['sandbox', '--chain-id', '0'], '--chain-id: "0" is not one of 1 (ethereum)'],
+    // status / kill / pause / resume: the URL is checked before anything is dialled
+    [['status', '--url', 'notaurl'], '--url: "notaurl" is not a URL; allowed: an http:// or https:// URL'],
+    [['status', '--url', 'ftp://h:1'], '--url: "ftp://h:1" has the scheme ftp; allowed: an http://'],
+    [['status', '--url', 'http://h:1/?x=1'], '--url: "http://h:1/?x=1" has a query or fragment'],
+    [['status', '--url='], '--url: "" is not a URL'],
+    [['kill', '--url', '127.0.0.1:8787'], '--url: "127.0.0.1:8787" is not a URL'],
+    [['pause', '--url', 'localhost'], '--url: "localhost" is not a URL'],
+    [['resume', '--url', 'ws://127.0.0.1:1'], '--url: "ws://127.0.0.1:1" has the scheme ws'],
+    [['kill', '--reason='], '--reason: "" is not one line of 1 to 200 characters'],
+    [['kill', '--reason', 'a\nb'], '--reason: "a\\nb" is not one line of 1 to 200 characters'],
+    [
+      ['kill', '--reason', 'x'.repeat(201)],
+      `--reason: "${'x'.repeat(80)}…" is not one line of 1 to 200 characters`,
+    ],
+    // demo
+    [['demo', '--seconds', '0'], '--seconds: "0" is not a whole number of seconds from 1 to 3600'],
+    [['demo', '--seconds', 'soon'], '--seconds: "soon" is not a whole number of seconds from 1 to 3600'],
+    [['demo', '--seconds', '3601'], '--seconds: "3601" is not a whole number of seconds from 1 to 3600'],
+    // --config: a path is needed (a missing file is the config loader's ConfigError, also exit 2)
+    [['config', 'check', '--config='], '--config: "" is not a file path (it is empty)'],
+    [['run', '-c', ''], '--config: "" is not a file path (it is empty)'],
+    [['status', '--config='], '--config: "" is not a file path (it is empty)'],
+  ])('harpoon %j', async (args, message) => {
+    const err = await usage(args);
+    expect(err).toContain(`harpoon: ${message}`);
+    // the hint shows an allowed value and where to read more
+    const command = COMMANDS.find((c) => c.name === args[0] || c.name === `${args[0]} ${args[1]}`);
+    expect(err).toMatch(new RegExp(`e\\.g\\. harpoon ${command?.name} --[a-z-]+ \\S+`));
+    expect(err).toContain(`see "harpoon help ${command?.name}"`);
+  });
+
+  it('a URL with a password is refused without echoing the password', async () => {
+    const err = await usage(['status', '--url', 'http://admin:hunter2-pw@127.0.0.1:8787']);
+    expect(err).toContain('--url: "http://[REDACTED]@127.0.0.1:8787" carries a user or password');
+    expect(err).not.toContain('hunter2');
+  });
+
+  it('an option followed by another option instead of its value says so', async () => {
+    const err = await usage(['status', '--config', '--json']);
+    expect(err).toContain('harpoon: option --config needs a value, but it is followed by "--json"');
+    expect(err).toContain('--config=-VALUE');
+    const dash = await usage(['kill', '--reason', '-x']);
+    expect(dash).toContain('option --reason needs a value, but it is followed by "-x"');
+    expect(dash).toContain('--reason=-VALUE');
+  });
+
+  it('an option without its value names the value it needs', async () => {
+    const err = await usage(['sandbox', '--port']);
+    expect(err).toContain('harpoon: option --port: argument missing (it needs a value: --port N)');
+    expect(err).toContain('e.g. --port 8080');
+  });
+
+  it('status --url notaurl is a usage error, not "no daemon answers"', async () => {
+    const err = await usage(['status', '--url', 'notaurl']);
+    expect(err).not.toMatch(/no daemon answers/);
+  });
+});
+
+describe('good values', () => {
+  it('are parsed: numbers for numeric flags, a URL without its trailing slash', () => {
+    const status = COMMANDS.find((c) => c.name === 'status');
+    const sandbox = COMMANDS.find((c) => c.name === 'sandbox');
+    const run = COMMANDS.find((c) => c.name === 'run');
+    expect(checkFlags(run?.flags ?? [], { every: '5', paper: true }, 'run')).toEqual({
+      every: 5,
+      paper: true,
+    });
+    expect(checkFlags(run?.flags ?? [], { every: '86400' }, 'run')).toEqual({ every: 86_400 });
+    expect(
+      checkFlags(
+        sandbox?.flags ?? [],
+        { seed: '4294967295', port: '0', activity: '2.5', 'chain-id': '8453' },
+        'sandbox',
+      ),
+    ).toEqual({ seed: 4_294_967_295, port: 0, activity: 2.5, 'chain-id': 8453 });
+    expect(checkFlags(status?.flags ?? [], { url: 'http://127.0.0.1:8787/' }, 'status')).toEqual({
+      url: 'http://127.0.0.1:8787',
+    });
+    expect(checkFlagValue(URL_FLAG, 'https://bot.example/harpoon/')).toBe('https://bot.example/harpoon');
+    expect(checkFlagValue(SEED_FLAG, '+7')).toBe(7);
+  });
+
+  it('--seed -1 is read as --seed=-1 (a negative number is never an option); other args are kept', () => {
+    const flags = COMMANDS.flatMap((c) => c.flags);
+    expect(joinNegativeValues(['sandbox', '--seed', '-1', '--port', '8'], flags)).toEqual([
+      'sandbox',
+      '--seed=-1',
+      '--port',
+      '8',
+    ]);
+    expect(joinNegativeValues(['sandbox', '--activity', '-.5'], flags)).toEqual([
+      'sandbox',
+      '--activity=-.5',
+    ]);
+    expect(joinNegativeValues(['run', '-c', '-1.yaml'], flags)).toEqual(['run', '-c-1.yaml']);
+    // booleans take no value; after `--` nothing is touched
+    expect(joinNegativeValues(['run', '--paper', '-1'], flags)).toEqual(['run', '--paper', '-1']);
+    expect(joinNegativeValues(['x', '--', '--seed', '-1'], flags)).toEqual(['x', '--', '--seed', '-1']);
+  });
+
+  it('numberFlag checks raw values when a command is called directly (no main())', () => {
+    expect(numberFlag({}, EVERY_FLAG, 30)).toBe(30);
+    expect(numberFlag({ every: 12 }, EVERY_FLAG, 30)).toBe(12);
+    expect(numberFlag({ every: '12' }, EVERY_FLAG, 30)).toBe(12);
+    expect(() => numberFlag({ every: 'abc' }, EVERY_FLAG, 30, 'run')).toThrow(UsageError);
+    expect(parseSandboxFlags({ seed: '9', 'chain-id': '10' })).toEqual({
+      port: 0,
+      seed: 9,
+      activity: 3,
+      chainId: 10,
+    });
+    expect(() => parseSandboxFlags({ seed: '-1' })).toThrow(/--seed: "-1" is not a whole number/);
+    expect(() => checkFlagValue(CHAIN_ID_FLAG, '8453.0')).toThrow(UsageError);
+  });
+});
