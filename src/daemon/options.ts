@@ -4,6 +4,7 @@
 import { dirname, extname, join } from 'node:path';
 import { WETH_BY_CHAIN } from '../config/schema.ts';
 import type {
+  ClusterConfig,
   Config,
   EngineConfig,
   LogLevel,
@@ -77,6 +78,12 @@ export interface DaemonOptions {
   };
   /** Overrides of the key's per-group rates; absent = the documented free tier. */
   readonly rates: { readonly read?: Rate; readonly write?: Rate; readonly fulfillment?: Rate };
+  /**
+   * Where the rate buckets live (`rateLimits.cluster`): absent or `local` = in this process;
+   * `redis` = one bucket per group shared by every daemon of `account` (ratelimit's
+   * `schedulerStoreFromConfig` turns it into the scheduler's `store`).
+   */
+  readonly cluster?: ClusterConfig;
   readonly chain: DaemonChainOptions;
   readonly wallet: DaemonWallet;
   readonly collections: readonly string[];
@@ -268,6 +275,7 @@ export function daemonOptionsFromConfig(
       ...(config.rateLimits.write !== undefined ? { write: config.rateLimits.write } : {}),
       ...(config.rateLimits.fulfillment !== undefined ? { fulfillment: config.rateLimits.fulfillment } : {}),
     },
+    cluster: config.rateLimits.cluster,
     chain: {
       name: c.name ?? config.chain.name,
       chainId: c.chainId ?? chainId,

@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { isSecret, type Secret } from '../domain/secret.ts';
+import { ConfigError } from '../errors/index.ts';
 import type { BucketSnapshot, SyncInput, TakeResult } from './bucket.ts';
 import type { Clock } from './clock.ts';
 import { PAUSE_LUA, SET_RATE_LUA, SYNC_LUA, TAKE_LUA } from './redis-scripts.ts';
@@ -8,8 +10,8 @@ import { RATE_GROUPS } from './types.ts';
 
 export interface RedisStoreConfig {
   readonly kind: 'redis';
-  /** e.g. `redis://127.0.0.1:6379/0`. */
-  readonly url: string;
+  /** e.g. `redis://127.0.0.1:6379/0`; a Secret when it may carry a password (as the config's is). */
+  readonly url: string | Secret;
   /** Key prefix; default `harpoon:rl:`. */
   readonly keyPrefix?: string;
   /** The account whose keys share the buckets (all processes of one account use the same value). */
@@ -24,6 +26,9 @@ export interface RedisStoreOptions extends RedisStoreConfig {
   readonly safetyMargin: number;
 }
 
+/** How the Redis store is named in messages (which config key, which environment variable). */
+const URL_SOURCE = 'rateLimits.cluster.redisUrl / HARPOON_REDIS_URL';
+
 type Reply = [number, number, string, number, number, string, string, number];
 
 interface BucketCommands {
@@ -36,6 +41,34 @@ interface BucketCommands {
 /** `{` and `}` would break the hash tag; anything else is fine in a Redis key. */
 function hashTag(account: string): string {
   return `{${account.replace(/[{}]/g, '_')}}`;
+}
+
+/**
+ * A Redis URL fit for messages and logs: scheme, user, host, port and database, never the
+ * password (`redis://:***@host:6379/0` → `redis://host:6379/0`). Unparseable text says so only.
+ */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const user = u.username !== '' ? `${decodeURIComponent(u.username)}@` : '';
+    return `${u.protocol}//${user}${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(an unparseable Redis URL)';
+  }
+}
+
+/** `text` with every form of the URL's password (raw, URL-encoded) replaced by `[REDACTED]`. */
+function withoutPassword(text: string, url: string): string {
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    return text.split(url).join('[REDACTED]');
+  }
+  let out = text.split(url).join(redactRedisUrl(url));
+  for (const form of new Set([password, decodeURIComponent(password)]))
+    if (form.length > 0) out = out.split(form).join('[REDACTED]');
+  return out;
 }
 
 export function bucketKey(keyPrefix: string, account: string, group: RateGroup): string {
@@ -52,14 +85,20 @@ export function bucketKey(keyPrefix: string, account: string, group: RateGroup):
 export function createRedisStore(options: RedisStoreOptions): BucketStore {
   const prefix = options.keyPrefix ?? 'harpoon:rl:';
   const ttl = options.ttlMs ?? 3_600_000;
-  const client = new Redis(options.url, {
+  const url = isSecret(options.url) ? options.url.reveal() : options.url;
+  const shownUrl = redactRedisUrl(url);
+  const client = new Redis(url, {
     // Commands wait for a reconnect instead of failing at once; the scheduler retries a failed take.
     maxRetriesPerRequest: 3,
     enableAutoPipelining: false,
     lazyConnect: false,
   });
-  // ioredis emits 'error' on every failed connection attempt; an unhandled one would crash.
-  client.on('error', () => {});
+  // ioredis emits 'error' on every failed connection attempt; an unhandled one would crash. The
+  // last one says why Redis cannot be reached (ECONNREFUSED, WRONGPASS...) if ready() fails.
+  let lastError: string | undefined;
+  client.on('error', (err: unknown) => {
+    lastError = err instanceof Error ? err.message : String(err);
+  });
   client.defineCommand('harpoonRlTake', { numberOfKeys: 1, lua: TAKE_LUA });
   client.defineCommand('harpoonRlSync', { numberOfKeys: 1, lua: SYNC_LUA });
   client.defineCommand('harpoonRlPause', { numberOfKeys: 1, lua: PAUSE_LUA });
@@ -143,7 +182,46 @@ export function createRedisStore(options: RedisStoreOptions): BucketStore {
     snapshot(g) {
       return last.get(g) as BucketSnapshot;
     },
+    async ready(timeoutMs) {
+      // One take of 0 tokens per group: Redis answers, the scripts run (EVAL allowed, Lua
+      // present), and the snapshots start from the shared state. Nothing is consumed.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        timer.unref?.();
+      });
+      try {
+        await Promise.race([
+          Promise.all(
+            RATE_GROUPS.map(async (g) =>
+              record(g, await cmd.harpoonRlTake(bucketKey(prefix, options.account, g), ...common(g), 0)),
+            ),
+          ),
+          timeout,
+        ]);
+      } catch (err) {
+        const said = err instanceof Error ? err.message : String(err);
+        // "max retries" and timeouts say only that it failed; the connection error says why
+        const vague = /max retries|no answer within|Connection is closed/i.test(said);
+        const why = vague && lastError !== undefined ? `${lastError} (${said})` : said;
+        client.disconnect();
+        throw new ConfigError(
+          withoutPassword(
+            `the shared rate-limit bucket is not available: Redis at ${shownUrl} (${URL_SOURCE}): ${why}. Fix: start redis-server there or correct HARPOON_REDIS_URL (host, port, password); with one daemon per account, rateLimits.cluster.store: local needs no Redis`,
+            url,
+          ),
+          { code: 'redis_unreachable', details: { redis: shownUrl, account: options.account } },
+        );
+      } finally {
+        if (timer !== undefined) clearTimeout(timer);
+      }
+    },
     async close() {
+      // A client that never connected (or lost its server) would wait for reconnects to quit.
+      if (client.status !== 'ready') {
+        client.disconnect();
+        return;
+      }
       try {
         await client.quit();
       } catch {

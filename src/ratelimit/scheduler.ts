@@ -46,6 +46,8 @@ export interface SchedulerOptions {
   readonly backoffBaseMs?: number;
   /** Cap of that backoff; default 60 000 ms. */
   readonly backoffMaxMs?: number;
+  /** How long `ready()` waits for the shared store (Redis) to answer; default 5000 ms. */
+  readonly storeReadyTimeoutMs?: number;
   /** Retry delay after the shared store failed (Redis down); default 1000 ms. */
   readonly storeRetryMs?: number;
   /** Most tokens one Redis round trip asks for; default 50. */
@@ -138,6 +140,7 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
   const backoffBaseMs = options.backoffBaseMs ?? 1000;
   const backoffMaxMs = options.backoffMaxMs ?? 60_000;
   const storeRetryMs = options.storeRetryMs ?? 1000;
+  const storeReadyTimeoutMs = options.storeReadyTimeoutMs ?? 5000;
   const unref = options.unrefTimers ?? false;
   const storeConfig = options.store ?? { kind: 'local' };
   if (!(safetyMargin >= 0)) throw new ConfigError(`safetyMargin must be >= 0, got ${safetyMargin}`);
@@ -339,7 +342,15 @@ export function createScheduler(options: SchedulerOptions = {}): Scheduler {
     });
   }
 
+  let readyPromise: Promise<void> | undefined;
+
   const scheduler: Scheduler = {
+    ready(): Promise<void> {
+      if (stopped) return Promise.reject(stoppedError());
+      readyPromise ??= store.ready?.(storeReadyTimeoutMs) ?? Promise.resolve();
+      return readyPromise;
+    },
+
     schedule<T>(opts: JobOptions, job: () => Promise<T>): Promise<T> {
       if (stopped) return Promise.reject(stoppedError());
       let gs: GroupState;

@@ -18,6 +18,11 @@ export interface BucketStore {
   /** Pauses the group for `ms` from now (a later pause end wins). */
   pause(group: RateGroup, ms: number): MaybePromise<void>;
   setRate(group: RateGroup, rate: Rate): MaybePromise<void>;
+  /**
+   * Resolves once the store answers (Redis: every group's bucket read within `timeoutMs`); rejects
+   * with a ConfigError that names the store (never its password) and the fix. Local: at once.
+   */
+  ready?(timeoutMs: number): Promise<void>;
   /** Last known state (the Redis store answers from the last script reply). */
   snapshot(group: RateGroup): BucketSnapshot;
   close(): Promise<void>;

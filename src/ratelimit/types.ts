@@ -75,6 +75,13 @@ export interface SchedulerStatus {
  * reports every response's headers through `observe`.
  */
 export interface Scheduler {
+  /**
+   * Resolves once the bucket store answers; call it once at start. With buckets in Redis it reads
+   * every group's shared bucket (within `storeReadyTimeoutMs`) and rejects with a ConfigError
+   * (`redis_unreachable`) that names the Redis host (never its password) and the fix. Local
+   * buckets are ready at once. Optional so that fakes need not implement it.
+   */
+  ready?(): Promise<void>;
   schedule<T>(options: JobOptions, job: () => Promise<T>): Promise<T>;
   observe(observation: RateLimitObservation): void;
   /** Re-size a group (e.g. after a new key's `rate_limits`). */
