@@ -7,6 +7,7 @@ import { resolveConfig } from '../../config/load.ts';
 import { ConfigError } from '../../errors/index.ts';
 import { createLogger } from '../../observability/logger.ts';
 import { ExitCode } from '../exit.ts';
+import { numberFlag, SECONDS_FLAG } from '../flags.ts';
 import { packageVersion } from '../package-info.ts';
 import type { CommandContext } from '../spec.ts';
 
@@ -131,7 +132,14 @@ export function fillPlaceholders(value: unknown, facts: Readonly<Record<string, 
   if (typeof value === 'string')
     return value.replace(/\$\{(sandbox\.[A-Za-z0-9_.]+)\}/g, (m, key: string) => {
       const v = facts[key];
-      if (v === undefined) throw new ConfigError(`config/demo.yaml: unknown placeholder ${m}`);
+      if (v === undefined)
+        throw new ConfigError(
+          `unknown placeholder ${m} in the config. Fix: use \${sandbox.weth} or \${sandbox.token.<SYMBOL>} (${Object.keys(
+            facts,
+          )
+            .map((k) => `\${${k}}`)
+            .join(', ')})`,
+        );
       return v;
     });
   if (Array.isArray(value)) return value.map((v) => fillPlaceholders(v, facts));
@@ -140,21 +148,14 @@ export function fillPlaceholders(value: unknown, facts: Readonly<Record<string, 
   return value;
 }
 
-function parseSeconds(raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
-  const seconds = Number(raw);
-  if (!/^\d+$/.test(String(raw)) || seconds < 1 || seconds > 3600)
-    throw new ConfigError(`--seconds: "${String(raw)}" is not a whole number of seconds from 1 to 3600`);
-  return seconds;
-}
-
 /**
  * `harpoon demo` (what `npm start` runs): the local sandbox marketplace with simulated market
  * activity, and the daemon with all five strategies on config/demo.yaml trading against it, with
  * a live summary built from the same status as /status. Ctrl-C (or --seconds) stops everything.
  */
 export async function runDemo(ctx: CommandContext): Promise<number> {
-  const seconds = parseSeconds(ctx.flags.seconds);
+  const seconds =
+    ctx.flags.seconds === undefined ? undefined : numberFlag(ctx.flags, SECONDS_FLAG, 0, 'demo');
   const paper = ctx.flags.paper === true;
   const out = (line = '') => ctx.io.stdout(`${line}\n`);
   const err = (line: string) => ctx.io.stderr(`${line}\n`);

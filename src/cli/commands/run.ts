@@ -1,6 +1,9 @@
+import { dirname } from 'node:path';
 import { loadConfig } from '../../config/load.ts';
-import { ExitCode, UsageError } from '../exit.ts';
+import { ExitCode } from '../exit.ts';
+import { CONFIG_FLAG, EVERY_FLAG, numberFlag, textFlag } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
+import { checkStrategies, strategiesForCheck } from '../strategies.ts';
 
 /**
  * `harpoon run --config <file> [--paper]`: the daemon itself. Loads the config (a ConfigError is
@@ -9,11 +12,10 @@ import type { CommandContext } from '../spec.ts';
  * report of what it would have done and saves it next to the paper database).
  */
 export async function runRun(ctx: CommandContext): Promise<number> {
-  const file = ctx.flags.config;
-  if (file === '' || file === true)
-    throw new UsageError('--config needs a file path', 'e.g. harpoon run --config harpoon.yaml');
+  const file = textFlag(ctx.flags, CONFIG_FLAG, 'run');
+  const everyMs = numberFlag(ctx.flags, EVERY_FLAG, 30, 'run') * 1000;
   const loaded = loadConfig({
-    ...(typeof file === 'string' ? { file } : {}),
+    ...(file !== undefined ? { file } : {}),
     env: ctx.io.env,
     cwd: ctx.io.cwd,
   });
@@ -22,8 +24,12 @@ export async function runRun(ctx: CommandContext): Promise<number> {
   const { createDaemon, daemonOptionsFromConfig, renderPaperReport, formatAmount } = await import(
     '../../daemon/index.ts'
   );
-  const { dirname } = await import('node:path');
   const paper = ctx.flags.paper === true || loaded.config.mode === 'paper';
+  // relative strategy modules resolve against the config file's folder (as in `config check`)
+  const baseDir = loaded.file !== undefined ? dirname(loaded.file) : ctx.io.cwd;
+  // the strategy check of `config check`: a missing module or bad params exit 2 before the
+  // sandbox, the store, the RPC or the API are touched (the daemon loads them again at start)
+  await checkStrategies({ strategies: strategiesForCheck(loaded.config), baseDir });
   let options: ReturnType<typeof daemonOptionsFromConfig>;
   let cleanup: () => Promise<void> = async () => {};
   if (loaded.config.sandbox.enabled) {
@@ -55,6 +61,7 @@ export async function runRun(ctx: CommandContext): Promise<number> {
           env: ctx.io.env,
           ...(loaded.file !== undefined ? { configFile: loaded.file } : {}),
         })),
+        baseDir,
         // the report outlives the temporary store
         paperReportPath: join(ctx.io.cwd, 'harpoon-paper-report.json'),
       };
@@ -65,7 +72,7 @@ export async function runRun(ctx: CommandContext): Promise<number> {
   } else {
     options = daemonOptionsFromConfig(loaded.config, ctx.io.env, {
       ...(paper ? { mode: 'paper' as const } : {}),
-      ...(loaded.file !== undefined ? { baseDir: dirname(loaded.file) } : {}),
+      baseDir,
     });
   }
   err(
@@ -80,13 +87,12 @@ export async function runRun(ctx: CommandContext): Promise<number> {
   try {
     await Promise.race([daemon.start(), stopped]);
     if (!ctx.io.signal.aborted) {
-      const every = Math.max(5, Number(ctx.flags.every ?? 30)) * 1000;
       const timer = setInterval(() => {
         const s = daemon.status();
         err(
           `status: events ${s.events.total}, intents ${s.intents.emitted} (${s.intents.done} done), orders ${s.orders.placed}, open offers ${s.orders.open.length}, fills ${s.fills.total}, stream ${s.stream.stale ? 'STALE' : 'fresh'}`,
         );
-      }, every);
+      }, everyMs);
       timer.unref();
       await stopped;
       clearInterval(timer);
