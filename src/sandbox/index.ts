@@ -15,6 +15,8 @@ import { createSandboxServer, type SandboxServer } from './server/index.ts';
 import type { KeyCreationLimit } from './server/keys.ts';
 import type { TxInfo } from './server/render-events.ts';
 import { createSimulator, type Simulator } from './simulator/index.ts';
+import { SenderPool } from './simulator/sender.ts';
+import { createWindowFiller } from './simulator/window-fill.ts';
 import { attachStreamServer, type StreamServer } from './stream/index.ts';
 
 /**
@@ -185,7 +187,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         ? offchainCollection(seed, options.offchainCollection)
         : undefined;
     const txCache = new Map<string, TxInfo>();
+    // The traders' transactions (simulator and cancel-window fills) share one sender per wallet.
+    const senders = new SenderPool();
+    const windowFiller = createWindowFiller({ market, fixture, catalog, senders });
+    cleanup.push(() => windowFiller.close());
     server.attach({
+      windowFiller,
       fixture,
       catalog,
       market,
@@ -214,6 +221,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         events,
         seed,
         activity,
+        senders,
         logger: { warn: (d, m) => progress(`sandbox ${m}: ${String(d['error'])}`) },
       });
       simulator = sim;

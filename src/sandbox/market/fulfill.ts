@@ -305,13 +305,18 @@ function basicEligible(plan: Plan, req: FulfillmentRequest): boolean {
   );
 }
 
-/** Builds the fulfillment response; `tamper` corrupts it as named (fault injection). */
+/**
+ * Builds the fulfillment response; `tamper` corrupts it as named (fault injection). The zone
+ * authorization of a zone-protected order expires `zoneSignatureTtlSec` from now, or at
+ * `zoneExpiration` (chain time, s) when given (the cancel-window fault).
+ */
 export async function buildFulfillment(
   ctx: MarketContext,
   plan: Plan,
   req: FulfillmentRequest,
   fulfillerConduitKey: string,
   tamper: FulfillmentTamper,
+  zoneExpiration?: bigint,
 ): Promise<FulfillListingResponse> {
   const o = plan.order;
   const c = o.components;
@@ -368,7 +373,7 @@ export async function buildFulfillment(
   } else {
     let extraData = '0x';
     if (o.zoned) {
-      const expiration = now + BigInt(ctx.zoneSignatureTtlSec);
+      const expiration = zoneExpiration ?? now + BigInt(ctx.zoneSignatureTtlSec);
       extraData = await ctx.zoneSigner.authorize({
         fulfiller: req.fulfiller,
         orderHash: o.hash,

@@ -14,7 +14,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
-import { compareUnitPrice, isFinal, OrderBook, type StoredOrder } from './book.ts';
+import { compareUnitPrice, isFinal, OrderBook, remainingPrice, type StoredOrder } from './book.ts';
 import { ChainReader } from './chain.ts';
 import {
   checkChain,
@@ -45,6 +45,7 @@ import {
   seaportDomain,
 } from './seaport.ts';
 import type {
+  CancelOptions,
   CreateOrderBody,
   CriteriaOfferBody,
   FulfillmentTamper,
@@ -52,9 +53,11 @@ import type {
   LegacyPage,
   Market,
   OrderSide,
+  OrderStatus,
   Page,
   PageQuery,
   TraitQuery,
+  WindowOrder,
 } from './types.ts';
 import { parseOrThrow, toStored, verifyOrder } from './verify.ts';
 import { ChainWatcher, recheckOrder, type StatusCounters, sweepExpired, transition } from './watcher.ts';
@@ -88,6 +91,14 @@ export interface SandboxMarket extends Market {
   chainNow(): bigint;
   readonly chain: string;
   readonly seaportAddress: string;
+  /**
+   * Fulfillment data as `fulfillmentData` builds it, with the zone authorization valid until
+   * `validUntil` (chain time, s) instead of the usual lifetime, never tampered with: what the
+   * cancel-window fault hands its trader before the order is marked cancelled.
+   */
+  windowFulfillment(side: OrderSide, body: unknown, validUntil: bigint): Promise<FulfillListingResponse>;
+  /** Whether offer `hash` can buy token `tokenId` of its collection (false for unknown orders and listings). */
+  offerCovers(hash: string, tokenId: bigint): boolean;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -202,6 +213,22 @@ export function createMarket(options: MarketOptions): SandboxMarket {
     // Whatever happened on chain between the checks and now is caught by the next poll.
     watcher.touch(o.hash);
     return o;
+  }
+
+  function windowOrderOf(o: StoredOrder): WindowOrder {
+    return {
+      hash: o.hash,
+      side: o.side,
+      kind: o.kind,
+      slug: o.collection.slug,
+      contract: o.collection.contract,
+      standard: o.collection.standard,
+      ...(o.tokenId !== undefined ? { tokenId: o.tokenId } : {}),
+      maker: o.components.offerer,
+      remaining: o.remaining,
+      price: remainingPrice(o, reader.now()),
+      currency: { address: o.currency.address, native: o.currency.native },
+    };
   }
 
   const market: SandboxMarket = {
@@ -451,22 +478,17 @@ export function createMarket(options: MarketOptions): SandboxMarket {
       };
     },
 
-    async fulfillmentData(side: OrderSide, body: unknown): Promise<FulfillListingResponse> {
-      const req = parseFulfillmentRequest(ctx, side, body);
-      const o = ctx.book.get(req.hash);
-      if (!o) throw fulfillmentError(`order_hash ${req.hash} does not exist`);
-      if (o.side !== side) {
-        throw fulfillmentError(
-          `order_hash ${req.hash} is ${o.side === 'listing' ? 'a listing' : 'an offer'}, not ${side === 'listing' ? 'a listing' : 'an offer'}`,
-        );
-      }
-      assertNotFinal(o);
-      // Fresh status: process the chain up to its latest block, then re-check the order there.
-      await watcher.poll();
-      await recheckOrder(ctx, counters, o, watcher.lastProcessedBlock);
-      const plan = await planFulfillment(ctx, o, req);
-      const fulfillerConduitKey = await chooseFulfillerConduitKey(o, req.fulfiller, plan.consideration);
-      return buildFulfillment(ctx, plan, req, fulfillerConduitKey, tamper);
+    fulfillmentData(side: OrderSide, body: unknown): Promise<FulfillListingResponse> {
+      return fulfillment(side, body, tamper);
+    },
+
+    windowFulfillment(side: OrderSide, body: unknown, validUntil: bigint): Promise<FulfillListingResponse> {
+      return fulfillment(side, body, 'none', validUntil);
+    },
+
+    offerCovers(hash: string, tokenId: bigint): boolean {
+      const o = ctx.book.get(hash);
+      return o !== undefined && o.side === 'offer' && offerCovers(o, tokenId);
     },
 
     async cancel(
@@ -475,6 +497,7 @@ export function createMarket(options: MarketOptions): SandboxMarket {
       orderHash: string,
       body: unknown,
       caller?: string,
+      options: CancelOptions = {},
     ): Promise<CancelResponse> {
       checkChain(ctx, chain);
       checkProtocolAddress(ctx, protocol);
@@ -512,6 +535,18 @@ export function createMarket(options: MarketOptions): SandboxMarket {
       }
       sweepExpired(ctx, counters);
       if (o.status === 'FULFILLED') throw badRequest(`order ${o.hash} is already filled`);
+      const window = options.signatureWindowSec ?? 0;
+      if (window > 0 && !isFinal(o.status)) {
+        // Fault: as if a fulfillment signature valid until `validUntil` had been issued just now.
+        const validUntil = reader.now() + BigInt(window);
+        if (options.beforeCancel)
+          await options.beforeCancel(windowOrderOf(o), validUntil).catch(() => undefined);
+        if (o.lastSignatureExpiry === undefined || validUntil > o.lastSignatureExpiry) {
+          o.lastSignatureExpiry = validUntil;
+        }
+        // The hook awaited: the chain may have filled the order meanwhile.
+        if ((o.status as OrderStatus) === 'FULFILLED') throw badRequest(`order ${o.hash} is already filled`);
+      }
       if (!isFinal(o.status)) transition(ctx, counters, o, 'CANCELLED');
       const until = o.lastSignatureExpiry;
       return {
@@ -542,6 +577,29 @@ export function createMarket(options: MarketOptions): SandboxMarket {
       await watcher.close();
     },
   };
+
+  async function fulfillment(
+    side: OrderSide,
+    body: unknown,
+    mode: FulfillmentTamper,
+    zoneExpiration?: bigint,
+  ): Promise<FulfillListingResponse> {
+    const req = parseFulfillmentRequest(ctx, side, body);
+    const o = ctx.book.get(req.hash);
+    if (!o) throw fulfillmentError(`order_hash ${req.hash} does not exist`);
+    if (o.side !== side) {
+      throw fulfillmentError(
+        `order_hash ${req.hash} is ${o.side === 'listing' ? 'a listing' : 'an offer'}, not ${side === 'listing' ? 'a listing' : 'an offer'}`,
+      );
+    }
+    assertNotFinal(o);
+    // Fresh status: process the chain up to its latest block, then re-check the order there.
+    await watcher.poll();
+    await recheckOrder(ctx, counters, o, watcher.lastProcessedBlock);
+    const plan = await planFulfillment(ctx, o, req);
+    const fulfillerConduitKey = await chooseFulfillerConduitKey(o, req.fulfiller, plan.consideration);
+    return buildFulfillment(ctx, plan, req, fulfillerConduitKey, mode, zoneExpiration);
+  }
 
   /** The conduit key for the fulfiller's side: where their approvals point. */
   async function chooseFulfillerConduitKey(

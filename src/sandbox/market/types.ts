@@ -76,6 +76,38 @@ export interface TraitQuery extends PageQuery {
 /** Injected misbehaviour for fulfillment data (admin fault injection). */
 export type FulfillmentTamper = 'none' | 'recipient' | 'value' | 'target' | 'extra_item';
 
+/** The facts of an order a cancel-window filler needs to pick a trader (and a token) for it. */
+export interface WindowOrder {
+  readonly hash: string;
+  readonly side: OrderSide;
+  readonly kind: OrderKind;
+  readonly slug: string;
+  readonly contract: string;
+  readonly standard: 'erc721' | 'erc1155';
+  /** Listings and item offers; criteria offers have none (any covered token). */
+  readonly tokenId?: bigint;
+  readonly maker: string;
+  readonly remaining: bigint;
+  /** The price of what is left, in the order's currency (smallest unit), at chain time now. */
+  readonly price: bigint;
+  readonly currency: { readonly address: string; readonly native: boolean };
+}
+
+/** Sandbox fault options of `cancel` (the admin cancel faults); none by default. */
+export interface CancelOptions {
+  /**
+   * When > 0 and the order is not final yet: answer as if a fulfillment signature valid this many
+   * seconds had been issued just before the cancel (`last_signature_issued_valid_until` = chain
+   * time now + the window, unless a later signature was issued).
+   */
+  readonly signatureWindowSec?: number;
+  /**
+   * Called with the window's end (chain time, s) after the cancel's checks passed and before the
+   * order is marked cancelled, while it can still get fulfillment data; a throw is ignored.
+   */
+  readonly beforeCancel?: (order: WindowOrder, validUntil: bigint) => Promise<void>;
+}
+
 export interface Market {
   /** `POST /api/v2/orders/{chain}/{protocol}/listings|offers`: verify and store; returns the wire order. */
   createOrder(
@@ -128,6 +160,7 @@ export interface Market {
     orderHash: string,
     body: unknown,
     caller?: string,
+    options?: CancelOptions,
   ): Promise<CancelResponse>;
 
   /** Fault injection: how the next fulfillment responses are tampered with. */

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { prng } from '../catalog/traits.ts';
 import { HttpError } from '../errors.ts';
 import type { FulfillmentTamper } from '../market/types.ts';
@@ -26,6 +27,64 @@ export interface StreamFaultRequest {
   readonly malformedRate?: number;
 }
 
+/** How a refused cancel is answered: that HTTP status, or `'timeout'` (held open, never answered). */
+export type CancelRefuseStatus = 400 | 403 | 500 | 'timeout';
+export const CANCEL_REFUSE_STATUSES: readonly CancelRefuseStatus[] = Object.freeze([
+  400,
+  403,
+  500,
+  'timeout',
+]);
+/** Longest signature window of an accepted cancel, seconds. */
+export const MAX_SIGNATURE_WINDOW_SEC = 3600;
+/** How long a cancel refused with `'timeout'` is held before its connection is dropped unanswered. */
+export const CANCEL_HOLD_MS = 120_000;
+
+/**
+ * Cancel faults (`cancel` of `POST /_sandbox/faults`), for proving that a client keeps counting an
+ * order until it is really gone. They act on
+ * `POST /api/v2/orders/chain/{chain}/protocol/{protocol_address}/{order_hash}/cancel` only.
+ *
+ * - `refuseRate` (0..1, default 0): probability that a cancel request is refused without
+ *   cancelling anything (the order stays ACTIVE).
+ * - `refuseStatus` (default 400): how a refused cancel is answered — `400` with the service's
+ *   error body (`{"errors": ["apiKey is not from offerer ..."]}`), `403`, `500`, or `'timeout'`:
+ *   the request is held open and never answered; its connection is dropped after
+ *   `CANCEL_HOLD_MS` (120 s) or when the server closes.
+ * - `signatureWindowSec` (whole seconds 0..3600, default 0): when > 0, an accepted cancel behaves
+ *   as if a fulfillment signature valid this long had been issued just before it: the order is
+ *   CANCELLED for the API, `last_signature_issued_valid_until` is now + the window (chain time),
+ *   and whoever holds that zone authorization can still fill the order on chain until then.
+ * - `fillInWindowRate` (0..1, default 0): with a window, the probability that a simulated trader
+ *   (fixture wallets 3 on) is the holder: it gets a real zone authorization valid until the end of
+ *   the window (issued before the order is marked cancelled) and fills the order on chain shortly
+ *   after the cancel is answered — an offer is accepted with a matching token the trader owns, a
+ *   listing is bought. The chain watcher records the sale, and the order ends FULFILLED.
+ */
+export interface CancelFaultSettings {
+  readonly refuseRate: number;
+  readonly refuseStatus: CancelRefuseStatus;
+  readonly signatureWindowSec: number;
+  readonly fillInWindowRate: number;
+}
+
+/** What the cancel faults did (`faultCounts.cancel` of `GET /_sandbox/stats`); never reset. */
+export interface CancelFaultCounts {
+  /** Cancel requests refused, in all and per `refuseStatus`. */
+  refused: number;
+  refusedByStatus: Record<'400' | '403' | '500' | 'timeout', number>;
+  /** Accepted cancels answered with a signature window. */
+  windowed: number;
+  /** Window fills a trader was set up for (authorization issued, transaction to follow). */
+  fillAttempts: number;
+  /** Window fills that settled on chain. */
+  filledInWindow: number;
+  /** Window fills whose transaction failed (or whose trader lost a race). */
+  fillFailures: number;
+  /** The dice chose a fill, but no trader could fill the order (no matching token, no trader). */
+  fillNoTarget: number;
+}
+
 export interface FaultSettings {
   /** Delay before every `/api` response. */
   readonly latencyMs: number;
@@ -43,7 +102,16 @@ export interface FaultSettings {
     readonly reorderWindow: number;
     readonly malformedRate: number;
   };
+  /** Cancel faults (see `CancelFaultSettings`). */
+  readonly cancel: CancelFaultSettings;
 }
+
+export const NO_CANCEL_FAULTS: CancelFaultSettings = Object.freeze({
+  refuseRate: 0,
+  refuseStatus: 400,
+  signatureWindowSec: 0,
+  fillInWindowRate: 0,
+});
 
 export const NO_FAULTS: FaultSettings = Object.freeze({
   latencyMs: 0,
@@ -52,6 +120,7 @@ export const NO_FAULTS: FaultSettings = Object.freeze({
   keysDisabled: false,
   tamper: 'none',
   stream: Object.freeze({ duplicateRate: 0, reorderWindow: 0, malformedRate: 0 }),
+  cancel: NO_CANCEL_FAULTS,
 });
 
 /** A validated partial update (what `POST /_sandbox/faults` accepts). */
@@ -62,10 +131,12 @@ export interface FaultUpdate {
   readonly keysDisabled?: boolean;
   readonly tamper?: FulfillmentTamper;
   readonly stream?: StreamFaultRequest;
+  readonly cancel?: Partial<CancelFaultSettings>;
 }
 
-const TOP_KEYS = ['latencyMs', 'errorRate', 'rateLimitRate', 'keysDisabled', 'tamper', 'stream'];
+const TOP_KEYS = ['latencyMs', 'errorRate', 'rateLimitRate', 'keysDisabled', 'tamper', 'stream', 'cancel'];
 const STREAM_KEYS = ['drop', 'stallMs', 'duplicateRate', 'reorderWindow', 'malformedRate'];
+const CANCEL_KEYS = ['refuseRate', 'refuseStatus', 'signatureWindowSec', 'fillInWindowRate'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -136,6 +207,38 @@ export function parseFaultUpdate(body: unknown): FaultUpdate {
     }
     out.stream = st;
   }
+  if (body['cancel'] !== undefined) out.cancel = parseCancelFaults(body['cancel']);
+  return out;
+}
+
+function parseCancelFaults(c: unknown): Partial<CancelFaultSettings> {
+  if (!isObject(c)) throw new HttpError(400, 'cancel: must be an object');
+  const bad = Object.keys(c).filter((k) => !CANCEL_KEYS.includes(k));
+  if (bad.length > 0) {
+    throw new HttpError(400, `unknown cancel fault(s): ${bad.join(', ')}; known: ${CANCEL_KEYS.join(', ')}`);
+  }
+  const out: { -readonly [K in keyof CancelFaultSettings]?: CancelFaultSettings[K] } = {};
+  if (c['refuseRate'] !== undefined) out.refuseRate = rate('cancel.refuseRate', c['refuseRate']);
+  if (c['refuseStatus'] !== undefined) {
+    const st = c['refuseStatus'];
+    if (!(CANCEL_REFUSE_STATUSES as readonly unknown[]).includes(st)) {
+      throw new HttpError(
+        400,
+        `cancel.refuseStatus: must be one of 400, 403, 500, "timeout", got ${JSON.stringify(st)}`,
+      );
+    }
+    out.refuseStatus = st as CancelRefuseStatus;
+  }
+  if (c['signatureWindowSec'] !== undefined) {
+    out.signatureWindowSec = nonNegInt(
+      'cancel.signatureWindowSec',
+      c['signatureWindowSec'],
+      MAX_SIGNATURE_WINDOW_SEC,
+    );
+  }
+  if (c['fillInWindowRate'] !== undefined) {
+    out.fillInWindowRate = rate('cancel.fillInWindowRate', c['fillInWindowRate']);
+  }
   return out;
 }
 
@@ -144,6 +247,16 @@ export class Faults {
   readonly #seed: number;
   #rand: () => number;
   #settings: FaultSettings = NO_FAULTS;
+  /** What the cancel faults did (kept across `reset`). */
+  readonly cancelCounts: CancelFaultCounts = {
+    refused: 0,
+    refusedByStatus: { '400': 0, '403': 0, '500': 0, timeout: 0 },
+    windowed: 0,
+    fillAttempts: 0,
+    filledInWindow: 0,
+    fillFailures: 0,
+    fillNoTarget: 0,
+  };
 
   constructor(seed = 1) {
     this.#seed = seed;
@@ -169,6 +282,7 @@ export class Faults {
         reorderWindow: st?.reorderWindow ?? s.stream.reorderWindow,
         malformedRate: st?.malformedRate ?? s.stream.malformedRate,
       }),
+      cancel: Object.freeze({ ...s.cancel, ...update.cancel }),
     });
     return this.#settings;
   }
@@ -188,5 +302,61 @@ export class Faults {
   /** True with probability `rateLimitRate`. */
   rollRateLimit(): boolean {
     return this.#settings.rateLimitRate > 0 && this.#rand() < this.#settings.rateLimitRate;
+  }
+
+  /** With probability `cancel.refuseRate`: how this cancel request is refused (and counted); else undefined. */
+  rollCancelRefusal(): CancelRefuseStatus | undefined {
+    const c = this.#settings.cancel;
+    if (!(c.refuseRate > 0 && this.#rand() < c.refuseRate)) return undefined;
+    this.cancelCounts.refused++;
+    this.cancelCounts.refusedByStatus[String(c.refuseStatus) as keyof CancelFaultCounts['refusedByStatus']]++;
+    return c.refuseStatus;
+  }
+
+  /** True with probability `cancel.fillInWindowRate` (asked only for a windowed cancel). */
+  rollFillInWindow(): boolean {
+    const r = this.#settings.cancel.fillInWindowRate;
+    return r > 0 && this.#rand() < r;
+  }
+}
+
+/**
+ * Requests held open by the `'timeout'` cancel fault. A held request ends when its connection
+ * closes (the client gave up), after `ms` (the connection is then dropped unanswered), or at
+ * `releaseAll` (the server closes): nothing keeps the process or a `close()` waiting.
+ */
+export class HeldRequests {
+  readonly #held = new Set<() => void>();
+
+  get size(): number {
+    return this.#held.size;
+  }
+
+  /** Resolves once the request is over; its socket is destroyed by then (never answered). */
+  hold(res: ServerResponse, ms: number = CANCEL_HOLD_MS): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let done = false;
+      const end = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        res.off('close', end);
+        this.#held.delete(end);
+        if (!res.destroyed) res.destroy();
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      timer.unref?.();
+      res.on('close', end);
+      this.#held.add(end);
+      if (res.destroyed) end();
+    });
+  }
+
+  /** Drops every held request now. */
+  releaseAll(): number {
+    const all = [...this.#held];
+    for (const end of all) end();
+    return all.length;
   }
 }

@@ -15,7 +15,8 @@ export function sendJson(
   body: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  if (res.writableEnded) return;
+  // A response already ended, or whose connection was dropped (a held request), gets nothing.
+  if (res.writableEnded || res.destroyed) return;
   const text = Buffer.from(toJson(body));
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.statusCode = status;
@@ -25,7 +26,7 @@ export function sendJson(
 }
 
 export function sendText(res: ServerResponse, status: number, contentType: string, body: string): void {
-  if (res.writableEnded) return;
+  if (res.writableEnded || res.destroyed) return;
   const buf = Buffer.from(body);
   res.statusCode = status;
   res.setHeader('Content-Type', contentType);

@@ -14,7 +14,7 @@ import {
   type LimitGroup,
   TokenBucketLimiter,
 } from '../ratelimit/token-bucket.ts';
-import { Faults } from './faults.ts';
+import { Faults, HeldRequests } from './faults.ts';
 import {
   DEFAULT_BODY_LIMIT,
   isLoopback,
@@ -45,6 +45,7 @@ import { metadataRoutes } from './routes/metadata.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { swapRoutes } from './routes/swap.ts';
 import type {
+  CancelWindowFiller,
   LegacyOrderRenderer,
   Reply,
   RequestContext,
@@ -56,7 +57,13 @@ import type {
 export type { InstantKeyBody, KeyRecord, PreconfiguredKey, Principal } from './keys.ts';
 export { FREE_TIER } from './keys.ts';
 export type { SandboxStats } from './routes/admin.ts';
-export type { LegacyOrderRenderer, StreamControl, StreamFaultTarget } from './types.ts';
+export type {
+  CancelWindowFiller,
+  LegacyOrderRenderer,
+  PreparedWindowFill,
+  StreamControl,
+  StreamFaultTarget,
+} from './types.ts';
 
 /**
  * The sandbox's HTTP server: the marketplace REST API (keys, rate limits, orders, events, legacy
@@ -118,6 +125,7 @@ export interface AttachParts {
   readonly txInfo?: (hash: string) => Promise<TxInfo | undefined>;
   readonly fixture?: ChainFixture;
   readonly offchain?: OffchainCollection;
+  readonly windowFiller?: CancelWindowFiller;
 }
 
 export interface SandboxServer {
@@ -167,6 +175,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     events: options.events,
     keys,
     faults,
+    held: new HeldRequests(),
     createdAtMs: options.createdAtMs ?? Date.now(),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     catalog: options.catalog,
@@ -176,6 +185,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     txInfo: options.txInfo,
     fixture: undefined,
     offchain: undefined,
+    windowFiller: undefined,
     publicUrl: options.publicUrl?.replace(/\/$/, '') ?? '',
   };
   const counters = new RequestCounters();
@@ -332,6 +342,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     },
     close() {
       const srv = server;
+      state.held.releaseAll();
       if (!srv?.listening) return Promise.resolve();
       return new Promise<void>((resolve) => {
         srv.close(() => resolve());
@@ -347,6 +358,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       if (parts.txInfo !== undefined) state.txInfo = parts.txInfo;
       if (parts.fixture !== undefined) state.fixture = parts.fixture;
       if (parts.offchain !== undefined) state.offchain = parts.offchain;
+      if (parts.windowFiller !== undefined) state.windowFiller = parts.windowFiller;
     },
     keys,
     limiter,

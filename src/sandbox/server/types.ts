@@ -4,8 +4,8 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
 import type { OffchainCollection } from '../data/offchain.ts';
 import type { EventLog } from '../events/log.ts';
-import type { Market } from '../market/types.ts';
-import type { Faults } from './faults.ts';
+import type { Market, WindowOrder } from '../market/types.ts';
+import type { Faults, HeldRequests } from './faults.ts';
 import type { KeyStore, Principal } from './keys.ts';
 import type { TxInfo } from './render-events.ts';
 import type { Params } from './router.ts';
@@ -61,12 +61,31 @@ export interface StreamControl {
   stats?(): unknown;
 }
 
+/** A trader set up to fill an order inside its cancel window. */
+export interface PreparedWindowFill {
+  readonly trader: string;
+  /** Sends the fill (approvals first) after a short delay; resolves with the mined transaction's hash. */
+  fill(): Promise<string>;
+}
+
+/**
+ * The trader side of the cancel-window fault (src/sandbox/simulator/window-fill.ts): the server
+ * asks it, before an accepted cancel marks the order cancelled, for a trader holding a zone
+ * authorization valid until the window's end.
+ */
+export interface CancelWindowFiller {
+  /** A trader able to fill `order`, with its authorization; undefined when no trader can. */
+  prepare(order: WindowOrder, validUntil: bigint): Promise<PreparedWindowFill | undefined>;
+}
+
 /** The server's collaborators; some arrive after `listen` (the chain needs the server's URL first). */
 export interface ServerState {
   readonly chain: string;
   readonly events: EventLog;
   readonly keys: KeyStore;
   readonly faults: Faults;
+  /** Requests held open by the `'timeout'` cancel fault (dropped at close). */
+  readonly held: HeldRequests;
   readonly createdAtMs: number;
   readonly bodyLimit: number;
   catalog: Catalog | undefined;
@@ -78,6 +97,8 @@ export interface ServerState {
   fixture: ChainFixture | undefined;
   /** A collection known only from other marketplaces (items and listings in the sandbox's data). */
   offchain: OffchainCollection | undefined;
+  /** Fills orders inside a cancel's signature window (`cancel.fillInWindowRate`). */
+  windowFiller: CancelWindowFiller | undefined;
   /** Base URL clients reach the server at (metadata links); set by `listen` unless configured. */
   publicUrl: string;
 }

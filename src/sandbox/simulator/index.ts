@@ -71,7 +71,7 @@ import {
   type Rng,
   scalePrice,
 } from './plan.ts';
-import { TxSender } from './sender.ts';
+import { type SenderPool, TxSender } from './sender.ts';
 
 export type { ActionKind, ActionWeights } from './plan.ts';
 export { ACTION_KINDS, DEFAULT_WEIGHTS, planActions } from './plan.ts';
@@ -137,6 +137,8 @@ export interface SimulatorOptions {
   /** Default 20 WETH. */
   readonly wethPerTrader?: bigint;
   readonly logger?: SimulatorLogger;
+  /** Transaction senders shared with others who send for the same wallets; default the simulator's own. */
+  readonly senders?: SenderPool;
 }
 
 export interface ActionCounts {
@@ -254,7 +256,12 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const wallet = fixture.wallets[index];
     if (!wallet) throw new Error(`trader wallet index ${index} is not a fixture wallet`);
     const address = getAddress(wallet.address);
-    return { index, address, wallet, sender: new TxSender(wallet, address) };
+    return {
+      index,
+      address,
+      wallet,
+      sender: options.senders?.for(wallet, address) ?? new TxSender(wallet, address),
+    };
   });
   if (new Set(traders.map((t) => t.address)).size !== traders.length) {
     throw new Error('trader wallet indices must be distinct');

@@ -53,3 +53,22 @@ export class TxSender {
     return receipt;
   }
 }
+
+/**
+ * One `TxSender` per wallet, shared by everything that sends for the traders (the simulator and
+ * the cancel-window filler), so that their transactions queue behind each other and their nonces
+ * never collide.
+ */
+export class SenderPool {
+  readonly #senders = new Map<string, TxSender>();
+
+  for(signer: Signer, address: string): TxSender {
+    const key = address.toLowerCase();
+    let s = this.#senders.get(key);
+    if (!s) {
+      s = new TxSender(signer, address);
+      this.#senders.set(key, s);
+    }
+    return s;
+  }
+}

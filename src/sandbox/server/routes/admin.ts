@@ -1,7 +1,7 @@
 import { HttpError } from '../../errors.ts';
 import type { MarketEventKind } from '../../events/log.ts';
 import type { LimitGroup } from '../../ratelimit/token-bucket.ts';
-import { type FaultSettings, parseFaultUpdate } from '../faults.ts';
+import { type CancelFaultCounts, type FaultSettings, parseFaultUpdate } from '../faults.ts';
 import type { Route, ServerState } from '../types.ts';
 
 /**
@@ -41,6 +41,8 @@ export interface SandboxStats {
     readonly cancels: number;
   } | null;
   readonly faults: FaultSettings;
+  /** What the injected faults did: the cancel faults' counters, and the cancels held open now. */
+  readonly faultCounts: { readonly cancel: Readonly<CancelFaultCounts> & { readonly held: number } };
   readonly streamAttached: boolean;
   /** The stream server's counters, when it reports them. */
   readonly stream: unknown;
@@ -63,6 +65,13 @@ export function collectStats(state: ServerState, counters: RequestCounters, star
     events: { total: state.events.size, byType },
     market: m ? { orders: m.orders, active: m.active, fills: m.fills, cancels: m.cancels } : null,
     faults: state.faults.settings,
+    faultCounts: {
+      cancel: {
+        ...state.faults.cancelCounts,
+        refusedByStatus: { ...state.faults.cancelCounts.refusedByStatus },
+        held: state.held.size,
+      },
+    },
     streamAttached: state.stream !== undefined,
     stream: state.stream?.stats?.() ?? null,
   };
@@ -102,6 +111,12 @@ export function adminRoutes(state: ServerState, counters: RequestCounters, start
         if (update.tamper !== undefined && update.tamper !== 'none' && !state.market) {
           throw new HttpError(409, 'No market is attached: fulfillment tampering cannot be applied');
         }
+        if ((update.cancel?.fillInWindowRate ?? 0) > 0 && !state.windowFiller) {
+          throw new HttpError(
+            409,
+            'No trader filler is attached: cancel.fillInWindowRate cannot be applied (the full sandbox has one)',
+          );
+        }
         // Validated; now apply (forwarded parts first, so a forwarding failure changes nothing here).
         const actions: { dropped?: number; stalled?: number } = {};
         if (s && state.stream) {
@@ -129,6 +144,7 @@ export function adminRoutes(state: ServerState, counters: RequestCounters, start
       handler: () => {
         state.stream?.faults.reset();
         state.market?.setTamper('none');
+        state.held.releaseAll();
         return { json: state.faults.reset() };
       },
     },

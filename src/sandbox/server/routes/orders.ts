@@ -1,6 +1,7 @@
 import type { Listing, Offer } from '@opensea/api-types';
 import { HttpError } from '../../errors.ts';
 import type {
+  CancelOptions,
   CreateOrderBody,
   CriteriaOfferBody,
   LegacyOrderQuery,
@@ -9,8 +10,9 @@ import type {
   Page,
   PageQuery,
 } from '../../market/types.ts';
+import type { CancelRefuseStatus } from '../faults.ts';
 import { boolParam, enumParam, intParam, listParam, strParam } from '../http.ts';
-import type { Reply, RequestContext, Route, ServerState } from '../types.ts';
+import type { PreparedWindowFill, Reply, RequestContext, Route, ServerState } from '../types.ts';
 
 /**
  * Order, listing and offer routes: parse the request, call the `Market`, serialize its answer.
@@ -142,6 +144,64 @@ export function minimalLegacyOrder(order: Listing | Offer, side: OrderSide): Rec
   };
 }
 
+/**
+ * A cancel refused by the cancel fault: nothing is cancelled. 400/403/500 answer with the API's
+ * error body; `'timeout'` holds the request open and drops its connection unanswered.
+ */
+async function refuseCancel(
+  state: ServerState,
+  ctx: RequestContext,
+  how: CancelRefuseStatus,
+): Promise<Reply> {
+  const why = '(refused by the sandbox cancel fault)';
+  if (how === 400) throw new HttpError(400, `apiKey is not from offerer ${why}`);
+  if (how === 403) throw new HttpError(403, `Forbidden: this key may not cancel this order ${why}`);
+  if (how === 500) throw new HttpError(500, `Internal server error ${why}`);
+  await state.held.hold(ctx.res);
+  return { json: null }; // the connection is gone by now: nothing is sent
+}
+
+/** The cancel options of the cancel faults; `prepared()` is the trader set up to fill in the window. */
+function cancelFaultOptions(state: ServerState): {
+  options: CancelOptions;
+  prepared: () => PreparedWindowFill | undefined;
+} {
+  const { signatureWindowSec } = state.faults.settings.cancel;
+  let prepared: PreparedWindowFill | undefined;
+  if (signatureWindowSec <= 0) return { options: {}, prepared: () => undefined };
+  const counts = state.faults.cancelCounts;
+  return {
+    prepared: () => prepared,
+    options: {
+      signatureWindowSec,
+      beforeCancel: async (order, validUntil) => {
+        counts.windowed++;
+        if (!state.faults.rollFillInWindow()) return;
+        try {
+          prepared = await state.windowFiller?.prepare(order, validUntil);
+          if (!prepared) counts.fillNoTarget++;
+        } catch {
+          counts.fillFailures++;
+        }
+      },
+    },
+  };
+}
+
+/** Sends a prepared window fill in the background and counts how it ends. */
+function startWindowFill(state: ServerState, p: PreparedWindowFill): void {
+  const counts = state.faults.cancelCounts;
+  counts.fillAttempts++;
+  p.fill().then(
+    () => {
+      counts.filledInWindow++;
+    },
+    () => {
+      counts.fillFailures++;
+    },
+  );
+}
+
 export function orderRoutes(state: ServerState): Route[] {
   const legacyOf = (order: Listing | Offer, side: OrderSide) =>
     state.legacyOrderOf ? state.legacyOrderOf(order) : minimalLegacyOrder(order, side);
@@ -243,15 +303,21 @@ export function orderRoutes(state: ServerState): Route[] {
         const body = await ctx.body();
         if (body !== undefined && !isObject(body))
           throw new HttpError(400, 'Request body must be a JSON object');
-        return {
-          json: await market(state).cancel(
-            ctx.params['chain'] as string,
-            ctx.params['protocol_address'] as string,
-            ctx.params['order_hash'] as string,
-            body ?? {},
-            ...(ctx.principal ? [ctx.principal.account] : []),
-          ),
-        };
+        const m = market(state);
+        const refusal = state.faults.rollCancelRefusal();
+        if (refusal !== undefined) return refuseCancel(state, ctx, refusal);
+        const faults = cancelFaultOptions(state);
+        const answer = await m.cancel(
+          ctx.params['chain'] as string,
+          ctx.params['protocol_address'] as string,
+          ctx.params['order_hash'] as string,
+          body ?? {},
+          ctx.principal?.account,
+          faults.options,
+        );
+        const fill = faults.prepared();
+        if (fill) startWindowFill(state, fill);
+        return { json: answer };
       },
     },
     {

@@ -129,6 +129,7 @@ describe('/_sandbox admin surface', () => {
       keysDisabled: false,
       tamper: 'none',
       stream: { duplicateRate: 0, reorderWindow: 0, malformedRate: 0 },
+      cancel: { refuseRate: 0, refuseStatus: 400, signatureWindowSec: 0, fillInWindowRate: 0 },
     });
     const set = await h.call('POST', '/_sandbox/faults', {
       body: {
