@@ -203,8 +203,7 @@ export function createRedisStore(options: RedisStoreOptions): BucketStore {
         const said = err instanceof Error ? err.message : String(err);
         // "max retries" and timeouts say only that it failed; the connection error says why
         const vague = /max retries|no answer within|Connection is closed/i.test(said);
-        const why = vague && lastError !== undefined ? `${lastError} (${said})` : said;
-        client.disconnect();
+        const why = vague && lastError !== undefined ? lastError : said;
         throw new ConfigError(
           withoutPassword(
             `the shared rate-limit bucket is not available: Redis at ${shownUrl} (${URL_SOURCE}): ${why}. Fix: start redis-server there or correct HARPOON_REDIS_URL (host, port, password); with one daemon per account, rateLimits.cluster.store: local needs no Redis`,
