@@ -754,6 +754,7 @@ export class Engine {
     const intent = q.intent;
     const ctx: ExecutionContext = {
       intentId: q.id,
+      orders: this.orders,
       strategyId: q.strategyId,
       now: acceptedAt,
       market: this.o.market.snapshot(),

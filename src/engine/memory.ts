@@ -11,6 +11,7 @@ import {
   type TraitFloor,
   traitKey,
 } from '../market/snapshot.ts';
+import type { NewLedgerOrder, OrderLedger } from '../ledger/index.ts';
 import type { Balances, DropStatus, DropsView, Intent, NftTraitsView } from '../strategy.ts';
 import type {
   EngineClock,
@@ -113,8 +114,9 @@ export class MemoryExecutor implements Executor {
     const call = { intent, ctx, at: process.hrtime.bigint() };
     this.calls.push(call);
     this.onCall?.(call);
-    if (this.behave) return this.behave(intent, ctx);
-    return this.defaultResult(intent);
+    const result = this.behave ? await this.behave(intent, ctx) : this.defaultResult(intent);
+    recordInLedger(ctx.orders, intent, ctx, result);
+    return result;
   }
 
   defaultResult(intent: Intent): ExecutionResult {
@@ -137,6 +139,67 @@ export class MemoryExecutor implements Executor {
     this.seq++;
     return `0x${this.seq.toString(16).padStart(64, '0')}` as OrderHash;
   }
+}
+
+/**
+ * What a real executor does with the ledger, done at once: a placed offer is posted and open; a
+ * replaced or cancelled one is gone (no fulfillment signature was ever issued in memory).
+ */
+export function recordInLedger(
+  ledger: OrderLedger,
+  intent: Intent,
+  ctx: Pick<ExecutionContext, 'intentId' | 'strategyId' | 'now'>,
+  result: ExecutionResult,
+): void {
+  const gone = (hash: string) => {
+    ledger.note(hash, { kind: 'cancel_requested' });
+    ledger.note(hash, { kind: 'cancel_accepted', validUntil: ctx.now });
+  };
+  if (intent.kind === 'cancel_order') {
+    gone(intent.orderHash);
+    return;
+  }
+  if ((intent.kind !== 'place_offer' && intent.kind !== 'replace_offer') || result.orderHash === undefined) return;
+  let facts: Omit<NewLedgerOrder, 'orderHash' | 'intentId' | 'price' | 'expiresAt'>;
+  if (intent.kind === 'place_offer') {
+    const o = intent.offer;
+    facts = {
+      strategyId: ctx.strategyId,
+      target: intent.target,
+      side: o.type === 'collection' ? 'collection_offer' : o.type === 'trait' ? 'trait_offer' : 'item_offer',
+      collection: o.collection,
+      contract: o.type === 'item' ? o.nft.contract.toLowerCase() : null,
+      tokenId: o.type === 'item' ? String(o.nft.identifier) : null,
+      standard: null,
+      trait: o.type === 'trait' ? { type: o.traitType, value: o.value } : null,
+      paymentToken: intent.paymentToken,
+      quantity: intent.quantity,
+    };
+  } else {
+    const old = ledger.get(intent.orderHash);
+    if (old === undefined) return;
+    gone(intent.orderHash);
+    facts = {
+      strategyId: ctx.strategyId,
+      target: old.target,
+      side: old.side,
+      collection: old.collection,
+      contract: old.contract,
+      tokenId: old.tokenId,
+      standard: old.standard,
+      trait: old.trait,
+      paymentToken: old.paymentToken,
+      quantity: old.quantity - old.filled,
+    };
+  }
+  ledger.post({
+    ...facts,
+    orderHash: result.orderHash,
+    intentId: ctx.intentId,
+    price: intent.price,
+    expiresAt: intent.expiresAt,
+  });
+  ledger.note(result.orderHash, { kind: 'opened' });
 }
 
 export const allowAllGuard: IntentGuard = Object.freeze({ check: () => undefined });

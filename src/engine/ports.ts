@@ -2,6 +2,7 @@
 // store, the live/paper executors, the calldata guard, the scheduler, the market view); tests and
 // benchmarks use the in-memory implementations in ./memory.ts.
 import type { OrderHash } from '../domain/ids.ts';
+import type { OrderLedger } from '../ledger/index.ts';
 import type { MarketSnapshot } from '../market/snapshot.ts';
 import type { Priority } from '../ratelimit/types.ts';
 import type { Balances, DropsView, Intent, NftTraitsView } from '../strategy.ts';
@@ -13,6 +14,8 @@ export interface EngineClock {
 
 export interface ExecutionContext {
   readonly intentId: string;
+  /** The engine's order ledger: an executor records every order it posts (and what it learns of it) there. */
+  readonly orders: OrderLedger;
   readonly strategyId: string;
   readonly now: number;
   readonly market: MarketSnapshot;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SaleEvent } from '../../../src/domain/events.ts';
+import type { MarketEvent, SaleEvent } from '../../../src/domain/events.ts';
 import { ManualCron } from '../../../src/engine/cron.ts';
-import { createEngine, type EngineOptions } from '../../../src/engine/engine.ts';
+import { createEngine, type Engine, type EngineOptions } from '../../../src/engine/engine.ts';
 import type { LoadedStrategy } from '../../../src/engine/loader.ts';
 import {
   FixedWriteBudget,
@@ -13,8 +13,9 @@ import {
   MemoryStateStore,
 } from '../../../src/engine/memory.ts';
 import { RejectedError, TransientError } from '../../../src/errors/index.ts';
+import { createOrderLedger, type OrderLedger, type OrderSide } from '../../../src/ledger/index.ts';
 import { cancelOrder, defineStrategy, type Intent, type OrderUpdate, z } from '../../../src/strategy.ts';
-import { eth, hash, listing, NOW, nft, OTHER, ownOffer, WALLET } from '../strategies/helpers.ts';
+import { eth, hash, listing, NOW, nft, OTHER, WALLET } from '../strategies/helpers.ts';
 import { limits, load, offer, scripted } from './fixtures.ts';
 
 function setup(strategies: LoadedStrategy[], o: Partial<EngineOptions> = {}) {
@@ -46,6 +47,37 @@ function setup(strategies: LoadedStrategy[], o: Partial<EngineOptions> = {}) {
     ...o,
   });
   return { clock, market, executor, journal, stateStore, ledger, cron, engine };
+}
+
+/** One of our orders as the order desk records it (posted, then open), in the engine's ledger. */
+function own(
+  ledger: OrderLedger,
+  a: { hash: number; price: bigint; strategyId?: string | null; target?: string; collection?: string; side?: OrderSide },
+): void {
+  const h = hash(a.hash);
+  ledger.post({
+    orderHash: h,
+    intentId: null,
+    strategyId: a.strategyId === undefined ? 'a' : a.strategyId,
+    target: a.target ?? `offer:collection:${a.collection ?? 'apes'}`,
+    side: a.side ?? 'collection_offer',
+    collection: a.collection ?? 'apes',
+    contract: null,
+    tokenId: null,
+    standard: null,
+    trait: null,
+    price: a.price,
+    paymentToken: { address: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2' as never, symbol: 'WETH', decimals: 18 },
+    quantity: 1n,
+    expiresAt: NOW + 3_600_000,
+  });
+  ledger.note(h, { kind: 'opened' });
+}
+
+/** The daemon feeds every market event to the ledger, then to the engine. */
+async function feed(engine: Engine, event: MarketEvent): Promise<void> {
+  engine.orders.apply(event);
+  await engine.onEvent(event);
 }
 
 function sale(orderHash: string, price: bigint): SaleEvent {
@@ -296,8 +328,10 @@ describe('engine: the intent pipeline', () => {
     await s.engine.idle();
     expect(s.engine.status().skipped.byReason).toEqual({ unresolved: 1 });
     expect(s.engine.status().risk.refusals).toEqual({ risk_exposure: 1 });
+    own(s.engine.orders, { hash: 42, price: eth('0.9') }); // the desk recorded it before the post
     await s.engine.settleUnknown(unknown[0]?.id ?? '', { status: 'done', result: { orderHash: hash(42) } });
     expect(s.engine.status().unresolved).toEqual([]);
+    expect(s.engine.status().risk.unknown).toBe(0);
     expect(s.engine.risk.bookEntry(hash(42))?.strategyId).toBe('a');
   });
 
@@ -416,8 +450,6 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     await s.engine.idle();
     const placed = s.engine.risk.openOffers()[0];
     expect(placed).toBeDefined();
-    s.market.ownOrders = [ownOffer({ hash: 1, price: eth('0.9') })]; // the view learned it (open)
-    s.market.touch();
     await s.engine.onEvent(listing({ price: 1n }));
     await s.engine.idle();
     expect(s.executor.calls.map((c) => c.intent.kind)).toEqual(['place_offer', 'cancel_order']);
@@ -447,8 +479,7 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     const second = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))], {
       stateStore: first.stateStore,
     });
-    second.market.ownOrders = [ownOffer({ hash: 70, price: eth('0.8') })];
-    second.market.touch();
+    own(second.engine.orders, { hash: 70, price: eth('0.8') }); // read back from the store at start
     await second.engine.start();
     await second.engine.onEvent(listing({ price: 1n }));
     await second.engine.idle();
@@ -504,13 +535,13 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     await s.engine.idle();
     expect(s.engine.status().risk.openOffers).toBe(3);
     const first = s.journal.list().find((r) => r.intent.target === 'offer:collection:cats')?.orderHash ?? '';
-    await s.engine.onEvent(sale(first, eth('0.5'))); // spent 0.5: worst case 0.5 + 1.3 fits 2
+    await feed(s.engine, sale(first, eth('0.5'))); // spent 0.5: worst case 0.5 + 1.3 fits 2
     await s.engine.idle();
     expect(s.executor.calls.filter((c) => c.intent.kind === 'cancel_order')).toHaveLength(0);
     s.clock.advance(1);
     // a buy outside the engine's book (restart, other process) spends 0.8 more: 1.3 > 0.7 left
-    s.engine.risk.adopt(ownOffer({ hash: 99, price: eth('0.8'), side: 'item_offer', expiresAt: null }), null);
-    await s.engine.onEvent(sale(hash(99), eth('0.8')));
+    own(s.engine.orders, { hash: 99, price: eth('0.8'), side: 'item_offer', strategyId: null, target: 'x' });
+    await feed(s.engine, sale(hash(99), eth('0.8')));
     await s.engine.idle();
     const cancels = s.executor.calls.filter((c) => c.intent.kind === 'cancel_order');
     expect(cancels).toHaveLength(1);
@@ -576,8 +607,11 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
       createdAt: 1,
       updatedAt: 1,
     });
+    const orders = createOrderLedger({ clock: new ManualClock(NOW), chain: 'ethereum' });
+    own(orders, { hash: 555, price: eth('0.5') }); // recorded by the order desk before the post
     const s = setup([load(def)], {
       journal,
+      orders,
       reconciler: {
         reconcile: async (r) =>
           r.id === 'r1' ? { status: 'done', result: { orderHash: hash(555) } } : { status: 'unknown' },

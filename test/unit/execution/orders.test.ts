@@ -1,43 +1,57 @@
 /**
- * The order desk with src/seaport's real order building and signing, the real store (in memory)
- * and fake API/sender: an order is recorded before it is posted; a refused post fails it; a post
- * whose outcome is unknown stays pending until reconcile asks the API; cancels go off-chain when
- * assured, on chain otherwise.
+ * The one offer path with src/seaport's real order building and signing, the real ledger on the
+ * real store (in memory), and a fake API, chain allowance and sender: an order counts from before
+ * its post until it is really gone; a refused or unanswered cancel is never "cancelled".
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../../src/domain/secret.ts';
 import { RejectedError, TransientError } from '../../../src/errors/index.ts';
 import { createOrderDesk, type OrderDesk, type OrderDeskApi } from '../../../src/execution/index.ts';
-import { createLocalDigestSigner, createSeaportOrders } from '../../../src/seaport/index.ts';
+import { createOrderLedger, type OrderLedger, storeLedger } from '../../../src/ledger/index.ts';
+import { createApprovals, createLocalDigestSigner, createSeaportOrders } from '../../../src/seaport/index.ts';
 import { openStore, type Store } from '../../../src/store/index.ts';
+import type { OfferSpec } from '../../../src/strategy.ts';
 import { FakeSender, KEY } from './fakes.ts';
 
 const SEAPORT = '0x0000000000000068F116a894984e2DB1123eB395';
 const ZONE = '0x000056f7000000ece9003ca63978907a00ffd100';
+const CONDUIT = '0x1E0049783F008A0085193E00003D00cd54003c71';
 const WETH = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2';
 const NFT = '0x1111111111111111111111111111111111111111';
-const NOW = 1_800_000_000n;
+const NOW_MS = 1_800_000_000_000;
+const E17 = 10n ** 17n;
 const fees = [{ fee: 1, recipient: '0x0000a26b00c1F0DF003000390027140000fAa719', required: true }];
+const WETH_TOKEN = { address: WETH.toLowerCase() as never, symbol: 'WETH', decimals: 18 };
 
+let now: number;
 let store: Store;
 let sender: FakeSender;
+let ledger: OrderLedger;
 let desk: OrderDesk;
-let posted: string[];
-let cancels: string[];
+let calls: string[];
 let post: () => Promise<unknown>;
 let cancelAnswer: () => Promise<{ last_signature_issued_valid_until: string }>;
-let known: Set<string>;
+let status: string | undefined;
+let allowance: bigint;
+let approvals: { spender: string; data: string }[];
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 beforeEach(async () => {
+  now = NOW_MS;
   store = openStore(':memory:');
   sender = new FakeSender(store, 1);
   await sender.reconcile();
-  posted = [];
-  cancels = [];
-  known = new Set();
+  calls = [];
   post = async () => ({});
-  cancelAnswer = async () => ({
-    last_signature_issued_valid_until: new Date(Number(NOW - 60n) * 1000).toISOString(),
+  cancelAnswer = async () => ({ last_signature_issued_valid_until: iso(now - 1000) });
+  status = 'ACTIVE';
+  allowance = 10n ** 30n;
+  approvals = [];
+  ledger = createOrderLedger({
+    clock: { now: () => now },
+    chain: 'ethereum',
+    store: storeLedger(store, () => now),
   });
   const orders = createSeaportOrders(
     {
@@ -51,13 +65,13 @@ beforeEach(async () => {
     {
       signer: createLocalDigestSigner(new Secret(KEY)),
       counters: { getCounter: async () => 0n },
-      clock: { nowSec: () => NOW },
+      clock: { nowSec: () => BigInt(Math.floor(now / 1000)) },
     },
   );
   const api = {
     offers: {
-      create: async (_chain: string, body: { parameters: unknown }) => {
-        posted.push(JSON.stringify(body.parameters));
+      create: async () => {
+        calls.push('post');
         return post();
       },
       build: async () => {
@@ -66,91 +80,275 @@ beforeEach(async () => {
       createCriteria: async () => post(),
     },
     orders: {
-      cancel: async (_c: string, _p: string, hash: string) => {
-        cancels.push(hash);
+      cancel: async () => {
+        calls.push('cancel');
         return cancelAnswer();
       },
-      get: async (_c: string, _p: string, hash: string) => {
-        if (!known.has(hash)) throw new RejectedError('http_404', 'not found');
-        return {} as never;
+      get: async () => {
+        calls.push('get');
+        if (status === undefined) throw new RejectedError('http_404', 'not found');
+        return { order: { status } } as never;
       },
     },
   } as unknown as OrderDeskApi;
-  desk = createOrderDesk({ api, orders, sender, store, chain: 'ethereum', clock: { nowSec: () => NOW } });
+  const reader = {
+    allowance: async (_t: string, _o: string, spender: string) => {
+      expect(spender.toLowerCase()).toBe(CONDUIT.toLowerCase());
+      return allowance;
+    },
+    isApprovedForAll: async () => true,
+  };
+  const wrapped = createApprovals({ chainId: 1, conduit: CONDUIT }, reader);
+  desk = createOrderDesk({
+    api,
+    orders,
+    sender,
+    ledger,
+    approvals: {
+      conduit: wrapped.conduit,
+      nft: wrapped.nft,
+      weth: async (token, owner, needed) => {
+        const tx = await wrapped.weth(token, owner, needed);
+        if (tx !== null) approvals.push({ spender: CONDUIT, data: tx.data ?? '' });
+        return tx;
+      },
+    },
+    chain: 'ethereum',
+    clock: { now: () => now },
+    collection: async () => ({ fees }),
+    minApproval: 5n * E17,
+    cancelAttempts: 3,
+    cancelRetryMs: 0,
+  });
 });
 
-const item = (intentId: string) =>
-  desk.placeOffer({
+const itemOffer: OfferSpec = {
+  type: 'item',
+  collection: 'apes',
+  nft: { chain: 'ethereum', contract: NFT as never, identifier: '7' as never },
+};
+
+const place = (intentId: string, price = E17) =>
+  desk.place({
     intentId,
-    collection: 'apes',
-    target: { type: 'item', nft: { contract: NFT, tokenId: 7n, standard: 'erc721' } },
-    price: 10n ** 17n,
-    fees,
+    strategyId: 'bidder',
+    target: 'offer:item:7',
+    offer: itemOffer,
+    price,
+    paymentToken: WETH_TOKEN,
+    quantity: 1n,
+    expiresAt: now + 3_600_000,
   });
 
-describe('order desk', () => {
-  it('places an item offer: recorded, posted, open; the same intent again is a replay', async () => {
-    const o = await item('p1');
-    expect(o.orderHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(posted).toHaveLength(1);
-    expect(store.orders.get(o.orderHash)).toMatchObject({
-      status: 'open',
-      side: 'item_offer',
+const state = (hash: string) => ledger.get(hash)?.state;
+const counted = (hash: string) => {
+  const o = ledger.get(hash);
+  return o !== undefined && ledger.counts(o);
+};
+
+describe('order desk: placing', () => {
+  it('records the order (with its components) before the post; open once posted; persisted', async () => {
+    let seenBeforePost: string | undefined;
+    post = async () => {
+      seenBeforePost = ledger.list()[0]?.state;
+      return {};
+    };
+    const hash = await place('p1');
+    expect(seenBeforePost).toBe('posted');
+    expect(ledger.get(hash)).toMatchObject({
+      state: 'open',
       intentId: 'p1',
-      price: 10n ** 17n,
-      tokenId: '7',
+      strategyId: 'bidder',
+      price: E17,
     });
-    expect(store.intents.get('p1')?.state).toBe('done');
-    expect(await item('p1')).toMatchObject({ orderHash: o.orderHash, replayed: true });
-    expect(posted).toHaveLength(1);
+    expect(ledger.get(hash)?.components).toBeDefined();
+    expect(store.orders.get(hash)).toMatchObject({ status: 'open', side: 'item_offer', tokenId: '7' });
+    expect(counted(hash)).toBe(true);
   });
 
-  it('a refused post fails the order and the intent; an unknown outcome stays pending until reconcile', async () => {
+  it('a refused post is failed (not counted); an unanswered one stays posted (counted) until read back', async () => {
     post = async () => {
       throw new RejectedError('http_400', 'bad order');
     };
-    await expect(item('p1')).rejects.toBeInstanceOf(RejectedError);
-    expect(store.intents.get('p1')).toMatchObject({ state: 'failed', error: 'http_400' });
-    expect(store.orders.list()).toMatchObject([{ status: 'failed' }]);
-
+    await expect(place('p1')).rejects.toThrow(RejectedError);
+    const failed = ledger.list()[0];
+    expect(failed?.state).toBe('failed');
+    expect(counted(failed?.orderHash ?? '')).toBe(false);
     post = async () => {
-      throw new TransientError('http_timeout', 'timeout', { maybeProcessed: true });
+      throw new TransientError('timeout', 'timed out', { maybeProcessed: true });
     };
-    await expect(item('p2')).rejects.toBeInstanceOf(TransientError);
-    const pending = store.orders.list({ status: 'pending' });
-    expect(pending).toHaveLength(1);
-    expect(store.intents.get('p2')?.state).toBe('pending');
-    known.add(pending[0]?.hash as string);
-    expect(await desk.reconcile()).toEqual({ opened: [pending[0]?.hash], failed: [] });
-    expect(store.orders.get(pending[0]?.hash as string)?.status).toBe('open');
-    expect(store.intents.get('p2')?.state).toBe('done');
+    await expect(place('p2', 2n * E17)).rejects.toThrow(TransientError);
+    const unsure = ledger.byIntent('p2');
+    expect(unsure?.state).toBe('posted');
+    expect(counted(unsure?.orderHash ?? '')).toBe(true);
+    status = undefined; // the marketplace never saw it
+    expect(await desk.reconcile()).toEqual({ checked: 1, settled: 1 });
+    expect(state(unsure?.orderHash ?? '')).toBe('failed');
   });
 
-  it('cancel: off-chain when no fill signature can still be used, else on chain', async () => {
-    const a = await item('p1');
-    const c1 = await desk.cancelOrder({ intentId: 'c1', orderHash: a.orderHash });
-    expect(c1).toMatchObject({ method: 'offchain' });
-    expect(sender.submits).toEqual([]);
-    expect(store.orders.get(a.orderHash)?.status).toBe('cancelled');
+  it('an unanswered post the marketplace did get becomes open on reconcile', async () => {
+    post = async () => {
+      throw new TransientError('timeout', 'timed out', { maybeProcessed: true });
+    };
+    await expect(place('p1')).rejects.toThrow(TransientError);
+    status = 'ACTIVE';
+    await desk.reconcile();
+    expect(ledger.byIntent('p1')?.state).toBe('open');
+  });
 
-    const b = await desk.placeOffer({
-      intentId: 'p2',
-      collection: 'apes',
-      target: { type: 'item', nft: { contract: NFT, tokenId: 8n, standard: 'erc721' } },
-      price: 10n ** 17n,
-      fees,
+  it('the conduit allowance is read from the chain at every offer and raised again when fills used it up', async () => {
+    const sent = () => sender.submits.filter((s) => s.includes('/approve-')).length;
+    allowance = 0n;
+    await place('p1');
+    expect(sent()).toBe(1);
+    allowance = 5n * E17; // approved the minimum
+    await place('p2');
+    expect(sent()).toBe(1); // 2 × 0.1 fits the allowance
+    allowance = E17; // fills spent most of it: 0.2 open + 0.1 new > 0.1
+    await place('p3');
+    expect(sent()).toBe(2);
+    expect(approvals.every((a) => a.spender === CONDUIT)).toBe(true);
+  });
+
+  it('an offer in a token other than the offer token is refused before anything is signed', async () => {
+    await expect(
+      desk.place({
+        intentId: 'p1',
+        strategyId: 'bidder',
+        target: 't',
+        offer: itemOffer,
+        price: E17,
+        paymentToken: {
+          address: '0x00000000000000000000000000000000000000c1' as never,
+          symbol: 'USDC',
+          decimals: 6,
+        },
+        quantity: 1n,
+        expiresAt: now + 60_000,
+      }),
+    ).rejects.toMatchObject({ code: 'offer_token_unsupported' });
+    expect(ledger.list()).toHaveLength(0);
+  });
+});
+
+describe('order desk: cancelling until really gone', () => {
+  it('an accepted off-chain cancel whose window has passed is gone', async () => {
+    const hash = await place('p1');
+    expect(await desk.cancel(hash, { intentId: 'c1' })).toEqual({ state: 'gone' });
+    expect(state(hash)).toBe('cancelled');
+    expect(sender.submits).toHaveLength(0);
+  });
+
+  it('an accepted cancel with a signature still usable counts until the window ends', async () => {
+    const hash = await place('p1');
+    cancelAnswer = async () => ({ last_signature_issued_valid_until: iso(now + 60_000) });
+    expect(await desk.cancel(hash, { intentId: 'c1' })).toEqual({ state: 'window', until: now + 60_000 });
+    expect(state(hash)).toBe('cancelling');
+    expect(counted(hash)).toBe(true);
+    // a fill inside the window is recorded and charged
+    const fills: bigint[] = [];
+    ledger.onChange((c) => c.filledUnits > 0n && fills.push(c.filledAmount));
+    ledger.note(hash, {
+      kind: 'filled',
+      fillId: '0xabc',
+      units: 1n,
+      amount: E17,
+      txHash: '0xabc',
+      tokenId: '7',
+      contract: NFT,
     });
-    cancelAnswer = async () => ({
-      last_signature_issued_valid_until: new Date(Number(NOW + 600n) * 1000).toISOString(),
+    expect(fills).toEqual([E17]);
+    expect(state(hash)).toBe('filled');
+  });
+
+  it('when the order must be gone, an open window means an on-chain cancel', async () => {
+    const hash = await place('p1');
+    cancelAnswer = async () => ({ last_signature_issued_valid_until: iso(now + 60_000) });
+    expect(await desk.cancel(hash, { intentId: 'c1', requireGone: true })).toEqual({ state: 'gone' });
+    expect(sender.submits.some((s) => s.startsWith('c1/cancel'))).toBe(true);
+    expect(state(hash)).toBe('cancelled');
+  });
+
+  for (const refusal of [
+    new RejectedError('http_400', 'apiKey is not from offerer'),
+    new RejectedError('http_403', 'forbidden'),
+  ])
+    it(`a refused cancel (${refusal.code}) of a still-active order is cancelled on chain`, async () => {
+      const hash = await place('p1');
+      cancelAnswer = async () => {
+        throw refusal;
+      };
+      expect(await desk.cancel(hash, { intentId: 'c1' })).toEqual({ state: 'gone' });
+      expect(calls.filter((c) => c === 'cancel')).toHaveLength(1); // a refusal is not retried
+      expect(calls).toContain('get'); // the marketplace's word first
+      expect(state(hash)).toBe('cancelled');
     });
-    const c2 = await desk.cancelOrder({ intentId: 'c2', orderHash: b.orderHash });
-    expect(c2.method).toBe('onchain');
-    expect(sender.submits).toEqual(['c2/cancel']);
-    expect(c2.txHash).toBe(store.transactions.byIntent('c2/cancel')[0]?.hash);
-    expect(cancels).toEqual([a.orderHash, b.orderHash]);
-    expect(store.intents.get('c2')?.state).toBe('done');
-    await expect(desk.cancelOrder({ intentId: 'c3', orderHash: `0x${'12'.repeat(32)}` })).rejects.toThrow(
-      /not one of ours/,
-    );
+
+  it('a refused cancel of an order the marketplace says filled needs no transaction', async () => {
+    const hash = await place('p1');
+    cancelAnswer = async () => {
+      throw new RejectedError('http_400', 'already filled');
+    };
+    status = 'FULFILLED';
+    expect(await desk.cancel(hash, { intentId: 'c1' })).toEqual({ state: 'gone' });
+    expect(state(hash)).toBe('filled');
+    expect(sender.submits).toHaveLength(0);
+  });
+
+  it('an unanswered cancel is retried, then cancelled on chain', async () => {
+    const hash = await place('p1');
+    cancelAnswer = async () => {
+      throw new TransientError('http_500', 'server error');
+    };
+    expect(await desk.cancel(hash, { intentId: 'c1' })).toEqual({ state: 'gone' });
+    expect(calls.filter((c) => c === 'cancel')).toHaveLength(3);
+    expect(state(hash)).toBe('cancelled');
+  });
+
+  it('a refused cancel whose on-chain cancel fails too is never "cancelled": the order stays counted', async () => {
+    const hash = await place('p1');
+    cancelAnswer = async () => {
+      throw new TransientError('scheduler_stopped', 'the scheduler stopped');
+    };
+    sender.outcome = 'reverted';
+    await expect(desk.cancel(hash, { intentId: 'c1' })).rejects.toMatchObject({ code: 'cancel_reverted' });
+    expect(state(hash)).toBe('open');
+    expect(counted(hash)).toBe(true);
+    expect(store.orders.get(hash)?.status).toBe('open');
+    expect(store.orders.get(hash)?.error).toMatch(/cancel refused/);
+  });
+
+  it('replace without overlap: the old order is gone before the new one is posted', async () => {
+    const old = await place('p1');
+    cancelAnswer = async () => ({ last_signature_issued_valid_until: iso(now + 60_000) });
+    calls.length = 0;
+    const next = await desk.replace(old, {
+      intentId: 'r1',
+      strategyId: 'bidder',
+      price: 2n * E17,
+      expiresAt: now + 3_600_000,
+      overlap: false,
+    });
+    expect(state(old)).toBe('cancelled'); // cancelled on chain: the window was open
+    expect(calls).toEqual(['cancel', 'post']);
+    expect(ledger.get(next)).toMatchObject({ state: 'open', price: 2n * E17, target: 'offer:item:7' });
+  });
+
+  it('replace with overlap: posts while the old one still counts for its window', async () => {
+    const old = await place('p1');
+    cancelAnswer = async () => ({ last_signature_issued_valid_until: iso(now + 60_000) });
+    const next = await desk.replace(old, {
+      intentId: 'r1',
+      strategyId: 'bidder',
+      price: 2n * E17,
+      expiresAt: now + 3_600_000,
+      overlap: true,
+    });
+    expect(counted(old)).toBe(true);
+    expect(counted(next)).toBe(true);
+    expect(sender.submits.some((s) => s.startsWith('r1/cancel'))).toBe(false);
+    now += 61_000;
+    ledger.tick();
+    expect(state(old)).toBe('cancelled');
   });
 });

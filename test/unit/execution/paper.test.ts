@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createPaperExecutor, type PaperExecutor, renderPaperReport } from '../../../src/daemon/paper.ts';
-import type { ListingEvent, PaymentToken, SaleEvent } from '../../../src/domain/events.ts';
+import type { ListingEvent, PaymentToken } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import { formatUnits } from '../../../src/domain/money.ts';
 import { ETH_TOKEN, ManualClock, MemoryMarket } from '../../../src/engine/index.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
+import { createPaperExecutor, type PaperExecutor, renderPaperReport } from '../../../src/execution/paper.ts';
+import { createOrderLedger, storeLedger } from '../../../src/ledger/index.ts';
 import { Priority } from '../../../src/ratelimit/index.ts';
 import { openStore } from '../../../src/store/index.ts';
 import { buyListing, cancelOrder, mint, placeOffer, replaceOffer, swap } from '../../../src/strategy.ts';
@@ -50,8 +51,18 @@ function setup(traits: Record<string, { type: string; value: string }[]> = {}) {
     floor: { price: E / 10n },
     bestListings: { [`ethereum/${APES}/7`]: { price: E / 20n, orderHash: HASH } },
   });
-  const sales: SaleEvent[] = [];
+  /** Fills of our orders, as the ledger reports them (what risk and the strategies hear). */
+  const sales: { orderHash: string; price: bigint; units: bigint }[] = [];
   const store = openStore(':memory:');
+  const ledger = createOrderLedger({
+    clock,
+    chain: 'ethereum',
+    store: storeLedger(store, () => clock.now()),
+  });
+  ledger.onChange((c) => {
+    if (c.filledUnits > 0n)
+      sales.push({ orderHash: c.order.orderHash, price: c.filledAmount, units: c.filledUnits });
+  });
   const exec: PaperExecutor = createPaperExecutor({
     clock,
     wallet: WALLET,
@@ -64,19 +75,19 @@ function setup(traits: Record<string, { type: string; value: string }[]> = {}) {
     gasPrice: async () => 10n ** 9n,
     traitsOf: async (n) => traits[n.identifier],
     store,
-    onFill: (s) => {
-      sales.push(s);
-    },
+    ledger,
   });
+  let seq = 0;
   const ctx = (strategyId = 'bidder') => ({
-    intentId: 'i1',
+    intentId: `i${++seq}`,
+    orders: ledger,
     strategyId,
     now: clock.now(),
     market: market.snapshot(),
     priority: Priority.trade,
     coalesceKey: `${strategyId}|t`,
   });
-  return { clock, market, exec, sales, store, ctx };
+  return { clock, market, exec, sales, store, ctx, ledger };
 }
 
 describe('paper executor', () => {
@@ -98,7 +109,7 @@ describe('paper executor', () => {
     expect(sales).toHaveLength(1);
     expect(sales[0]?.orderHash).toBe(r.orderHash);
     expect(sales[0]?.price).toBe(E / 20n);
-    expect(sales[0]?.buyer).toBe(WALLET);
+    expect(sales[0]?.units).toBe(1n);
     const f = exec.fills()[0];
     expect(f?.kind).toBe('offer_filled');
     expect(f?.fees).toBe(((E / 20n) * 500n) / 10_000n); // 1 % + 4 %
