@@ -1,10 +1,41 @@
 import { describe, expect, it } from 'vitest';
+import type { PaymentToken } from '../../../src/domain/events.ts';
 import { ManualClock, MemoryMarket } from '../../../src/engine/memory.ts';
 import { RiskManager } from '../../../src/engine/risk/manager.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
+import { createOrderLedger, type NewLedgerOrder } from '../../../src/ledger/index.ts';
 import { buyListing, cancelOrder, type Intent, mint, replaceOffer, swap } from '../../../src/strategy.ts';
-import { ETH_TOKEN, eth, hash, NOW, nft, ownOffer, USDC, WETH } from '../strategies/helpers.ts';
+import { ETH_TOKEN, eth, hash, NOW, nft, USDC, WETH } from '../strategies/helpers.ts';
 import { limits, offer } from './fixtures.ts';
+
+/** One of our offers, as the executor records it in the ledger before its post. */
+function ledgerOffer(a: {
+  hash: number;
+  price: bigint;
+  strategyId?: string | null;
+  collection?: string;
+  intentId?: string | null;
+  quantity?: bigint;
+  expiresAt?: number;
+  token?: PaymentToken;
+}): NewLedgerOrder {
+  return {
+    orderHash: hash(a.hash),
+    intentId: a.intentId === undefined ? `adopted-${a.hash}` : a.intentId,
+    strategyId: a.strategyId === undefined ? 's1' : a.strategyId,
+    target: `offer:collection:${a.collection ?? 'apes'}`,
+    side: 'collection_offer',
+    collection: a.collection ?? 'apes',
+    contract: null,
+    tokenId: null,
+    standard: null,
+    trait: null,
+    price: a.price,
+    paymentToken: a.token ?? WETH,
+    quantity: a.quantity ?? 1n,
+    expiresAt: a.expiresAt ?? NOW + 3_600_000,
+  };
+}
 
 function setup(l = limits()) {
   const clock = new ManualClock(NOW);
@@ -15,7 +46,27 @@ function setup(l = limits()) {
     traitFloors: [{ type: 'Fur', value: 'Gold', price: eth('3') }],
   });
   market.setCollection({ slug: 'cats', floor: { price: eth('2') } });
-  const risk = new RiskManager({ limits: l });
+  const orders = createOrderLedger({ clock, chain: 'ethereum' });
+  const risk = new RiskManager({ limits: l, orders });
+  // what the engine does: units the ledger sees filled become spend
+  orders.onChange((c) => {
+    if (c.filledUnits > 0n) risk.recordFill(c.order, c.filledUnits, c.filledAmount, clock.now());
+  });
+  /** An offer of ours standing on the marketplace (posted, then opened). */
+  const open = (a: Parameters<typeof ledgerOffer>[0]) => {
+    orders.post(ledgerOffer(a));
+    orders.note(hash(a.hash), { kind: 'opened' });
+  };
+  const filled = (h: number, fillId: string, units = 1n, amount: bigint | null = null) =>
+    orders.note(hash(h), {
+      kind: 'filled',
+      fillId,
+      units,
+      amount,
+      txHash: fillId,
+      tokenId: null,
+      contract: null,
+    });
   let n = 0;
   const check = (intent: Intent, strategyId = 's1') => {
     const intentId = `i${++n}`;
@@ -31,7 +82,7 @@ function setup(l = limits()) {
       throw e;
     }
   };
-  return { clock, market, risk, check, code };
+  return { clock, market, orders, risk, check, code, open, filled };
 }
 
 const buy = (price: bigint, collection = 'apes', trait?: { type: string; value: string }) =>
@@ -229,11 +280,26 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(s.code(buy(eth('0.7')))).toBe('risk_daily_cap');
   });
 
-  it('settles: offers enter the book, failures release, unknown outcomes stay held', () => {
+  it('counts ledger offers (posted included), not listings', () => {
+    const s = setup(limits({ eth: { maxExposure: eth('2') } }));
+    s.orders.post(ledgerOffer({ hash: 1, price: eth('0.9') }));
+    s.orders.post({ ...ledgerOffer({ hash: 2, price: eth('5') }), side: 'listing' });
+    expect(s.risk.openOffers().map((e) => e.orderHash)).toEqual([hash(1)]);
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('1.1'));
+    expect(s.code(offer('apes', eth('0.9')))).toBeNull();
+    expect(s.code(offer('apes', eth('0.3')))).toBe('risk_exposure');
+  });
+
+  it('settles: offers the ledger holds count once, failures release, unknown outcomes stay held', () => {
     const s = setup(limits({ eth: { maxExposure: eth('2') } }));
     const a = s.check(offer('apes', eth('0.9')));
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('1.1'));
+    // the executor records the order under its intent: the ledger counts it, the reservation no longer
+    s.open({ hash: 1, price: eth('0.9'), intentId: a });
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('1.1'));
     s.risk.settle(a, { status: 'done', result: { orderHash: hash(1) } }, NOW);
     expect(s.risk.bookEntry(hash(1))?.amount).toBe(eth('0.9'));
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('1.1'));
     const b = s.check(offer('cats', eth('1')));
     s.risk.settle(b, { status: 'failed' }, NOW);
     const c = s.check(offer('cats', eth('1')));
@@ -242,13 +308,24 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(s.code(offer('cats', eth('0.2')))).toBe('risk_exposure');
   });
 
-  it('a replace commits only the difference and retires the old order', () => {
+  it('a replace commits only the difference when old and new do not fit together, and the old order retires', () => {
     const s = setup(limits({ eth: { maxExposure: eth('1') } }));
-    s.risk.adopt(ownOffer({ hash: 1, price: eth('0.9'), token: WETH }), 's1');
+    s.open({ hash: 1, price: eth('0.9') });
     const r = s.check(
       replaceOffer({ orderHash: hash(1), price: eth('0.95'), expiresAt: NOW + 10, target: 't' }),
     );
+    expect(s.risk.replaceOverlaps(r)).toBe(false);
+    // old 0.9 still counts + the difference 0.05 reserved
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('0.05'));
+    // the order being replaced is not replaced twice
+    expect(
+      s.code(replaceOffer({ orderHash: hash(1), price: eth('0.8'), expiresAt: NOW + 10, target: 't' })),
+    ).toBe('risk_unknown_order');
+    // the executor: the old order is gone, then the new one posted
+    s.orders.note(hash(1), { kind: 'cancelled', source: 'chain' });
+    s.open({ hash: 2, price: eth('0.95'), intentId: r });
     s.risk.settle(r, { status: 'done', result: { orderHash: hash(2) } }, NOW);
+    expect(s.risk.replaceOverlaps(r)).toBe(false);
     expect(s.risk.bookEntry(hash(1))).toBeUndefined();
     expect(s.risk.bookEntry(hash(2))?.amount).toBe(eth('0.95'));
     expect(
@@ -256,15 +333,63 @@ describe('risk: worst-case exposure, spend and switches', () => {
     ).toBe('risk_price_over_floor');
   });
 
+  it('a replace whose old and new orders fit together overlaps: the full new amount is reserved', () => {
+    const s = setup(limits({ eth: { maxExposure: eth('2') } }));
+    s.open({ hash: 1, price: eth('0.9') });
+    const r = s.check(
+      replaceOffer({ orderHash: hash(1), price: eth('0.95'), expiresAt: NOW + 10, target: 't' }),
+    );
+    expect(s.risk.replaceOverlaps(r)).toBe(true);
+    // old 0.9 + new 0.95 in full
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('0.15'));
+    expect(s.code(offer('cats', eth('0.2')))).toBe('risk_exposure');
+    expect(s.code(offer('cats', eth('0.15')))).toBeNull();
+    expect(s.risk.replaceOverlaps('nope')).toBe(false);
+  });
+
+  it('an offer whose off-chain cancel was accepted counts until the signature window passes', () => {
+    const s = setup(limits({ eth: { maxExposure: eth('1') } }));
+    s.open({ hash: 1, price: eth('0.9') });
+    const c = s.check(cancelOrder({ orderHash: hash(1) }));
+    s.orders.note(hash(1), { kind: 'cancel_requested' });
+    s.orders.note(hash(1), { kind: 'cancel_accepted', validUntil: NOW + 60_000 });
+    s.risk.settle(c, { status: 'done', result: {} }, NOW);
+    expect(s.risk.bookEntry(hash(1))?.amount).toBe(eth('0.9'));
+    expect(s.code(offer('apes', eth('0.2')))).toBe('risk_exposure');
+    // not picked again to cut exposure: it is being cancelled already
+    expect(s.risk.excess(NOW)).toEqual([]);
+    s.clock.advance(59_999);
+    expect(s.code(offer('apes', eth('0.2')))).toBe('risk_exposure');
+    s.clock.advance(1);
+    expect(s.risk.bookEntry(hash(1))).toBeUndefined();
+    expect(s.code(offer('apes', eth('0.2')))).toBeNull();
+  });
+
   it('a fill becomes spend once; the daily window rolls', () => {
     const s = setup(limits({ eth: { maxSpendPerDay: eth('1') } }));
-    s.risk.adopt(ownOffer({ hash: 1, price: eth('0.9'), token: WETH }), 's1');
-    expect(s.risk.observeFill(hash(1), NOW, eth('0.9'))).toBeDefined();
-    expect(s.risk.observeFill(hash(1), NOW, eth('0.9'))).toBeUndefined();
+    s.open({ hash: 1, price: eth('0.9') });
+    expect(s.filled(1, '0xtx1')?.filledUnits).toBe(1n);
+    expect(s.filled(1, '0xtx1')).toBeNull();
+    expect(s.risk.status(NOW).tokens[0]).toMatchObject({ spentToday: eth('0.9'), exposure: 0n });
     expect(s.code(buy(eth('0.2')))).toBe('risk_daily_cap');
     s.clock.advance(86_400_001);
     s.market.setCollection({ slug: 'apes', floor: { price: eth('1') } });
     expect(s.code(buy(eth('0.2')))).toBeNull();
+  });
+
+  it('a partial fill: the filled units become spend (at the price paid), the rest stays exposure', () => {
+    const s = setup(limits({ eth: { maxExposure: eth('2'), maxSpendPerDay: eth('3') } }));
+    s.open({ hash: 1, price: eth('0.5'), quantity: 3n });
+    s.filled(1, '0xtx1', 1n, eth('0.45'));
+    expect(s.risk.status(NOW).tokens[0]).toMatchObject({ exposure: eth('1'), spentToday: eth('0.45') });
+    expect(s.risk.bookEntry(hash(1))).toMatchObject({ quantity: 2n, amount: eth('1') });
+  });
+
+  it('listings filled are not spend', () => {
+    const s = setup();
+    s.orders.post({ ...ledgerOffer({ hash: 1, price: eth('0.9') }), side: 'listing' });
+    s.filled(1, '0xtx1');
+    expect(s.risk.status(NOW).tokens).toEqual([]);
   });
 
   it('the budget counts all spend ever, the daily cap only the last 24 h', () => {
@@ -281,21 +406,27 @@ describe('risk: worst-case exposure, spend and switches', () => {
 
   it('excess: when spend eats the headroom, the largest offers are cancelled first, once', () => {
     const s = setup(limits({ eth: { maxSpendPerDay: eth('2'), maxExposure: eth('2') } }));
-    s.risk.adopt(ownOffer({ hash: 1, price: eth('0.9'), token: WETH }), 'a');
-    s.risk.adopt(ownOffer({ hash: 2, price: eth('0.5'), token: WETH, collection: 'cats' }), 'b');
-    s.risk.adopt(ownOffer({ hash: 3, price: eth('0.3'), token: WETH }), 'a');
+    s.open({ hash: 1, price: eth('0.9'), strategyId: 'a' });
+    s.open({ hash: 2, price: eth('0.5'), strategyId: 'b', collection: 'cats' });
+    s.open({ hash: 3, price: eth('0.3'), strategyId: 'a' });
     expect(s.risk.excess(NOW)).toEqual([]);
-    s.risk.adopt(ownOffer({ hash: 9, price: eth('1'), token: WETH }), null);
-    s.risk.observeFill(hash(9), NOW, eth('1'));
+    s.open({ hash: 9, price: eth('1'), strategyId: null });
+    expect(s.risk.excess(NOW).map((e) => e.orderHash)).toEqual([hash(9)]);
+    s.filled(9, '0xtx9');
     // spent 1 today: headroom 1, exposure 1.7 -> cancel 0.9 first
     expect(s.risk.excess(NOW).map((e) => e.orderHash)).toEqual([hash(1)]);
-    s.risk.markCancelling(hash(1), true);
+    s.orders.note(hash(1), { kind: 'cancel_requested' });
+    expect(s.risk.excess(NOW)).toEqual([]);
+    // a cancel in flight (the check of a cancel intent) counts as being cancelled too
+    s.orders.note(hash(1), { kind: 'cancel_refused', reason: 'http_500' });
+    expect(s.risk.excess(NOW).map((e) => e.orderHash)).toEqual([hash(1)]);
+    s.check(cancelOrder({ orderHash: hash(1) }));
     expect(s.risk.excess(NOW)).toEqual([]);
   });
 
   it('kill switch refuses everything but cancels; pause too; resume keeps the book', () => {
     const s = setup();
-    s.risk.adopt(ownOffer({ hash: 1, price: eth('0.9'), token: WETH }), 's1');
+    s.open({ hash: 1, price: eth('0.9') });
     s.risk.kill(NOW);
     expect(s.code(offer('apes', eth('0.5')))).toBe('risk_killed');
     expect(s.code(cancelOrder({ orderHash: hash(1) }))).toBeNull();
@@ -321,20 +452,22 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(s.risk.remaining('s1', USDC, NOW)).toBeNull();
   });
 
-  it('sync: adopts own open offers it did not know and drops closed or expired ones', () => {
+  it('an order the ledger says filled, expired or cancelled no longer counts', () => {
     const s = setup();
-    s.market.ownOrders = [
-      ownOffer({ hash: 1, price: eth('0.5') }),
-      ownOffer({ hash: 2, price: eth('0.4'), expiresAt: NOW + 10 }),
-    ];
-    s.market.touch();
-    s.risk.sync(s.market.snapshot(), NOW, () => 'x');
-    expect(s.risk.openOffers('x')).toHaveLength(2);
-    s.market.ownOrders = [ownOffer({ hash: 1, price: eth('0.5'), status: 'filled' })];
-    s.market.touch();
-    s.clock.advance(20);
-    expect(s.risk.sync(s.market.snapshot(), NOW + 20, () => 'x')).toEqual([hash(1)]);
+    s.open({ hash: 1, price: eth('0.5'), strategyId: 'x' });
+    s.open({ hash: 2, price: eth('0.4'), strategyId: 'x', expiresAt: NOW + 10 });
+    s.open({ hash: 3, price: eth('0.3'), strategyId: 'x' });
+    expect(s.risk.openOffers('x')).toHaveLength(3);
+    expect(s.risk.openOffers('y')).toHaveLength(0);
+    s.orders.note(hash(1), { kind: 'marketplace_status', status: 'FULFILLED', remaining: 0n });
+    s.orders.note(hash(3), { kind: 'cancelled', source: 'chain' });
+    expect(s.risk.openOffers().map((e) => e.orderHash)).toEqual([hash(2)]);
+    // expired: no longer counted from its expiry on, even before the ledger's tick
+    s.clock.advance(10);
     expect(s.risk.openOffers()).toHaveLength(0);
-    expect(s.risk.status(NOW + 20).tokens[0]?.spentToday).toBe(eth('0.5'));
+    s.orders.tick();
+    expect(s.orders.get(hash(2))?.state).toBe('expired');
+    expect(s.risk.status(s.clock.now()).tokens[0]).toMatchObject({ exposure: 0n, spentToday: eth('0.5') });
+    expect(s.risk.status(s.clock.now()).openOffers).toBe(0);
   });
 });

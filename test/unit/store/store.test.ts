@@ -7,6 +7,8 @@ import { FatalError } from '../../../src/errors/index.ts';
 import {
   dayOf,
   LATEST_SCHEMA_VERSION,
+  MIGRATIONS,
+  ORDER_STATUSES,
   openDb,
   openStore,
   type Store,
@@ -133,6 +135,45 @@ describe('openStore', () => {
     expect(s2.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toEqual({ name: 'b' });
     s2.close();
   });
+
+  it('migrates orders of schema 1 to the ledger: pending becomes posted, the rest is kept', () => {
+    const p = join(dir, 'v1.db');
+    const v1 = openDb(p, { migrations: MIGRATIONS.slice(0, 1) });
+    expect(schemaVersion(v1)).toBe(1);
+    const insert = v1.prepare(
+      `INSERT INTO orders (hash, intent_id, strategy, side, collection, contract, token_id, price, token, quantity,
+         expiry, status, error, created_at, updated_at)
+       VALUES (?, 'i1', 's', 'item_offer', 'c', '0xc1', '7', '1000000000000000000000', '0xw', '2', 100, ?, ?, 10, 20)`,
+    );
+    insert.run('0xp', 'pending', null);
+    insert.run('0xo', 'open', null);
+    insert.run('0xf', 'failed', 'rejected');
+    v1.close();
+    const store = open('v1.db');
+    expect(store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+    expect(store.orders.get('0xp')).toEqual({
+      hash: '0xp',
+      intentId: 'i1',
+      strategy: 's',
+      side: 'item_offer',
+      collection: 'c',
+      contract: '0xc1',
+      tokenId: '7',
+      price: 10n ** 21n,
+      token: '0xw',
+      quantity: 2n,
+      filled: 0n,
+      expiry: 100,
+      status: 'posted',
+      createdAt: 10,
+      updatedAt: 20,
+    });
+    expect(store.orders.get('0xo')?.status).toBe('open');
+    expect(store.orders.get('0xf')).toMatchObject({ status: 'failed', error: 'rejected' });
+    expect(store.orders.open().map((o) => o.hash)).toEqual(['0xp', '0xo']);
+    expect(store.orders.recordFill('0xp', 'tx', 1n, 5n)).toBe(true);
+    store.close();
+  });
 });
 
 describe('repositories', () => {
@@ -238,9 +279,10 @@ describe('repositories', () => {
     expect(() => store.orders.get('0xo1')).toThrow(FatalError);
   });
 
-  it('orders: upsert, status, open filter', () => {
+  it('orders: upsert, status, open filter (the ledger states)', () => {
     const o = { side: 'collection_offer' as const, collection: 'c', price: 5n, token: '0xw', expiry: 100 };
     store.orders.upsert({ ...o, hash: '0x1', strategy: 'bidder' });
+    expect(store.orders.get('0x1')).toMatchObject({ status: 'posted', filled: 0n, quantity: 1n });
     store.orders.upsert({ ...o, hash: '0x2', status: 'open' });
     store.orders.upsert({ ...o, hash: '0x1', strategy: 'bidder', price: 6n, status: 'open' });
     expect(store.orders.get('0x1')).toMatchObject({ price: 6n, status: 'open', quantity: 1n });
@@ -248,6 +290,144 @@ describe('repositories', () => {
     expect(store.orders.open().map((x) => x.hash)).toEqual(['0x1']);
     expect(store.orders.list({ status: 'cancelled' }).map((x) => x.hash)).toEqual(['0x2']);
     expect(store.orders.list({ strategy: 'bidder' })).toHaveLength(1);
+    expect(() => store.orders.setStatus('0xmissing', 'open')).toThrow(RangeError);
+  });
+
+  it('orders: every ledger state is accepted; standing ones are open(), the rest are not', () => {
+    const o = { side: 'item_offer' as const, collection: 'c', price: 5n, token: '0xw', expiry: 100 };
+    ORDER_STATUSES.forEach((status, i) => {
+      store.orders.upsert({ ...o, hash: `0x${i}`, status });
+    });
+    expect(store.orders.list().map((x) => x.status)).toEqual([...ORDER_STATUSES]);
+    expect(store.orders.open().map((x) => x.status)).toEqual([
+      'posted',
+      'open',
+      'partly_filled',
+      'cancelling',
+      'invalid',
+    ]);
+    expect(store.orders.list({ status: [] })).toEqual([]);
+    expect(store.orders.list({ status: ['filled', 'failed'] }).map((x) => x.status)).toEqual([
+      'filled',
+      'failed',
+    ]);
+    expect(() => store.orders.upsert({ ...o, hash: '0xbad', status: 'pending' as never })).toThrow();
+  });
+
+  it('orders: filled units, cancel window, token, target, components (JSON with bigints) round-trip', () => {
+    const components = {
+      offerer: '0xaa',
+      salt: 2n ** 255n,
+      offer: [{ startAmount: 10n ** 30n }],
+      counter: 0n,
+    };
+    store.orders.upsert({
+      hash: '0xo',
+      intentId: 'i1',
+      strategy: 's',
+      target: 'offer:collection:c',
+      side: 'item_offer',
+      collection: 'c',
+      contract: '0xC1',
+      tokenId: '42',
+      standard: 'erc1155',
+      price: 9n,
+      token: '0xWETH',
+      tokenSymbol: 'WETH',
+      tokenDecimals: 18,
+      quantity: 3n,
+      filled: 1n,
+      expiry: 200,
+      status: 'cancelling',
+      cancelValidUntil: clockMs + 60_000,
+      components,
+      protocol: '0xseaport',
+      error: 'cancel requested',
+    });
+    expect(store.orders.get('0xo')).toEqual({
+      hash: '0xo',
+      intentId: 'i1',
+      strategy: 's',
+      target: 'offer:collection:c',
+      side: 'item_offer',
+      collection: 'c',
+      contract: '0xc1',
+      tokenId: '42',
+      standard: 'erc1155',
+      price: 9n,
+      token: '0xweth',
+      tokenSymbol: 'WETH',
+      tokenDecimals: 18,
+      quantity: 3n,
+      filled: 1n,
+      expiry: 200,
+      status: 'cancelling',
+      cancelValidUntil: clockMs + 60_000,
+      components,
+      protocol: '0xseaport',
+      error: 'cancel requested',
+      createdAt: clockMs,
+      updatedAt: clockMs,
+    });
+    const row = store.db.prepare("SELECT typeof(filled) AS t FROM orders WHERE hash = '0xo'").get();
+    expect(row).toEqual({ t: 'text' });
+    // an update without components or protocol keeps the ones known; the cancel window may be cleared
+    clockMs += 5;
+    store.orders.upsert({
+      hash: '0xo',
+      side: 'item_offer',
+      collection: 'c',
+      price: 9n,
+      token: '0xweth',
+      quantity: 3n,
+      filled: 3n,
+      expiry: 200,
+      status: 'filled',
+    });
+    const after = store.orders.get('0xo');
+    expect(after).toMatchObject({ status: 'filled', filled: 3n, components, protocol: '0xseaport' });
+    expect(after?.cancelValidUntil).toBeUndefined();
+    expect(after?.createdAt).toBe(clockMs - 5);
+    expect(after?.updatedAt).toBe(clockMs);
+  });
+
+  it('orders: recent(since) is what still stands and what ended after since', () => {
+    const o = { side: 'collection_offer' as const, collection: 'c', price: 5n, token: '0xw', expiry: 100 };
+    store.orders.upsert({ ...o, hash: '0xold-open', status: 'open', updatedAt: 1_000 });
+    store.orders.upsert({ ...o, hash: '0xold-invalid', status: 'invalid', updatedAt: 1_000 });
+    store.orders.upsert({ ...o, hash: '0xold-cancelling', status: 'cancelling', updatedAt: 1_000 });
+    store.orders.upsert({ ...o, hash: '0xold-filled', status: 'filled', updatedAt: 1_000 });
+    store.orders.upsert({ ...o, hash: '0xnew-expired', status: 'expired', updatedAt: 5_000 });
+    store.orders.upsert({ ...o, hash: '0xedge-failed', status: 'failed', updatedAt: 4_000 });
+    expect(
+      store.orders
+        .recent(4_000)
+        .map((x) => x.hash)
+        .sort(),
+    ).toEqual(['0xedge-failed', '0xnew-expired', '0xold-cancelling', '0xold-invalid', '0xold-open']);
+    expect(
+      store.orders
+        .recent(4_001)
+        .map((x) => x.hash)
+        .sort(),
+    ).toEqual(['0xnew-expired', '0xold-cancelling', '0xold-invalid', '0xold-open']);
+  });
+
+  it('orders: recordFill once per (order, fill id); hasFill', () => {
+    expect(store.orders.hasFill('0xo', 'tx1')).toBe(false);
+    expect(store.orders.recordFill('0xo', 'tx1', 2n, 2n ** 70n)).toBe(true);
+    expect(store.orders.recordFill('0xo', 'tx1', 2n, 2n ** 70n)).toBe(false);
+    expect(store.orders.hasFill('0xo', 'tx1')).toBe(true);
+    expect(store.orders.hasFill('0xo', 'tx2')).toBe(false);
+    expect(store.orders.hasFill('0xother', 'tx1')).toBe(false);
+    expect(store.orders.recordFill('0xother', 'tx1', 1n, 1n)).toBe(true);
+    expect(
+      store.db.prepare("SELECT units, amount, created_at FROM order_fills WHERE order_hash = '0xo'").get(),
+    ).toEqual({
+      units: '2',
+      amount: (2n ** 70n).toString(),
+      created_at: clockMs,
+    });
   });
 
   it('fills: one row per (tx, contract, token)', () => {
