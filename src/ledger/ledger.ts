@@ -3,7 +3,9 @@
 // read it. An order counts (worst-case exposure) until it is really gone: the chain says it was
 // cancelled or filled, it expired, or an accepted off-chain cancel's
 // `last_signature_issued_valid_until` has passed. News may come twice or out of order: fills are
-// idempotent by their id, and no news brings a gone order back.
+// idempotent by their id, a fill the marketplace reports in aggregate (remaining quantity) and the
+// same fill seen as a sale are charged once, and no news brings a gone order back — except a fill,
+// which proves an order stood (a post thought refused that did arrive is charged).
 import type { MarketEvent } from '../domain/events.ts';
 import type { OrderHash } from '../domain/ids.ts';
 import type { OwnOrder } from '../market/snapshot.ts';
@@ -85,7 +87,8 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   const fills = new Map<string, Set<string>>();
   const listeners = new Set<(c: LedgerChange) => void>();
   let ver = 0;
-  let ownCache: { v: number; list: readonly OwnOrder[] } | null = null;
+  /** The snapshot's list, until the ledger changes or an order shown open reaches its expiry. */
+  let ownCache: { v: number; until: number; list: readonly OwnOrder[] } | null = null;
 
   for (const o of options.store?.load() ?? []) {
     const h = key(o.orderHash);
@@ -145,14 +148,21 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         return { state: standingState(o), reason: `cancel refused: ${news.reason}` };
       case 'cancel_accepted': {
         if (final) return null;
-        if (news.validUntil <= now) return { state: 'cancelled', reason: 'cancelled off-chain', cancelValidUntil: news.validUntil };
+        // the later window wins: an older answer never ends a window a newer one opened
         const until = Math.max(o.cancelValidUntil ?? 0, news.validUntil);
+        if (until <= now)
+          return { state: 'cancelled', reason: 'cancelled off-chain', cancelValidUntil: until };
         if (o.state === 'cancelling' && o.cancelValidUntil === until) return null;
-        return { state: 'cancelling', cancelValidUntil: until, reason: 'cancelled off-chain; signatures valid until window ends' };
+        return {
+          state: 'cancelling',
+          cancelValidUntil: until,
+          reason: 'cancelled off-chain; signatures valid until window ends',
+        };
       }
       case 'cancelled':
         if (final) return null;
-        if (news.source === 'chain') return { state: 'cancelled', cancelValidUntil: null, reason: 'cancelled on chain' };
+        if (news.source === 'chain')
+          return { state: 'cancelled', cancelValidUntil: null, reason: 'cancelled on chain' };
         // an off-chain cancel: fulfillment signatures issued before may still be used
         if (o.cancelValidUntil !== null) return null;
         return {
@@ -174,14 +184,30 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     }
   }
 
+  /**
+   * Units filled by single sales seen, per order. Until the marketplace first reports a fill in
+   * aggregate, every unit the order counts as filled came from sales (or from before a restart).
+   */
+  const salesUnits = new Map<string, bigint>();
+
+  /**
+   * A fill: by a sale (`fillId` per transaction), or `aggregate`: the marketplace's remaining
+   * quantity says `units` more than the order counts are filled. The order's `filled` is the larger
+   * of the two counts, so units reported both ways are charged once.
+   */
   function fillNews(
     o: LedgerOrder,
     fillId: string,
     units: bigint,
     amount: bigint | null,
     news: LedgerNews,
+    aggregate = false,
   ): LedgerChange | null {
     const h = key(o.orderHash);
+    if (aggregate) {
+      if (!salesUnits.has(h)) salesUnits.set(h, o.filled);
+      return charge(o, units, null, news, fillId);
+    }
     let seen = fills.get(h);
     if (seen === undefined) {
       seen = new Set();
@@ -189,6 +215,21 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     }
     if (seen.has(fillId) || options.store?.hasFill?.(h, fillId) === true) return null;
     seen.add(fillId);
+    const bySales = (salesUnits.get(h) ?? o.filled) + units;
+    salesUnits.set(h, bySales);
+    const counted = bySales > o.filled ? bySales - o.filled : 0n;
+    if (counted <= 0n) return null;
+    return charge(o, counted, amount !== null ? (amount * counted) / units : null, news, fillId);
+  }
+
+  function charge(
+    o: LedgerOrder,
+    units: bigint,
+    amount: bigint | null,
+    news: LedgerNews,
+    fillId: string,
+  ): LedgerChange | null {
+    const h = key(o.orderHash);
     const room = o.quantity - o.filled;
     const u = units > room ? room : units;
     if (u <= 0n) return null;
@@ -216,7 +257,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     if (news.kind === 'marketplace_status') {
       switch (news.status) {
         case 'FULFILLED':
-          return fillNews(o, 'marketplace:fulfilled', o.quantity - o.filled, null, news);
+          return fillNews(o, 'marketplace:fulfilled', o.quantity - o.filled, null, news, true);
         case 'CANCELLED':
           return note(orderHash, { kind: 'cancelled', source: 'marketplace' });
         case 'EXPIRED':
@@ -226,7 +267,14 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         case 'ACTIVE': {
           let change: LedgerChange | null = null;
           if (news.remaining !== null && news.remaining < o.quantity - o.filled)
-            change = fillNews(o, `marketplace:remaining:${news.remaining}`, o.quantity - o.filled - news.remaining, null, news);
+            change = fillNews(
+              o,
+              `marketplace:remaining:${news.remaining}`,
+              o.quantity - o.filled - news.remaining,
+              null,
+              news,
+              true,
+            );
           const cur = orders.get(key(orderHash)) as LedgerOrder;
           if (cur.state === 'posted' || cur.state === 'invalid')
             change = commit(cur, { ...cur, state: standingState(cur), reason: null, updatedAt: now }, news);
@@ -271,17 +319,24 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     const now = clock.now();
     for (const o of [...orders.values()]) {
       if (!FINAL_STATES.has(o.state)) {
-        if (o.expiresAt <= now) commit(o, { ...o, state: 'expired', reason: 'expired', updatedAt: now }, { kind: 'expired' });
+        if (o.expiresAt <= now)
+          commit(o, { ...o, state: 'expired', reason: 'expired', updatedAt: now }, { kind: 'expired' });
         else if (o.state === 'cancelling' && o.cancelValidUntil !== null && o.cancelValidUntil <= now)
           commit(
             o,
-            { ...o, state: 'cancelled', reason: 'cancelled off-chain; signature window passed', updatedAt: now },
+            {
+              ...o,
+              state: 'cancelled',
+              reason: 'cancelled off-chain; signature window passed',
+              updatedAt: now,
+            },
             { kind: 'cancel_accepted', validUntil: o.cancelValidUntil },
           );
       } else if (now - o.updatedAt > retentionMs) {
         const h = key(o.orderHash);
         orders.delete(h);
         fills.delete(h);
+        salesUnits.delete(h);
         if (o.intentId !== null && intents.get(o.intentId) === h) intents.delete(o.intentId);
         ver++;
       }
@@ -366,8 +421,8 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       return undefined;
     },
     ownOrders() {
-      if (ownCache !== null && ownCache.v === ver) return ownCache.list;
       const now = clock.now();
+      if (ownCache !== null && ownCache.v === ver && now < ownCache.until) return ownCache.list;
       const list = Object.freeze(
         [...orders.values()].map(
           (o): OwnOrder =>
@@ -390,7 +445,10 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
             }),
         ),
       );
-      ownCache = { v: ver, list };
+      let until = Number.POSITIVE_INFINITY;
+      for (const o of orders.values())
+        if (!FINAL_STATES.has(o.state) && o.expiresAt > now && o.expiresAt < until) until = o.expiresAt;
+      ownCache = { v: ver, until, list };
       return list;
     },
     onChange(listener) {

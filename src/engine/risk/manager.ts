@@ -49,6 +49,8 @@ interface Reservation {
   held: 'inflight' | 'unknown';
   /** A replace whose old and new orders fit together under every cap: the new one may be posted while the old one still counts. */
   readonly overlap?: boolean;
+  /** A replace that waits for its old order to go: it holds the new total minus what the old one still counts. */
+  readonly sequential?: { readonly old: string; readonly total: bigint };
 }
 
 export interface CheckInput {
@@ -250,8 +252,12 @@ export class RiskManager {
       // once the order is in the ledger, the ledger counts it
       if (r.commitment?.type === 'exposure' && this.orders.byIntent(r.intentId) !== undefined) continue;
       if (col !== undefined && r.commitment?.collection !== col) continue;
-      if (r.commitment?.type === 'exposure') t.exposure += r.amount;
-      else t.reserved += r.amount;
+      const amount =
+        r.sequential !== undefined
+          ? max0(r.sequential.total - (this.bookEntry(r.sequential.old)?.amount ?? 0n))
+          : r.amount;
+      if (r.commitment?.type === 'exposure') t.exposure += amount;
+      else t.reserved += amount;
       t.itemsDay += r.items;
     }
     for (const s of this.spends) {
@@ -359,6 +365,7 @@ export class RiskManager {
       items,
       held: 'inflight',
       ...(old !== undefined ? { overlap } : {}),
+      ...(old !== undefined && !overlap ? { sequential: { old: old.orderHash, total: c.total } } : {}),
     });
     if (old !== undefined) this.cancelling.add(old.orderHash);
   }

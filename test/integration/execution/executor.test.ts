@@ -15,6 +15,7 @@ import { GuardRejectedError } from '../../../src/chain/guard/index.ts';
 import { Secret } from '../../../src/domain/secret.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
 import { createOrderDesk } from '../../../src/execution/index.ts';
+import { createOrderLedger, storeLedger } from '../../../src/ledger/index.ts';
 import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
 import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
@@ -463,47 +464,67 @@ describe('our own offers: placed, cancelled off-chain, cancelled on chain when a
           clock: latestBlockClock(provider),
         },
       );
+      const clock = { now: () => Date.now() };
+      const ledger = createOrderLedger({ clock, chain: sb.chain, store: storeLedger(w.store, clock.now) });
+      const collFees = ctx()
+        .coll(APES)
+        .fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required }));
       const desk = createOrderDesk({
         api,
         orders,
         sender: w.sender,
-        store: w.store,
+        ledger,
         chain: sb.chain,
-        // the chain's clock a few seconds after the cancel's answer
-        clock: { nowSec: async () => BigInt(Math.floor(Date.now() / 1000) + 5) },
+        clock,
+        collection: async () => ({ fees: collFees, contract: apes() }),
         approvals: createApprovals({ chainId: sb.chainId, conduit: sb.fixture.seaport.conduit }, reader),
       });
       await mined(erc20(sb.weth, me).getFunction('deposit')({ value: 3n * ETH }));
-      const collFees = ctx()
-        .coll(APES)
-        .fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required }));
+      const weth = { address: sb.weth.toLowerCase() as never, symbol: 'WETH', decimals: 18 };
 
       // an item offer on the seller's NFT: the WETH approval goes out first, then the post
-      const item = await desk.placeOffer({
+      const itemHash = await desk.place({
         intentId: nextId('offer'),
-        collection: APES,
-        target: { type: 'item', nft: { contract: apes(), tokenId: ownedBy(0, 3), standard: 'erc721' } },
+        strategyId: 'bidder',
+        target: 'offer:item',
+        offer: {
+          type: 'item',
+          collection: APES,
+          nft: {
+            chain: sb.chain as never,
+            contract: apes() as never,
+            identifier: String(ownedBy(0, 3)) as never,
+          },
+        },
         price: ETH / 2n,
-        fees: collFees,
+        paymentToken: weth,
+        quantity: 1n,
+        expiresAt: Date.now() + 3_600_000,
       });
+      const item = { orderHash: itemHash };
       expect(w.store.orders.get(item.orderHash)).toMatchObject({ status: 'open', side: 'item_offer' });
       expect(await reader.allowance(sb.weth, me.address, sb.fixture.seaport.conduit)).toBeGreaterThanOrEqual(
         ETH / 2n,
       );
-      const c1 = await desk.cancelOrder({ intentId: nextId('cancel'), orderHash: item.orderHash });
-      expect(c1.method).toBe('offchain');
+      const c1 = await desk.cancel(item.orderHash, { intentId: nextId('cancel') });
+      expect(c1.state).toBe('gone'); // no fulfillment signature was issued: assured at once
       const after = await api.orders.get(sb.chain, sb.seaport, item.orderHash);
       expect((after.order as { status?: string }).status).toBe('CANCELLED');
       expect(w.store.orders.get(item.orderHash)?.status).toBe('cancelled');
 
       // a collection offer; a trader asks for its fulfillment data (a fill signature is out)
-      const coll = await desk.placeOffer({
-        intentId: nextId('offer'),
-        collection: APES,
-        target: { type: 'collection' },
-        price: ETH / 4n,
-        fees: collFees,
-      });
+      const coll = {
+        orderHash: await desk.place({
+          intentId: nextId('offer'),
+          strategyId: 'bidder',
+          target: 'offer:collection',
+          offer: { type: 'collection', collection: APES },
+          price: ETH / 4n,
+          paymentToken: weth,
+          quantity: 1n,
+          expiresAt: Date.now() + 3_600_000,
+        }),
+      };
       expect(w.store.orders.get(coll.orderHash)).toMatchObject({ status: 'open', side: 'collection_offer' });
       const issued = await http('POST', '/api/v2/offers/fulfillment_data', {
         offer: { hash: coll.orderHash, chain: sb.chain, protocol_address: sb.seaport },
@@ -512,9 +533,14 @@ describe('our own offers: placed, cancelled off-chain, cancelled on chain when a
         units_to_fill: 1,
       });
       expect(issued.status, JSON.stringify(issued.body)).toBe(200);
-      const c2 = await desk.cancelOrder({ intentId: nextId('cancel'), orderHash: coll.orderHash });
-      expect(c2.method).toBe('onchain');
-      expect(c2.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+      // accepted off-chain, but the issued signature stays usable: still counted
+      const c2 = await desk.cancel(coll.orderHash, { intentId: nextId('cancel') });
+      expect(c2.state).toBe('window');
+      expect(ledger.get(coll.orderHash)?.state).toBe('cancelling');
+      expect(ledger.counts(ledger.get(coll.orderHash) as never)).toBe(true);
+      // the caller needs it gone: cancelled on chain
+      const c3 = await desk.cancel(coll.orderHash, { intentId: nextId('cancel'), requireGone: true });
+      expect(c3.state).toBe('gone');
       expect((await reader.getOrderStatus(coll.orderHash)).isCancelled).toBe(true);
       expect(w.store.orders.get(coll.orderHash)?.status).toBe('cancelled');
     } finally {

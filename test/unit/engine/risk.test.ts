@@ -321,8 +321,10 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(
       s.code(replaceOffer({ orderHash: hash(1), price: eth('0.8'), expiresAt: NOW + 10, target: 't' })),
     ).toBe('risk_unknown_order');
-    // the executor: the old order is gone, then the new one posted
+    // the executor: the old order is gone — between that and the new post, the new amount stays held
     s.orders.note(hash(1), { kind: 'cancelled', source: 'chain' });
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('0.05'));
+    expect(s.code(offer('cats', eth('0.9')))).toBe('risk_exposure');
     s.open({ hash: 2, price: eth('0.95'), intentId: r });
     s.risk.settle(r, { status: 'done', result: { orderHash: hash(2) } }, NOW);
     expect(s.risk.replaceOverlaps(r)).toBe(false);

@@ -835,3 +835,49 @@ describe('ledger: persistence through the SQLite store', () => {
     ]);
   });
 });
+
+describe('ledger: news out of order (the cases found in review)', () => {
+  it('an older cancel answer never ends a window a newer one opened', () => {
+    const { ledger, clock, open, state, counts } = setup();
+    open(1);
+    ledger.note(hash(1), { kind: 'cancel_requested' });
+    ledger.note(hash(1), { kind: 'cancel_accepted', validUntil: T0 + 60_000 });
+    ledger.note(hash(1), { kind: 'cancel_accepted', validUntil: T0 - 1 });
+    expect(state(1)).toBe('cancelling');
+    expect(counts(1)).toBe(true);
+    clock.t = T0 + 60_000;
+    ledger.tick();
+    expect(state(1)).toBe('cancelled');
+  });
+
+  it('units the marketplace reports in aggregate and the same units seen as sales are charged once', () => {
+    const { ledger, open, changes } = setup();
+    open(1, { quantity: 3n });
+    ledger.note(hash(1), fill('txA'));
+    ledger.note(hash(1), { kind: 'marketplace_status', status: 'ACTIVE', remaining: 1n }); // txA + txB
+    ledger.note(hash(1), fill('txB')); // already counted by the read
+    expect(ledger.get(hash(1))).toMatchObject({ filled: 2n, state: 'partly_filled' });
+    expect(changes.reduce((s, c) => s + c.filledUnits, 0n)).toBe(2n);
+    ledger.note(hash(1), fill('txC'));
+    expect(ledger.get(hash(1))).toMatchObject({ filled: 3n, state: 'filled' });
+  });
+
+  it('after a restart, a new sale of an order already partly filled is charged', () => {
+    const store = new MemStore();
+    const first = setup({ store });
+    first.open(1, { quantity: 3n });
+    first.ledger.note(hash(1), fill('txA', 2n));
+    const second = setup({ store });
+    const c = second.ledger.note(hash(1), fill('txB'));
+    expect(c?.filledUnits).toBe(1n);
+    expect(second.ledger.get(hash(1))?.state).toBe('filled');
+  });
+
+  it('ownOrders() shows an order expired once its time has come, without any other change', () => {
+    const { ledger, clock, open } = setup();
+    open(1, { expiresAt: T0 + 1000 });
+    expect(ledger.ownOrders()[0]?.status).toBe('open');
+    clock.t = T0 + 1000;
+    expect(ledger.ownOrders()[0]?.status).toBe('expired');
+  });
+});
