@@ -761,6 +761,7 @@ export class Engine {
       priority: schedulerPriority(intent),
       coalesceKey: q.key,
       ...(intent.kind === 'replace_offer' ? { replaceOverlap: this.risk.replaceOverlaps(q.id) } : {}),
+      ...(intent.kind === 'cancel_order' && this.risk.killed ? { mustBeGone: true } : {}),
     };
     let state: 'done' | 'failed' | 'unknown' = 'failed';
     let result: ExecutionResult | undefined;

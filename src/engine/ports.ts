@@ -29,6 +29,11 @@ export interface ExecutionContext {
    * false: the old order must be really gone before the new one is posted.
    */
   readonly replaceOverlap?: boolean;
+  /**
+   * CancelOrder: the order must be really gone, not only cancelled off-chain while a fulfillment
+   * signature may still be used (the kill switch): the executor cancels on chain if it has to.
+   */
+  readonly mustBeGone?: boolean;
 }
 
 /** What an executor reports for an intent it carried out. */

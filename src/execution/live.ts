@@ -79,7 +79,11 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor {
           }),
         };
       case 'cancel_order':
-        await o.desk.cancel(intent.orderHash, { intentId: ctx.intentId, call });
+        await o.desk.cancel(intent.orderHash, {
+          intentId: ctx.intentId,
+          call,
+          ...(ctx.mustBeGone === true ? { requireGone: true } : {}),
+        });
         return {};
       case 'buy_listing': {
         const info = await o.collection(intent.collection);

@@ -85,6 +85,8 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   const orders = new Map<string, LedgerOrder>();
   const intents = new Map<string, string>();
   const fills = new Map<string, Set<string>>();
+  /** Orders whose cancel window is our guess (a marketplace cancel before our answer): the answer replaces it. */
+  const guessed = new Set<string>();
   const listeners = new Set<(c: LedgerChange) => void>();
   let ver = 0;
   /** The snapshot's list, until the ledger changes or an order shown open reaches its expiry. */
@@ -148,8 +150,11 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         return { state: standingState(o), reason: `cancel refused: ${news.reason}` };
       case 'cancel_accepted': {
         if (final) return null;
-        // the later window wins: an older answer never ends a window a newer one opened
-        const until = Math.max(o.cancelValidUntil ?? 0, news.validUntil);
+        // the later window wins (an older answer never ends a window a newer one opened); a
+        // window we only guessed gives way to the marketplace's answer
+        const h = key(o.orderHash);
+        const until = guessed.has(h) ? news.validUntil : Math.max(o.cancelValidUntil ?? 0, news.validUntil);
+        guessed.delete(h);
         if (until <= now)
           return { state: 'cancelled', reason: 'cancelled off-chain', cancelValidUntil: until };
         if (o.state === 'cancelling' && o.cancelValidUntil === until) return null;
@@ -165,6 +170,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
           return { state: 'cancelled', cancelValidUntil: null, reason: 'cancelled on chain' };
         // an off-chain cancel: fulfillment signatures issued before may still be used
         if (o.cancelValidUntil !== null) return null;
+        guessed.add(key(o.orderHash));
         return {
           state: 'cancelling',
           cancelValidUntil: now + unknownWindowMs,

@@ -881,3 +881,16 @@ describe('ledger: news out of order (the cases found in review)', () => {
     expect(ledger.ownOrders()[0]?.status).toBe('expired');
   });
 });
+
+describe('ledger: a guessed window gives way to the answer', () => {
+  it('the stream reports our cancel before its answer: the answer (window passed) makes it gone', () => {
+    const { ledger, open, state, counts } = setup();
+    open(1);
+    ledger.note(hash(1), { kind: 'cancel_requested' });
+    ledger.apply(cancelEvent(hash(1), null)); // the marketplace's event, before the HTTP answer
+    expect(counts(1)).toBe(true);
+    ledger.note(hash(1), { kind: 'cancel_accepted', validUntil: T0 - 1 });
+    expect(state(1)).toBe('cancelled');
+    expect(counts(1)).toBe(false);
+  });
+});
