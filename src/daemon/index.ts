@@ -32,16 +32,16 @@ import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 import { formatUnits } from '../domain/money.ts';
 import {
+  configIntentGuard,
   createEngine,
   type Engine,
   type EngineStatus,
   engineTimingFromConfig,
-  type IntentGuard,
   type LoadedStrategy,
   loadStrategy,
   riskLimitsFromConfig,
 } from '../engine/index.ts';
-import { BaseError, FatalError, RejectedError } from '../errors/index.ts';
+import { BaseError, FatalError } from '../errors/index.ts';
 import {
   type Executor as ChainExecutor,
   type CollectionInfo,
@@ -51,8 +51,10 @@ import {
   createOrderDesk,
   createPaperExecutor,
   type OrderDesk,
+  offerTokenOf,
   type PaperExecutor,
   type PaperReport,
+  sweepOrphans,
 } from '../execution/index.ts';
 import { createOrderLedger, type LedgerChange, type OrderLedger, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
@@ -64,7 +66,6 @@ import {
   schedulerStoreFromConfig,
 } from '../ratelimit/index.ts';
 import {
-  cancelRequest,
   createApprovals,
   createEthersSeaportReader,
   createSeaportOrders,
@@ -80,9 +81,9 @@ import { storeJournal, storeSpendLedger, storeStrategyState } from './persistenc
 import type { DaemonStatus } from './status.ts';
 import { createBalancesReader, createDropsReader } from './views.ts';
 
+export { renderPaperReport } from '../execution/index.ts';
 export type { DaemonOptions } from './options.ts';
 export { daemonOptionsFromConfig, paperPathOf } from './options.ts';
-export { renderPaperReport } from '../execution/index.ts';
 export type { DaemonStatus } from './status.ts';
 export { renderStatus } from './status.ts';
 
@@ -203,28 +204,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let drops: ReturnType<typeof createDropsReader> | undefined;
   const collectionInfo = new Map<string, Promise<CollectionInfo>>();
 
-  /** A fill of one of our orders (live or paper), from the ledger: recorded and shown. */
+  /** A fill of one of our orders (live or paper), from the ledger (which records it in the store): shown. */
   function onOrderChange(c: LedgerChange): void {
     if (c.news.kind === 'posted') ordersPlaced++;
     if (c.filledUnits <= 0n) return;
     const o = c.order;
-    const news = c.news;
-    if (!paper && store !== undefined && news.kind === 'filled')
-      try {
-        store.fills.record({
-          orderHash: o.orderHash,
-          ...(o.intentId !== null ? { intentId: o.intentId } : {}),
-          ...(news.txHash !== null ? { txHash: news.txHash } : {}),
-          side: o.side === 'listing' ? 'sell' : 'buy',
-          collection: o.collection,
-          contract: news.contract ?? o.contract ?? ZERO_ADDRESS,
-          tokenId: news.tokenId ?? o.tokenId ?? '',
-          price: c.filledAmount,
-          token: o.paymentToken.address,
-        });
-      } catch (err) {
-        log.warn({ err, orderHash: o.orderHash }, 'recording a fill failed');
-      }
     pushFill({
       at: clock.now(),
       strategy: o.strategyId ?? 'unknown',
@@ -277,31 +261,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     return tokens.find((t) => t.address.toLowerCase() === a)?.symbol ?? `${a.slice(0, 8)}…`;
   };
 
-  /** Intent-level guard: only configured collections and known payment tokens. */
-  const intentGuard: IntentGuard = {
-    check(intent) {
-      const known = (t: PaymentToken) =>
-        t.address === ZERO_ADDRESS || tokens.some((x) => x.address.toLowerCase() === t.address.toLowerCase());
-      const slug =
-        intent.kind === 'place_offer'
-          ? intent.offer.collection
-          : intent.kind === 'buy_listing'
-            ? intent.collection
-            : null;
-      if (slug !== null && !options.collections.includes(slug))
-        throw new RejectedError(
-          'intent_collection_not_configured',
-          `collection ${slug} is not in the config`,
-        );
-      if (intent.kind === 'place_offer' && !known(intent.paymentToken))
-        throw new RejectedError(
-          'intent_token_unknown',
-          `payment token ${intent.paymentToken.address} is not configured`,
-        );
-      if (intent.kind === 'swap' && (!known(intent.fromToken) || !known(intent.toToken)))
-        throw new RejectedError('intent_token_unknown', 'a swap token is not configured');
-    },
-  };
+  const intentGuard = configIntentGuard({ collections: options.collections, tokens });
 
   async function loadStrategies(): Promise<LoadedStrategy[]> {
     const out: LoadedStrategy[] = [];
@@ -585,7 +545,22 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       const rec = await desk.reconcile();
       reconcileSummary.ordersChecked = rec.checked;
       reconcileSummary.ordersSettled = rec.settled;
-      await sweepOrphans(api, ledger, seaportOrders);
+      const orphans = await sweepOrphans({
+        api,
+        ledger,
+        desk,
+        wallet,
+        collections: options.collections,
+        offerToken: offerTokenOf(options.chain.weth),
+        protocolAddress: options.chain.seaport,
+        now: () => clock.now(),
+        logger: log.child({ part: 'orphans' }),
+      });
+      reconcileSummary.orphansCancelled = orphans.cancelled;
+      if (orphans.adopted > 0)
+        progress(
+          `${orphans.adopted} offer(s) of ours the store did not know (orphans): ${orphans.cancelled} cancelled, ${orphans.failed} still counted`,
+        );
     }
 
     // 6. engine
@@ -740,40 +715,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     readyAt = clock.now();
     state = 'running';
     progress(`ready in ${readyAt - startedAt} ms; control endpoint ${control.url}`);
-  }
-
-  async function sweepOrphans(a: ApiClient, led: OrderLedger, so: SeaportOrders): Promise<void> {
-    let cancelled = 0;
-    for (const slug of options.collections) {
-      try {
-        for await (const offer of a.offers.iterateAll(slug, {}, { maxPages: 20 })) {
-          const o = offer as {
-            order_hash?: string;
-            status?: string;
-            protocol_data?: { parameters?: { offerer?: string } };
-          };
-          if (o.protocol_data?.parameters?.offerer?.toLowerCase() !== wallet) continue;
-          const hash = o.order_hash?.toLowerCase();
-          if (hash === undefined || (o.status !== undefined && o.status !== 'ACTIVE')) continue;
-          if (led.get(hash) !== undefined) continue;
-          try {
-            await a.orders.cancel(
-              options.chain.name,
-              options.chain.seaport,
-              hash,
-              cancelRequest(so.signCancel(hash)),
-            );
-            cancelled++;
-          } catch (err) {
-            log.warn({ err, orderHash: hash }, 'cancelling an offer the store does not know failed');
-          }
-        }
-      } catch (err) {
-        log.warn({ err, slug }, 'listing our offers on the marketplace failed; orphan sweep skipped');
-      }
-    }
-    reconcileSummary.orphansCancelled = cancelled;
-    if (cancelled > 0) progress(`cancelled ${cancelled} offer(s) of ours the store did not know (orphans)`);
   }
 
   /** Resolves once every channel is joined (or after subscribeTimeoutMs: the client keeps trying). */

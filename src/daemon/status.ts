@@ -53,7 +53,11 @@ export interface DaemonStatus {
       readonly countedUntil?: number;
     }[];
     /** After stop: orders still live on the marketplace, and why. */
-    readonly liveAtStop?: readonly { readonly orderHash: string; readonly state: string; readonly reason: string | null }[];
+    readonly liveAtStop?: readonly {
+      readonly orderHash: string;
+      readonly state: string;
+      readonly reason: string | null;
+    }[];
   };
   readonly fills: {
     readonly total: number;

@@ -3,6 +3,7 @@ export * from './codec.ts';
 export * from './config.ts';
 export * from './cron.ts';
 export * from './engine.ts';
+export * from './intent-guard.ts';
 export * from './loader.ts';
 export * from './memory.ts';
 export type * from './ports.ts';

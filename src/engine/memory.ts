@@ -2,6 +2,7 @@
 // what the real adapters (SQLite store, live/paper executors, scheduler) must do.
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address, CollectionSlug, OrderHash } from '../domain/ids.ts';
+import type { NewLedgerOrder, OrderLedger } from '../ledger/index.ts';
 import {
   type CollectionSnapshot,
   type Known,
@@ -11,7 +12,6 @@ import {
   type TraitFloor,
   traitKey,
 } from '../market/snapshot.ts';
-import type { NewLedgerOrder, OrderLedger } from '../ledger/index.ts';
 import type { Balances, DropStatus, DropsView, Intent, NftTraitsView } from '../strategy.ts';
 import type {
   EngineClock,
@@ -159,7 +159,8 @@ export function recordInLedger(
     gone(intent.orderHash);
     return;
   }
-  if ((intent.kind !== 'place_offer' && intent.kind !== 'replace_offer') || result.orderHash === undefined) return;
+  if ((intent.kind !== 'place_offer' && intent.kind !== 'replace_offer') || result.orderHash === undefined)
+    return;
   let facts: Omit<NewLedgerOrder, 'orderHash' | 'intentId' | 'price' | 'expiresAt'>;
   if (intent.kind === 'place_offer') {
     const o = intent.offer;

@@ -2,6 +2,18 @@
 export { createExecutor, isUnresolved } from './executor.ts';
 export { createLiveExecutor, type LiveExecutorOptions } from './live.ts';
 export {
+  type CancelOptions,
+  type CancelResult,
+  type CollectionInfo,
+  createOrderDesk,
+  type OrderDesk,
+  type OrderDeskApi,
+  type OrderDeskOptions,
+  offerSpecOf,
+  type PlaceInput,
+} from './orders.ts';
+export { type OrphanReport, type OrphanSweepOptions, offerTokenOf, sweepOrphans } from './orphans.ts';
+export {
   type CollectionFeeInfo,
   createPaperExecutor,
   PAPER_GAS_UNITS,
@@ -13,17 +25,6 @@ export {
   renderPaperReport,
 } from './paper.ts';
 export { createExecutionReconciler, type ExecutionReconcilerOptions } from './reconcile.ts';
-export {
-  type CancelOptions,
-  type CancelResult,
-  type CollectionInfo,
-  createOrderDesk,
-  type OrderDesk,
-  type OrderDeskApi,
-  type OrderDeskOptions,
-  offerSpecOf,
-  type PlaceInput,
-} from './orders.ts';
 export { createFastTxSigner } from './tx-signer.ts';
 export {
   type AcceptOfferInput,

@@ -168,7 +168,9 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       value: tx.value,
     });
     if (res.status !== 'success')
-      throw new TransientError('approval_reverted', 'the conduit approval reverted', { maybeProcessed: false });
+      throw new TransientError('approval_reverted', 'the conduit approval reverted', {
+        maybeProcessed: false,
+      });
   }
 
   /** Worst case of every offer in `token` that still counts (the allowance must cover them all). */
@@ -187,7 +189,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
         'offer_token_unsupported',
         `offers are made in ${offerToken}; ${paymentToken.symbol} (${token}) is not supported`,
       );
-    if (quantity <= 0n) throw new RejectedError('offer_bad_quantity', 'an offer needs a quantity of at least 1');
+    if (quantity <= 0n)
+      throw new RejectedError('offer_bad_quantity', 'an offer needs a quantity of at least 1');
     const now = o.clock.now();
     const expirySec = Math.max(60, Math.floor((input.expiresAt - now) / 1000));
     const total = input.price * quantity;
@@ -240,7 +243,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       target: input.target,
       side: sideOf(offer),
       collection: offer.collection,
-      contract: offer.type === 'item' ? offer.nft.contract.toLowerCase() : (info.contract?.toLowerCase() ?? null),
+      contract:
+        offer.type === 'item' ? offer.nft.contract.toLowerCase() : (info.contract?.toLowerCase() ?? null),
       tokenId: offer.type === 'item' ? String(offer.nft.identifier) : null,
       standard,
       trait: offer.type === 'trait' ? { type: offer.traitType, value: offer.value } : null,
@@ -254,10 +258,14 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     try {
       const res = await post();
       if (res.order_hash != null && res.order_hash.toLowerCase() !== hash)
-        log.warn({ orderHash: hash, answered: res.order_hash }, 'the marketplace answered another order hash');
+        log.warn(
+          { orderHash: hash, answered: res.order_hash },
+          'the marketplace answered another order hash',
+        );
     } catch (e) {
       const unknown = !(e instanceof RejectedError) && !(e instanceof TransientError && !e.maybeProcessed);
-      if (!unknown) ledger.note(hash, { kind: 'post_failed', reason: e instanceof BaseError ? e.code : 'error' });
+      if (!unknown)
+        ledger.note(hash, { kind: 'post_failed', reason: e instanceof BaseError ? e.code : 'error' });
       throw e;
     }
     ledger.note(hash, { kind: 'opened' });
@@ -301,8 +309,13 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       [components],
     );
     log.warn({ orderHash: hash }, 'cancelling on chain');
-    const r = await o.sender.send(`${intentId}/cancel-${++txSeq}`, { to: tx.to, data: tx.data, value: tx.value });
-    if (r.status !== 'success') throw new RejectedError('cancel_reverted', `the on-chain cancel of ${hash} reverted`);
+    const r = await o.sender.send(`${intentId}/cancel-${++txSeq}`, {
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+    });
+    if (r.status !== 'success')
+      throw new RejectedError('cancel_reverted', `the on-chain cancel of ${hash} reverted`);
     ledger.note(hash, { kind: 'cancelled', source: 'chain' });
     return { state: 'gone' };
   }
@@ -319,7 +332,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     ledger.note(hash, { kind: 'cancel_requested' });
     const components = order.components as OrderComponents | undefined;
     const offchain =
-      components === undefined || cancelPlan(components, { fulfillmentSignatureIssued: false }) === 'offchain';
+      components === undefined ||
+      cancelPlan(components, { fulfillmentSignatureIssued: false }) === 'offchain';
     let refusal = 'not zone-protected';
     if (offchain)
       for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -373,7 +387,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       const old = ledger.get(orderHash);
       if (old === undefined || old.strategyId === null)
         throw new RejectedError('replace_unknown_order', `order ${orderHash} is not one of ours`);
-      if (old.side === 'listing') throw new RejectedError('replace_not_offer', `order ${orderHash} is a listing`);
+      if (old.side === 'listing')
+        throw new RejectedError('replace_not_offer', `order ${orderHash} is a listing`);
       await cancel(orderHash, {
         intentId: input.intentId,
         requireGone: !input.overlap,

@@ -182,7 +182,8 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   const statusOf = (l: LedgerOrder | undefined): PaperOrder['status'] => {
     if (l === undefined) return 'expired';
     if (l.state === 'filled') return 'filled';
-    if (l.state === 'expired' || (ledger.counts(l) === false && l.expiresAt <= o.clock.now())) return 'expired';
+    if (l.state === 'expired' || (ledger.counts(l) === false && l.expiresAt <= o.clock.now()))
+      return 'expired';
     if (ledger.counts(l) && l.state !== 'cancelling') return 'open';
     return 'cancelled';
   };
@@ -424,7 +425,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         gas: 0n,
         orderHash: order.orderHash,
       };
-      recordFill(fill, event.nft.contract, String(event.nft.identifier));
+      fills.push(fill); // the store's fills row comes from the ledger (below)
       o.logger?.info(
         {
           strategy: order.strategyId,

@@ -245,7 +245,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     else if (o.state === 'posted' || o.state === 'open' || o.state === 'invalid' || o.state === 'failed')
       state = 'partly_filled';
     const paid = amount ?? o.price * u;
-    options.store?.recordFill?.(h, fillId, u, paid);
+    options.store?.recordFill?.(h, fillId, u, paid, { order: o, news });
     return commit(
       o,
       { ...o, filled, state, updatedAt: clock.now(), reason: state === 'filled' ? 'filled' : o.reason },

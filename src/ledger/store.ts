@@ -71,8 +71,24 @@ export function storeLedger(store: Store, now: () => number): LedgerStore {
       });
     },
     hasFill: (orderHash, fillId) => store.orders.hasFill(orderHash, fillId),
-    recordFill: (orderHash, fillId, units, amount) => {
-      store.orders.recordFill(orderHash, fillId, units, amount);
+    recordFill: (orderHash, fillId, units, amount, facts) => {
+      store.transaction(() => {
+        if (!store.orders.recordFill(orderHash, fillId, units, amount) || facts === undefined) return;
+        const { order, news } = facts;
+        const tx = news.kind === 'filled' ? news : undefined;
+        // the fills table: what we bought (offers) or sold (listings), per transaction
+        store.fills.record({
+          orderHash,
+          ...(order.intentId !== null ? { intentId: order.intentId } : {}),
+          ...(tx?.txHash != null ? { txHash: tx.txHash } : { txHash: `${orderHash}:${fillId}` }),
+          side: order.side === 'listing' ? 'sell' : 'buy',
+          collection: order.collection,
+          contract: tx?.contract ?? order.contract ?? '0x0000000000000000000000000000000000000000',
+          tokenId: tx?.tokenId ?? order.tokenId ?? '',
+          price: amount,
+          token: order.paymentToken.address,
+        });
+      });
     },
   };
 }

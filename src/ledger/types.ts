@@ -130,5 +130,12 @@ export interface LedgerStore {
   save(order: LedgerOrder): void;
   /** Idempotence of fills across restarts: true when this fill id was recorded before. */
   hasFill?(orderHash: string, fillId: string): boolean;
-  recordFill?(orderHash: string, fillId: string, units: bigint, amount: bigint): void;
+  /** A fill charged once: the record of what was bought (or sold), with its transaction when known. */
+  recordFill?(
+    orderHash: string,
+    fillId: string,
+    units: bigint,
+    amount: bigint,
+    facts?: { readonly order: LedgerOrder; readonly news: LedgerNews },
+  ): void;
 }

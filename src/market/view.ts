@@ -264,7 +264,6 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   const states = new Map<string, CollectionState>();
   for (const slug of slugs) states.set(slug, newState(slug));
 
-
   let plan = computePlan();
   let started = false;
   let stopped = false;

@@ -135,7 +135,8 @@ CREATE TABLE strategy_state (
   },
   {
     version: 2,
-    description: 'orders: the order ledger (every state, units filled, cancel window, token, target, components); ledger fills',
+    description:
+      'orders: the order ledger (every state, units filled, cancel window, token, target, components); ledger fills',
     sql: `
 CREATE TABLE orders_v2 (
   hash                TEXT    PRIMARY KEY,

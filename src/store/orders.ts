@@ -18,7 +18,13 @@ export const ORDER_STATUSES = [
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 /** States in which an order may still be filled (they count as exposure). */
-export const STANDING_STATUSES: readonly OrderStatus[] = ['posted', 'open', 'partly_filled', 'cancelling', 'invalid'];
+export const STANDING_STATUSES: readonly OrderStatus[] = [
+  'posted',
+  'open',
+  'partly_filled',
+  'cancelling',
+  'invalid',
+];
 
 /** One of our own Seaport orders (listing or offer): the order ledger's record. */
 export interface OrderRecord {

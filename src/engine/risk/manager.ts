@@ -353,7 +353,8 @@ export class RiskManager {
     const overlap = old !== undefined && this.evaluate(c, lim, undefined, input) === null;
     const r = overlap ? null : this.evaluate(c, lim, old, input);
     if (r !== null) this.refuse(r, intent, strategyId);
-    const amount = c.type === 'exposure' ? (overlap ? c.total : max0(c.total - (old?.amount ?? 0n))) : c.total;
+    const amount =
+      c.type === 'exposure' ? (overlap ? c.total : max0(c.total - (old?.amount ?? 0n))) : c.total;
     const items = c.type === 'swap' ? 0n : max0(c.quantity - (old?.quantity ?? 0n));
     this.reservations.set(input.intentId, {
       intentId: input.intentId,

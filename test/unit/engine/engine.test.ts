@@ -52,7 +52,14 @@ function setup(strategies: LoadedStrategy[], o: Partial<EngineOptions> = {}) {
 /** One of our orders as the order desk records it (posted, then open), in the engine's ledger. */
 function own(
   ledger: OrderLedger,
-  a: { hash: number; price: bigint; strategyId?: string | null; target?: string; collection?: string; side?: OrderSide },
+  a: {
+    hash: number;
+    price: bigint;
+    strategyId?: string | null;
+    target?: string;
+    collection?: string;
+    side?: OrderSide;
+  },
 ): void {
   const h = hash(a.hash);
   ledger.post({
@@ -67,7 +74,11 @@ function own(
     standard: null,
     trait: null,
     price: a.price,
-    paymentToken: { address: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2' as never, symbol: 'WETH', decimals: 18 },
+    paymentToken: {
+      address: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2' as never,
+      symbol: 'WETH',
+      decimals: 18,
+    },
     quantity: 1n,
     expiresAt: NOW + 3_600_000,
   });
