@@ -35,7 +35,6 @@ import {
   configIntentGuard,
   createEngine,
   type Engine,
-  type EngineStatus,
   engineTimingFromConfig,
   type LoadedStrategy,
   loadStrategy,
@@ -78,7 +77,7 @@ import { type ControlServer, type HealthReport, startControlServer, toJson } fro
 import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
-import type { DaemonStatus } from './status.ts';
+import { buildStatus, type DaemonStatus } from './status.ts';
 import { createBalancesReader, createDropsReader } from './views.ts';
 
 export { renderPaperReport } from '../execution/index.ts';
@@ -808,140 +807,28 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
 
   function status(): DaemonStatus {
     if (finalStatus !== undefined) return finalStatus;
-    const now = clock.now();
-    const es: EngineStatus | undefined = engine?.status();
-    const ss = stream?.status();
-    const openOrders = (ledger?.counting() ?? [])
-      .filter((o) => o.side !== 'listing')
-      .map((o) => ({
-        orderHash: o.orderHash as string,
-        strategy: o.strategyId ?? 'unknown',
-        side: o.side.replace('_offer', ''),
-        state: o.state,
-        collection: o.collection,
-        price: formatUnits(o.price, o.paymentToken.decimals),
-        quantity: (o.quantity - o.filled).toString(),
-        symbol: o.paymentToken.symbol,
-        expiresAt: o.expiresAt,
-        ...(o.cancelValidUntil !== null ? { countedUntil: o.cancelValidUntil } : {}),
-      }));
-    const paperFills = paperExec?.fills() ?? [];
-    const fills = paperExec
-      ? paperFills.slice(-20).map((f) => ({
-          at: f.at,
-          strategy: f.strategyId,
-          kind: f.kind,
-          collection: f.collection,
-          price: formatUnits(f.price, f.decimals),
-          symbol: f.symbol,
-        }))
-      : [...recentFills];
-    const intentsByStrategy = new Map<string, number>();
-    for (const s of es?.strategies ?? []) intentsByStrategy.set(s.id, s.intents);
-    return {
+    return buildStatus({
+      now: clock.now(),
       state,
       mode: options.mode,
       wallet,
       chain: { name: options.chain.name, chainId: options.chain.chainId },
       startedAt,
-      uptimeMs: startedAt > 0 ? now - startedAt : 0,
-      readyMs: readyAt > 0 ? readyAt - startedAt : null,
-      ...(failure !== null ? { error: failure } : {}),
-      events: { total: eventsTotal, byKind: { ...eventsByKind } },
-      strategies: (es?.strategies ?? []).map((s) => ({
-        id: s.id,
-        module: s.module,
-        version: s.version,
-        state: s.state,
-        hooksRun: s.hooksRun,
-        intents: s.intents,
-        errors: s.errors,
-        lastError: s.lastError?.message ?? null,
-      })),
-      intents: es
-        ? { ...es.intents, unresolved: es.unresolved.length }
-        : {
-            emitted: 0,
-            accepted: 0,
-            done: 0,
-            failed: 0,
-            unknown: 0,
-            rejected: 0,
-            queued: 0,
-            inFlight: 0,
-            unresolved: 0,
-          },
-      skipped: es ? { total: es.skipped.total, byReason: es.skipped.byReason } : { total: 0, byReason: {} },
-      orders: {
-        placed: ordersPlaced,
-        open: openOrders,
-        ...(liveAtStop.length > 0 || state === 'stopped' ? { liveAtStop } : {}),
-      },
-      fills: {
-        total: paperExec ? paperFills.length : fillsTotal,
-        recent: fills,
-      },
-      spend: (es?.risk.tokens ?? []).map((t) => ({
-        account: t.token,
-        symbol: t.token === 'eth-like' ? 'ETH+WETH' : (t.symbol ?? tokenSymbol(t.token)),
-        spentToday: formatUnits(t.spentToday, t.decimals),
-        spentTotal: formatUnits(t.spentTotal, t.decimals),
-        exposure: formatUnits(t.exposure, t.decimals),
-        maxSpendPerDay: t.maxSpendPerDay === null ? null : formatUnits(t.maxSpendPerDay, t.decimals),
-        maxExposure: t.maxExposure === null ? null : formatUnits(t.maxExposure, t.decimals),
-        budget: t.budget === null ? null : formatUnits(t.budget, t.decimals),
-      })),
-      risk: es
-        ? {
-            killed: es.risk.killed,
-            paused: es.risk.paused,
-            openOffers: es.risk.openOffers,
-            refusals: es.risk.refusals,
-          }
-        : { killed: false, paused: false, openOffers: 0, refusals: {} },
-      rateBudget: (scheduler?.status().groups ?? []).map((g) => ({
-        group: g.group,
-        available: g.available,
-        limit: g.limit,
-        windowMs: g.windowMs,
-        queued: g.queued,
-        served: g.served,
-        http429: g.http429,
-      })),
-      stream: {
-        state: ss?.state ?? 'idle',
-        stale: ss?.stale ?? true,
-        channels: (ss?.channels ?? []).map((c) => ({
-          key: c.key,
-          joined: c.joined,
-          ageMs: c.ageMs,
-          stale: c.stale,
-        })),
-        events: ss?.counters.events ?? 0,
-        reconnects: ss?.counters.reconnects ?? 0,
-      },
-      guardRejections: { ...guardRejections },
-      reconcile: { ...reconcileSummary },
-      ...(paperExec ? { paper: summaryOf(paperExec.report()) } : {}),
-    };
-  }
-
-  function summaryOf(r: PaperReport) {
-    return {
-      orders: r.orders,
-      fills: r.fills.length,
-      gas: formatUnits(r.gas, 18),
-      totals: Object.fromEntries(
-        Object.entries(r.totals).map(([k, t]) => [
-          k,
-          {
-            spent: formatUnits(t.spent, t.decimals),
-            fees: formatUnits(t.fees, t.decimals),
-            count: t.count,
-          },
-        ]),
-      ),
-    };
+      readyAt,
+      failure,
+      events: { total: eventsTotal, byKind: eventsByKind },
+      engine: engine?.status(),
+      stream: stream?.status(),
+      rateGroups: scheduler?.status().groups ?? [],
+      ledger,
+      ordersPlaced,
+      liveAtStop: liveAtStop.length > 0 || state === 'stopped' ? liveAtStop : undefined,
+      fills: { total: fillsTotal, recent: recentFills },
+      paper: paperExec !== undefined ? { fills: paperExec.fills(), report: paperExec.report() } : undefined,
+      tokenSymbol,
+      guardRejections,
+      reconcile: reconcileSummary,
+    });
   }
 
   const running = (): Engine => {

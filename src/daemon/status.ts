@@ -1,5 +1,10 @@
 // The daemon's status (served as JSON on /status) and its rendering for a person: `harpoon status`
 // and the demo's live summary print the same text from the same object.
+import { formatUnits } from '../domain/money.ts';
+import type { EngineStatus } from '../engine/index.ts';
+import type { PaperFill, PaperReport } from '../execution/index.ts';
+import type { OrderLedger } from '../ledger/index.ts';
+import type { StreamStatus } from '../stream/index.ts';
 
 export interface DaemonStatus {
   readonly state: string;
@@ -208,4 +213,165 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
         .join(', ')}`,
     );
   return `${L.join('\n')}\n`;
+}
+
+/** What the status is built from: the daemon's adapters and counters, read once. */
+export interface StatusSources {
+  readonly now: number;
+  readonly state: DaemonStatus['state'];
+  readonly mode: DaemonStatus['mode'];
+  readonly wallet: string;
+  readonly chain: DaemonStatus['chain'];
+  readonly startedAt: number;
+  readonly readyAt: number;
+  readonly failure: string | null;
+  readonly events: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
+  readonly engine: EngineStatus | undefined;
+  readonly stream: StreamStatus | undefined;
+  readonly rateGroups: readonly {
+    readonly group: string;
+    readonly available: number;
+    readonly limit: number;
+    readonly windowMs: number;
+    readonly queued: number;
+    readonly served: number;
+    readonly http429: number;
+  }[];
+  readonly ledger: OrderLedger | undefined;
+  readonly ordersPlaced: number;
+  readonly liveAtStop: DaemonStatus['orders']['liveAtStop'] | undefined;
+  readonly fills: { readonly total: number; readonly recent: DaemonStatus['fills']['recent'] };
+  readonly paper: { readonly fills: readonly PaperFill[]; readonly report: PaperReport } | undefined;
+  readonly tokenSymbol: (address: string) => string;
+  readonly guardRejections: Readonly<Record<string, number>>;
+  readonly reconcile: Readonly<Record<string, number>>;
+}
+
+/** The daemon's status: every amount in its own token's decimals. */
+export function buildStatus(s: StatusSources): DaemonStatus {
+  const es = s.engine;
+  const ss = s.stream;
+  const open = (s.ledger?.counting() ?? [])
+    .filter((o) => o.side !== 'listing')
+    .map((o) => ({
+      orderHash: o.orderHash as string,
+      strategy: o.strategyId ?? 'unknown',
+      side: o.side.replace('_offer', ''),
+      state: o.state,
+      collection: o.collection,
+      price: formatUnits(o.price, o.paymentToken.decimals),
+      quantity: (o.quantity - o.filled).toString(),
+      symbol: o.paymentToken.symbol,
+      expiresAt: o.expiresAt,
+      ...(o.cancelValidUntil !== null ? { countedUntil: o.cancelValidUntil } : {}),
+    }));
+  const paperFills = s.paper?.fills ?? [];
+  const recent = s.paper
+    ? paperFills.slice(-20).map((f) => ({
+        at: f.at,
+        strategy: f.strategyId,
+        kind: f.kind,
+        collection: f.collection,
+        price: formatUnits(f.price, f.decimals),
+        symbol: f.symbol,
+      }))
+    : [...s.fills.recent];
+  const amount = (v: bigint | null, decimals: number) => (v === null ? null : formatUnits(v, decimals));
+  return {
+    state: s.state,
+    mode: s.mode,
+    wallet: s.wallet,
+    chain: s.chain,
+    startedAt: s.startedAt,
+    uptimeMs: s.startedAt > 0 ? s.now - s.startedAt : 0,
+    readyMs: s.readyAt > 0 ? s.readyAt - s.startedAt : null,
+    ...(s.failure !== null ? { error: s.failure } : {}),
+    events: { total: s.events.total, byKind: { ...s.events.byKind } },
+    strategies: (es?.strategies ?? []).map((x) => ({
+      id: x.id,
+      module: x.module,
+      version: x.version,
+      state: x.state,
+      hooksRun: x.hooksRun,
+      intents: x.intents,
+      errors: x.errors,
+      lastError: x.lastError?.message ?? null,
+    })),
+    intents: es
+      ? { ...es.intents, unresolved: es.unresolved.length }
+      : {
+          emitted: 0,
+          accepted: 0,
+          done: 0,
+          failed: 0,
+          unknown: 0,
+          rejected: 0,
+          queued: 0,
+          inFlight: 0,
+          unresolved: 0,
+        },
+    skipped: es ? { total: es.skipped.total, byReason: es.skipped.byReason } : { total: 0, byReason: {} },
+    orders: {
+      placed: s.ordersPlaced,
+      open,
+      ...(s.liveAtStop !== undefined ? { liveAtStop: s.liveAtStop } : {}),
+    },
+    fills: { total: s.paper ? paperFills.length : s.fills.total, recent },
+    spend: (es?.risk.tokens ?? []).map((t) => ({
+      account: t.token,
+      symbol: t.token === 'eth-like' ? 'ETH+WETH' : (t.symbol ?? s.tokenSymbol(t.token)),
+      spentToday: formatUnits(t.spentToday, t.decimals),
+      spentTotal: formatUnits(t.spentTotal, t.decimals),
+      exposure: formatUnits(t.exposure, t.decimals),
+      maxSpendPerDay: amount(t.maxSpendPerDay, t.decimals),
+      maxExposure: amount(t.maxExposure, t.decimals),
+      budget: amount(t.budget, t.decimals),
+    })),
+    risk: es
+      ? {
+          killed: es.risk.killed,
+          paused: es.risk.paused,
+          openOffers: es.risk.openOffers,
+          refusals: es.risk.refusals,
+        }
+      : { killed: false, paused: false, openOffers: 0, refusals: {} },
+    rateBudget: s.rateGroups.map((g) => ({
+      group: g.group,
+      available: g.available,
+      limit: g.limit,
+      windowMs: g.windowMs,
+      queued: g.queued,
+      served: g.served,
+      http429: g.http429,
+    })),
+    stream: {
+      state: ss?.state ?? 'idle',
+      stale: ss?.stale ?? true,
+      channels: (ss?.channels ?? []).map((c) => ({
+        key: c.key,
+        joined: c.joined,
+        ageMs: c.ageMs,
+        stale: c.stale,
+      })),
+      events: ss?.counters.events ?? 0,
+      reconnects: ss?.counters.reconnects ?? 0,
+    },
+    guardRejections: { ...s.guardRejections },
+    reconcile: { ...s.reconcile },
+    ...(s.paper ? { paper: paperSummary(s.paper.report) } : {}),
+  };
+}
+
+function paperSummary(r: PaperReport): NonNullable<DaemonStatus['paper']> {
+  return {
+    orders: r.orders,
+    fills: r.fills.length,
+    gas: formatUnits(r.gas, 18),
+    totals: Object.fromEntries(
+      Object.entries(r.totals).map(([k, t]) => [
+        k,
+        { spent: formatUnits(t.spent, t.decimals), fees: formatUnits(t.fees, t.decimals), count: t.count },
+      ]),
+    ),
+  };
 }
