@@ -146,6 +146,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
   const retryMs = o.cancelRetryMs ?? 500;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let txSeq = 0;
+  /** Orders whose post or cancel is under way here: `reconcile` leaves them to their own answer. */
+  const busy = new Set<string>();
 
   // one approval at a time: offers placed together share it
   let approving: Promise<void> = Promise.resolve();
@@ -255,6 +257,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       components: signed.components,
       protocolAddress: protocol,
     });
+    busy.add(hash);
     try {
       const res = await post();
       if (res.order_hash != null && res.order_hash.toLowerCase() !== hash)
@@ -267,6 +270,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       if (!unknown)
         ledger.note(hash, { kind: 'post_failed', reason: e instanceof BaseError ? e.code : 'error' });
       throw e;
+    } finally {
+      busy.delete(hash);
     }
     ledger.note(hash, { kind: 'opened' });
     log.info(
@@ -322,6 +327,15 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
 
   async function cancel(orderHash: string, options: CancelOptions): Promise<CancelResult> {
     const hash = orderHash.toLowerCase();
+    busy.add(hash);
+    try {
+      return await cancelNow(hash, options);
+    } finally {
+      busy.delete(hash);
+    }
+  }
+
+  async function cancelNow(hash: string, options: CancelOptions): Promise<CancelResult> {
     const order = ledger.get(hash);
     if (order === undefined) throw new RejectedError('order_unknown', `order ${hash} is not one of ours`);
     if (!ledger.counts(order)) return { state: 'gone' };
@@ -407,6 +421,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       let settled = 0;
       for (const x of ledger.list({ states: ['posted', 'cancelling'] })) {
         if (x.state === 'cancelling' && x.cancelValidUntil !== null) continue;
+        // a post or cancel under way answers for itself (a read-back now could race it)
+        if (busy.has(x.orderHash)) continue;
         checked++;
         const before = ledger.get(x.orderHash)?.state;
         await readBack(x.orderHash);

@@ -186,6 +186,18 @@ describe('order desk: placing', () => {
     expect(state(unsure?.orderHash ?? '')).toBe('failed');
   });
 
+  it('a read-back while the post is still under way leaves it to the post (no race to "failed")', async () => {
+    let answer: (v: unknown) => void = () => undefined;
+    post = () => new Promise((r) => (answer = r));
+    const placing = place('p1');
+    while (ledger.list().length === 0) await new Promise((r) => setTimeout(r, 1));
+    status = undefined; // the marketplace has not stored it yet
+    expect(await desk.reconcile()).toEqual({ checked: 0, settled: 0 });
+    answer({});
+    const hash = await placing;
+    expect(state(hash)).toBe('open');
+  });
+
   it('an unanswered post the marketplace did get becomes open on reconcile', async () => {
     post = async () => {
       throw new TransientError('timeout', 'timed out', { maybeProcessed: true });
