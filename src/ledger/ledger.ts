@@ -66,6 +66,8 @@ export interface OrderLedger {
   onChange(listener: (change: LedgerChange) => void): () => void;
   /** Bumps on every change (cheap change detection). */
   version(): number;
+  /** The ledger's clock (what `counts` judges by). */
+  now(): number;
 }
 
 const COUNTING: ReadonlySet<LedgerState> = new Set([
@@ -84,6 +86,18 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   const retentionMs = options.retentionMs ?? 3_600_000;
   const orders = new Map<string, LedgerOrder>();
   const intents = new Map<string, string>();
+  /** strategy|target → hashes of its orders (a strategy's standing order for a target, fast). */
+  const targets = new Map<string, Set<string>>();
+  const index = (o: LedgerOrder) => {
+    if (o.strategyId === null || o.target === null) return;
+    const k = `${o.strategyId}|${o.target}`;
+    let set = targets.get(k);
+    if (set === undefined) {
+      set = new Set();
+      targets.set(k, set);
+    }
+    set.add(key(o.orderHash));
+  };
   const fills = new Map<string, Set<string>>();
   /** Orders whose cancel window is our guess (a marketplace cancel before our answer): the answer replaces it. */
   const guessed = new Set<string>();
@@ -96,6 +110,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     const h = key(o.orderHash);
     orders.set(h, Object.freeze({ ...o, orderHash: h as OrderHash }));
     if (o.intentId !== null) intents.set(o.intentId, h);
+    index(o);
   }
 
   function emit(change: LedgerChange): void {
@@ -344,6 +359,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         fills.delete(h);
         salesUnits.delete(h);
         if (o.intentId !== null && intents.get(o.intentId) === h) intents.delete(o.intentId);
+        if (o.strategyId !== null && o.target !== null) targets.get(`${o.strategyId}|${o.target}`)?.delete(h);
         ver++;
       }
     }
@@ -398,6 +414,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         updatedAt: now,
       };
       if (n.intentId !== null) intents.set(n.intentId, h);
+      index(order);
       return commit(undefined, order, { kind: 'posted' }).order;
     },
     note,
@@ -420,10 +437,13 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       return out;
     },
     standing(strategyId, target) {
+      const set = targets.get(`${strategyId}|${target}`);
+      if (set === undefined) return undefined;
       const now = clock.now();
-      for (const o of orders.values())
-        if (o.strategyId === strategyId && o.target === target && counts(o, now) && o.state !== 'cancelling')
-          return o;
+      for (const h of set) {
+        const o = orders.get(h);
+        if (o !== undefined && counts(o, now) && o.state !== 'cancelling') return o;
+      }
       return undefined;
     },
     ownOrders() {
@@ -462,5 +482,6 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       return () => listeners.delete(listener);
     },
     version: () => ver,
+    now: () => clock.now(),
   };
 }

@@ -170,11 +170,18 @@ export class RiskManager {
   }
 
   /** Offers that still count (the ledger decides: an order counts until it is really gone). */
-  private book(): BookEntry[] {
-    const out: BookEntry[] = [];
-    for (const o of this.orders.counting()) if (o.side !== 'listing') out.push(this.entryOf(o));
-    return out;
+  private book(): readonly BookEntry[] {
+    // one read per ledger change and instant: a check reads the book several times
+    const v = this.orders.version();
+    const at = this.orders.now();
+    if (this.bookCache !== null && this.bookCache.v === v && this.bookCache.at === at)
+      return this.bookCache.list;
+    const list: BookEntry[] = [];
+    for (const o of this.orders.counting()) if (o.side !== 'listing') list.push(this.entryOf(o));
+    this.bookCache = { v, at, list };
+    return list;
   }
+  private bookCache: { v: number; at: number; list: readonly BookEntry[] } | null = null;
 
   private isCancelling(orderHash: string): boolean {
     return this.cancelling.has(orderHash) || this.orders.get(orderHash)?.state === 'cancelling';

@@ -157,7 +157,7 @@ describe('cancels refused, unanswered or not assured: our offers stay counted un
               distanceBps: 500,
               minDistanceBps: 100,
               maxPrice: '0.05',
-              repriceBps: 100,
+              repriceBps: 50,
               expiryMinutes: 30,
               tickCron: '*/2 * * * * *',
             },
@@ -172,7 +172,7 @@ describe('cancels refused, unanswered or not assured: our offers stay counted un
               distanceBps: 1000,
               minDistanceBps: 300,
               maxPrice: '0.05',
-              repriceBps: 200,
+              repriceBps: 100,
               maxOffers: 6,
               expiryMinutes: 30,
               tickCron: '*/2 * * * * *',
@@ -238,10 +238,10 @@ describe('cancels refused, unanswered or not assured: our offers stay counted un
     };
 
     await phase('no faults', {}, 8);
-    await phase('400', { cancel: { refuseRate: 0.6, refuseStatus: 400 } }, 25);
-    await phase('403', { cancel: { refuseRate: 0.6, refuseStatus: 403 } }, 20);
-    await phase('500', { cancel: { refuseRate: 0.6, refuseStatus: 500 } }, 20);
-    await phase('timeout', { cancel: { refuseRate: 0.5, refuseStatus: 'timeout' } }, 25);
+    await phase('400', { cancel: { refuseRate: 0.8, refuseStatus: 400 } }, 25);
+    await phase('403', { cancel: { refuseRate: 0.8, refuseStatus: 403 } }, 20);
+    await phase('500', { cancel: { refuseRate: 0.8, refuseStatus: 500 } }, 20);
+    await phase('timeout', { cancel: { refuseRate: 0.8, refuseStatus: 'timeout' } }, 25);
     await phase(
       'signature window',
       { cancel: { refuseRate: 0, signatureWindowSec: 20, fillInWindowRate: 0.5 } },
