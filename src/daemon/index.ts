@@ -688,6 +688,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           account: t.symbol ?? t.token,
           spentToday: t.spentToday,
           exposure: t.exposure,
+          decimals: t.decimals,
         })),
     });
     control = await startControlServer({

@@ -1,6 +1,7 @@
 // Prometheus metrics of one daemon (its own Registry, no global default registry): counters follow
 // the daemon's running totals, gauges are read from the status at scrape time.
 import { Counter, Gauge, Registry } from 'prom-client';
+import { formatUnits } from '../domain/money.ts';
 
 /** The numbers the metrics are read from at each scrape. */
 export interface MetricsSource {
@@ -11,7 +12,13 @@ export interface MetricsSource {
   guardRejections(): Readonly<Record<string, number>>;
   rateGroups(): readonly { readonly group: string; readonly available: number; readonly limit: number }[];
   streamAges(): readonly { readonly key: string; readonly ageMs: number; readonly stale: boolean }[];
-  spend(): readonly { readonly account: string; readonly spentToday: bigint; readonly exposure: bigint }[];
+  spend(): readonly {
+    readonly account: string;
+    readonly spentToday: bigint;
+    readonly exposure: bigint;
+    /** The token's decimals (the gauges are in whole tokens). */
+    readonly decimals: number;
+  }[];
 }
 
 /** A counter that follows a running total (increments by the difference at each scrape). */
@@ -102,7 +109,8 @@ export function createDaemonMetrics(source: MetricsSource): Registry {
     labelNames: ['account'],
     registers: [registry],
     collect() {
-      for (const s of source.spend()) this.set({ account: s.account }, Number(s.spentToday) / 1e18);
+      for (const s of source.spend())
+        this.set({ account: s.account }, Number(formatUnits(s.spentToday, s.decimals)));
     },
   });
   new Gauge({
@@ -111,7 +119,8 @@ export function createDaemonMetrics(source: MetricsSource): Registry {
     labelNames: ['account'],
     registers: [registry],
     collect() {
-      for (const s of source.spend()) this.set({ account: s.account }, Number(s.exposure) / 1e18);
+      for (const s of source.spend())
+        this.set({ account: s.account }, Number(formatUnits(s.exposure, s.decimals)));
     },
   });
   return registry;

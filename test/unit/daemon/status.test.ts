@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDaemonMetrics } from '../../../src/daemon/metrics.ts';
-import { type DaemonStatus, renderStatus } from '../../../src/daemon/status.ts';
+import { buildStatus, type DaemonStatus, renderStatus } from '../../../src/daemon/status.ts';
+import { createOrderLedger } from '../../../src/ledger/index.ts';
 
 const status: DaemonStatus = {
   state: 'running',
@@ -157,7 +158,11 @@ describe('daemon metrics', () => {
       guardRejections: () => ({ wrong_recipient: 1 }),
       rateGroups: () => [{ group: 'write', available, limit: 30 }],
       streamAges: () => [{ key: 'apes', ageMs: 1500, stale: false }],
-      spend: () => [{ account: 'eth-like', spentToday: 10n ** 18n / 2n, exposure: 0n }],
+      spend: () => [
+        { account: 'eth-like', spentToday: 10n ** 18n / 2n, exposure: 0n, decimals: 18 },
+        // a 6-decimal token shows in whole tokens too
+        { account: 'USDC', spentToday: 2_500_000n, exposure: 1_000_000n, decimals: 6 },
+      ],
     });
     let text = await registry.metrics();
     expect(text).toMatch(/harpoon_events_total 3/);
@@ -166,6 +171,8 @@ describe('daemon metrics', () => {
     expect(text).toMatch(/harpoon_rate_budget_available\{group="write"\} 30/);
     expect(text).toMatch(/harpoon_stream_age_seconds\{channel="apes"\} 1\.5/);
     expect(text).toMatch(/harpoon_spent_today\{account="eth-like"\} 0\.5/);
+    expect(text).toMatch(/harpoon_spent_today\{account="USDC"\} 2\.5/);
+    expect(text).toMatch(/harpoon_open_offer_exposure\{account="USDC"\} 1\n/);
     events = 10;
     fills = 4;
     available = 27;
@@ -173,5 +180,68 @@ describe('daemon metrics', () => {
     expect(text).toMatch(/harpoon_events_total 10/);
     expect(text).toMatch(/harpoon_fills_total 4/);
     expect(text).toMatch(/harpoon_rate_budget_available\{group="write"\} 27/);
+  });
+});
+
+describe('buildStatus: amounts in their own token', () => {
+  it('a 6-decimal token shows right in open orders and spend; an offer being cancelled shows its state', () => {
+    const now = 1_800_000_000_000;
+    const ledger = createOrderLedger({ clock: { now: () => now }, chain: 'ethereum' });
+    const usdc = {
+      address: '0x00000000000000000000000000000000000000c1' as never,
+      symbol: 'USDC',
+      decimals: 6,
+    };
+    ledger.post({
+      orderHash: `0x${'1'.repeat(64)}`,
+      intentId: 'i1',
+      strategyId: 'bidder',
+      target: 't',
+      side: 'collection_offer',
+      collection: 'apes',
+      contract: null,
+      tokenId: null,
+      standard: null,
+      trait: null,
+      price: 12_500_000n,
+      paymentToken: usdc,
+      quantity: 2n,
+      expiresAt: now + 60_000,
+    });
+    ledger.note(`0x${'1'.repeat(64)}`, { kind: 'opened' });
+    ledger.note(`0x${'1'.repeat(64)}`, { kind: 'cancel_accepted', validUntil: now + 30_000 });
+    const st = buildStatus({
+      now,
+      state: 'running',
+      mode: 'live',
+      wallet: '0xabc',
+      chain: { name: 'ethereum', chainId: 1 },
+      startedAt: now - 1000,
+      readyAt: now - 900,
+      failure: null,
+      events: { total: 0, byKind: {} },
+      engine: undefined,
+      stream: undefined,
+      rateGroups: [],
+      ledger,
+      ordersPlaced: 1,
+      liveAtStop: undefined,
+      fills: { total: 0, recent: [] },
+      paper: undefined,
+      tokenSymbol: () => 'USDC',
+      guardRejections: {},
+      reconcile: {},
+    });
+    expect(st.orders.open).toEqual([
+      expect.objectContaining({
+        price: '12.5',
+        quantity: '2',
+        symbol: 'USDC',
+        state: 'cancelling',
+        countedUntil: now + 30_000,
+      }),
+    ]);
+    expect(renderStatus(st)).toMatch(/12\.5 USDC ×2 \[cancelling\]/);
+    expect(renderStatus(st)).toMatch(/1 being cancelled, still counted/);
   });
 });
