@@ -753,9 +753,16 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     // plainly, and stays in the store's ledger for the next start.
     if (ledger !== undefined && !paper) {
       ledger.tick();
-      liveAtStop = ledger
-        .counting()
-        .map((o) => ({ orderHash: o.orderHash as string, state: o.state as string, reason: o.reason }));
+      liveAtStop = ledger.counting().map((o) => ({
+        orderHash: o.orderHash as string,
+        state: o.state as string,
+        reason:
+          o.state === 'open' || o.state === 'partly_filled'
+            ? 'left standing: the daemon stopped without cancelling it (the next start resumes it; the kill switch cancels)'
+            : o.state === 'posted'
+              ? 'its post was not answered: read back at the next start'
+              : (o.reason ?? o.state),
+      }));
       if (liveAtStop.length > 0) {
         log.warn({ orders: liveAtStop }, 'stopping with orders still live on the marketplace');
         progress(

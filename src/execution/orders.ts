@@ -66,6 +66,8 @@ export interface OrderDeskOptions {
   readonly cancelAttempts?: number;
   /** Pause between those attempts; default 500 ms. */
   readonly cancelRetryMs?: number;
+  /** On-chain cancels asked for within this window share one Seaport `cancel` transaction; default 25 ms. */
+  readonly onChainBatchMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly logger?: Logger;
 }
@@ -144,6 +146,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
   const offerToken = o.orders.options.offerToken.toLowerCase();
   const attempts = Math.max(1, o.cancelAttempts ?? 3);
   const retryMs = o.cancelRetryMs ?? 500;
+  const batchMs = o.onChainBatchMs ?? 25;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let txSeq = 0;
   /** Orders whose post or cancel is under way here: `reconcile` leaves them to their own answer. */
@@ -302,27 +305,71 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     return cur === undefined || !ledger.counts(cur);
   }
 
-  async function cancelOnChain(hash: string, order: LedgerOrder, intentId: string): Promise<CancelResult> {
+  interface OnChain {
+    readonly hash: string;
+    readonly components: OrderComponents;
+    readonly protocol: string;
+    readonly intentId: string;
+    readonly resolve: (r: CancelResult) => void;
+    readonly reject: (e: unknown) => void;
+  }
+  /** On-chain cancels asked for together (a kill switch, many stuck cancels) go in one transaction. */
+  let batch: OnChain[] = [];
+  let flushing: ReturnType<typeof setTimeout> | null = null;
+
+  function cancelOnChain(hash: string, order: LedgerOrder, intentId: string): Promise<CancelResult> {
     const components = order.components as OrderComponents | undefined;
     if (components === undefined)
-      throw new RejectedError(
-        'cancel_not_assured',
-        `order ${hash}: the off-chain cancel was not assured and its components are unknown (no on-chain cancel); it stays counted`,
+      return Promise.reject(
+        new RejectedError(
+          'cancel_not_assured',
+          `order ${hash}: the off-chain cancel was not assured and its components are unknown (no on-chain cancel); it stays counted`,
+        ),
       );
-    const tx = hardCancelTx(
-      { chainId: o.sender.chainId, protocolAddress: order.protocolAddress ?? protocol, offerer },
-      [components],
-    );
-    log.warn({ orderHash: hash }, 'cancelling on chain');
-    const r = await o.sender.send(`${intentId}/cancel-${++txSeq}`, {
-      to: tx.to,
-      data: tx.data,
-      value: tx.value,
+    return new Promise<CancelResult>((resolve, reject) => {
+      batch.push({
+        hash,
+        components,
+        protocol: order.protocolAddress ?? protocol,
+        intentId,
+        resolve,
+        reject,
+      });
+      flushing ??= setTimeout(() => void flush(), batchMs);
     });
-    if (r.status !== 'success')
-      throw new RejectedError('cancel_reverted', `the on-chain cancel of ${hash} reverted`);
-    ledger.note(hash, { kind: 'cancelled', source: 'chain' });
-    return { state: 'gone' };
+  }
+
+  async function flush(): Promise<void> {
+    const all = batch;
+    batch = [];
+    flushing = null;
+    const byProtocol = new Map<string, OnChain[]>();
+    for (const c of all) byProtocol.set(c.protocol, [...(byProtocol.get(c.protocol) ?? []), c]);
+    for (const [address, list] of byProtocol) {
+      try {
+        const tx = hardCancelTx(
+          { chainId: o.sender.chainId, protocolAddress: address, offerer },
+          list.map((c) => c.components),
+        );
+        log.warn({ orders: list.map((c) => c.hash) }, 'cancelling on chain');
+        const r = await o.sender.send(`${(list[0] as OnChain).intentId}/cancel-${++txSeq}`, {
+          to: tx.to,
+          data: tx.data,
+          value: tx.value,
+        });
+        if (r.status !== 'success')
+          throw new RejectedError(
+            'cancel_reverted',
+            `the on-chain cancel of ${list.map((c) => c.hash).join(', ')} reverted`,
+          );
+        for (const c of list) {
+          ledger.note(c.hash, { kind: 'cancelled', source: 'chain' });
+          c.resolve({ state: 'gone' });
+        }
+      } catch (e) {
+        for (const c of list) c.reject(e);
+      }
+    }
   }
 
   async function cancel(orderHash: string, options: CancelOptions): Promise<CancelResult> {

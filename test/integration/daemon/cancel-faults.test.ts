@@ -290,10 +290,28 @@ describe('cancels refused, unanswered or not assured: our offers stay counted un
       expect(fills.fillSpend).toBeGreaterThanOrEqual(1);
     }
     expect(converged, 'open offers converged after the faults stopped').toBe(true);
-    await d.kill('test over');
-    const stopEnd = Date.now() + 60_000;
-    while (d.status().orders.open.length > 0 && Date.now() < stopEnd) await sleep(250);
+
+    // a stop without the kill switch leaves the offers standing, and says so, order by order
+    const standing = d.status().orders.open.map((o) => o.orderHash);
     await d.stop();
-    expect(d.status().orders.liveAtStop ?? []).toEqual([]);
+    const live = d.status().orders.liveAtStop ?? [];
+    expect(live.map((o) => o.orderHash).sort()).toEqual([...standing].sort());
+    for (const o of live) expect(o.reason).toMatch(/left standing|not answered|window/);
+    const rows = storeOrders();
+    for (const h of standing)
+      expect(['open', 'partly_filled', 'posted', 'cancelling']).toContain(rows.get(h));
+
+    // the next start on the same store resumes them; the kill switch then cancels every one
+    const again = createDaemon(options, { logger: silentLogger() });
+    daemon = again;
+    await again.start();
+    const resumed = new Set(again.status().orders.open.map((o) => o.orderHash));
+    for (const h of standing) if ((await activeOffers(wallet)).has(h)) expect(resumed.has(h)).toBe(true);
+    await again.kill('test over');
+    const stopEnd = Date.now() + 90_000;
+    while (again.status().orders.open.length > 0 && Date.now() < stopEnd) await sleep(250);
+    await again.stop();
+    expect(again.status().orders.liveAtStop ?? []).toEqual([]);
+    expect([...(await activeOffers(wallet)).keys()]).toEqual([]);
   }, 600_000);
 });

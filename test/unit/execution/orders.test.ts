@@ -330,6 +330,22 @@ describe('order desk: cancelling until really gone', () => {
     expect(store.orders.get(hash)?.error).toMatch(/cancel refused/);
   });
 
+  it('on-chain cancels asked for together go in one transaction', async () => {
+    const a = await place('p1');
+    const b = await place('p2', 2n * E17);
+    cancelAnswer = async () => {
+      throw new RejectedError('http_403', 'forbidden');
+    };
+    const before = sender.submits.length;
+    const [ra, rb] = await Promise.all([
+      desk.cancel(a, { intentId: 'c1' }),
+      desk.cancel(b, { intentId: 'c2' }),
+    ]);
+    expect([ra, rb]).toEqual([{ state: 'gone' }, { state: 'gone' }]);
+    expect(sender.submits.length - before).toBe(1);
+    expect([state(a), state(b)]).toEqual(['cancelled', 'cancelled']);
+  });
+
   it('replace without overlap: the old order is gone before the new one is posted', async () => {
     const old = await place('p1');
     cancelAnswer = async () => ({ last_signature_issued_valid_until: iso(now + 60_000) });
