@@ -35,10 +35,8 @@ import {
   configIntentGuard,
   createEngine,
   type Engine,
-  engineTimingFromConfig,
   type LoadedStrategy,
   loadStrategy,
-  riskLimitsFromConfig,
 } from '../engine/index.ts';
 import { BaseError, FatalError } from '../errors/index.ts';
 import {
@@ -58,12 +56,7 @@ import {
 import { createOrderLedger, type LedgerChange, type OrderLedger, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
-import {
-  createScheduler,
-  DEFAULT_RATES,
-  type Scheduler,
-  schedulerStoreFromConfig,
-} from '../ratelimit/index.ts';
+import { createScheduler, type Scheduler } from '../ratelimit/index.ts';
 import {
   createApprovals,
   createEthersSeaportReader,
@@ -79,6 +72,7 @@ import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { buildStatus, type DaemonStatus } from './status.ts';
 import { createBalancesReader, createDropsReader } from './views.ts';
+import { adapterOptions } from './wiring.ts';
 
 export { renderPaperReport } from '../execution/index.ts';
 export type { DaemonOptions } from './options.ts';
@@ -370,34 +364,17 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       );
     if (wallet === ZERO_ADDRESS)
       throw new FatalError('wallet_missing', 'no wallet: set wallet.address (paper) or a wallet key');
+    const ao = adapterOptions(options, wallet);
     const rpcUrl = options.chain.rpcUrl?.reveal() as string;
-    rpc = createEthersRpc({
-      url: rpcUrl,
-      chainId: options.chain.chainId,
-      timeoutMs: options.chain.rpcTimeoutMs,
-    });
+    rpc = createEthersRpc({ url: rpcUrl, ...ao.rpc });
     await verifyChain(rpc);
     provider = new JsonRpcProvider(rpcUrl, options.chain.chainId, { staticNetwork: true, cacheTimeout: -1 });
     progress(`wallet ${wallet} on chain ${options.chain.name} (${options.chain.chainId})`);
 
     // 3. scheduler, API
-    scheduler = createScheduler({
-      rates: {
-        read: options.rates.read ?? DEFAULT_RATES.read,
-        write: options.rates.write ?? DEFAULT_RATES.write,
-        fulfillment: options.rates.fulfillment ?? DEFAULT_RATES.fulfillment,
-      },
-      store: schedulerStoreFromConfig(options.cluster),
-      logger: log.child({ part: 'ratelimit' }),
-    });
+    scheduler = createScheduler({ ...ao.scheduler, logger: log.child({ part: 'ratelimit' }) });
     await scheduler.ready?.(); // cluster mode: Redis answers, else a ConfigError naming host and fix
-    transport = createTransport({
-      baseUrl: options.api.baseUrl,
-      scheduler,
-      timeoutMs: options.api.timeoutMs,
-      logger: log.child({ part: 'api' }),
-      ...(options.api.apiKey !== undefined ? { credentials: { apiKey: options.api.apiKey } } : {}),
-    });
+    transport = createTransport({ ...ao.transport, scheduler, logger: log.child({ part: 'api' }) });
     api = createApiClient(transport);
 
     // 4. sender reconcile, seaport, guard, execution reconcile (before any spend)
@@ -408,28 +385,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         signer,
         rpc,
         store,
-        feeCaps: {
-          maxFeePerGas: options.chain.maxFeePerGas,
-          maxPriorityFeePerGas: options.chain.maxPriorityFeePerGas,
-        },
-        confirmations: options.chain.confirmations,
-        replacement: options.chain.replacement,
-        feeCacheMs: options.chain.feeCacheMs,
-        gasMarginBps: options.execution.gasMarginBps,
+        ...ao.sender,
         logger: log.child({ part: 'sender' }),
         clock,
       });
       const rep = await sender.reconcile();
       reconcileSummary.transactions = Object.keys(rep).length;
       guard = createCalldataGuard({
-        chainId: options.chain.chainId,
-        wallets: [wallet],
-        seaport: [options.chain.seaport],
-        conduitKeys: [options.chain.conduitKey, `0x${'00'.repeat(32)}`],
-        feeRecipients: options.chain.feeRecipients,
-        routers: options.chain.routers,
-        weth: options.chain.weth,
-        drops: options.chain.drops,
+        ...ao.guard,
         call: simulateWith({ call: (tx) => (rpc as ChainRpc).call(tx) }),
         logger: log.child({ part: 'guard' }),
         onRejected: (reason) => {
@@ -443,18 +406,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         sender,
         rpc,
         store,
-        chainId: options.chain.chainId,
-        chain: options.chain.name,
-        wallet,
-        protocolAddress: options.chain.seaport,
-        approvals: createApprovals(
-          { chainId: options.chain.chainId, conduit: options.chain.conduit },
-          reader,
-        ),
+        ...ao.executor,
+        approvals: createApprovals(ao.approvals, reader),
         orders: reader,
-        fulfillmentGasCeiling: options.execution.fulfillmentGasCeiling,
-        presign: options.execution.presign,
-        gasMarginBps: options.execution.gasMarginBps,
         now: () => clock.now(),
         logger: log.child({ part: 'execution' }),
       });
@@ -469,25 +423,18 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       ...tokens.filter((t) => t.address !== ZERO_ADDRESS),
     ];
     stream = createStreamClient({
-      streamUrl: options.api.streamUrl,
+      ...ao.stream,
       apiKey: options.api.apiKey ?? (await missingKey()),
-      collections: options.collections,
       api,
       logger: log.child({ part: 'stream' }),
       initialWatermarks: storeWatermarks(store),
-      heartbeatIntervalMs: options.stream.heartbeatIntervalMs,
-      staleAfterMs: options.stream.staleAfterMs,
-      pollAfterFailures: options.stream.pollAfterFailures,
-      pollIntervalMs: options.stream.pollIntervalMs,
     });
     const s = stream;
     view = createMarketView({
       api,
       clock,
       logger: log.child({ part: 'market' }),
-      collections: options.collections,
-      staleAfterMs: options.market.staleAfterMs,
-      readsPerHour: options.market.readsPerHour,
+      ...ao.view,
       paymentTokens,
       streamFreshness: (slug) => s.freshness(slug),
       ownOrders: ledger,
@@ -510,35 +457,21 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     // died before it recorded them) are cancelled before any strategy runs: never an orphan.
     let seaportOrders: SeaportOrders | undefined;
     if (!paper && signer !== undefined) {
-      seaportOrders = createSeaportOrders(
-        {
-          chainId: options.chain.chainId,
-          protocolAddress: options.chain.seaport,
-          conduitKey: options.chain.conduitKey,
-          signedZone: options.chain.signedZone,
-          offerToken: options.chain.weth,
-          offerExpirySec: options.offerExpirySec,
-        },
-        {
-          signer,
-          counters: createEthersSeaportReader(provider, options.chain.seaport),
-          clock: latestBlockClock(provider),
-        },
-      );
+      seaportOrders = createSeaportOrders(ao.seaport, {
+        signer,
+        counters: createEthersSeaportReader(provider, options.chain.seaport),
+        clock: latestBlockClock(provider),
+      });
       desk = createOrderDesk({
         api,
         orders: seaportOrders,
         sender: sender as TxSender,
         ledger,
-        approvals: createApprovals(
-          { chainId: options.chain.chainId, conduit: options.chain.conduit },
-          createEthersSeaportReader(provider, options.chain.seaport),
-        ),
-        chain: options.chain.name,
+        approvals: createApprovals(ao.approvals, createEthersSeaportReader(provider, options.chain.seaport)),
+        ...ao.desk,
         clock,
         collection,
         standardOf,
-        minApproval: options.risk.maxOpenOffersTotal,
         logger: log.child({ part: 'orders' }),
       });
       const rec = await desk.reconcile();
@@ -645,7 +578,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       journal: storeJournal(st),
       stateStore: storeStrategyState(st),
       spendLedger: storeSpendLedger(st),
-      risk: riskLimitsFromConfig(options.risk),
+      risk: ao.engine.risk,
       guard: intentGuard,
       writeBudget: {
         writesAvailable: () => sch.status().groups.find((g) => g.group === 'write')?.available ?? 0,
@@ -659,7 +592,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         logger: log.child({ part: 'reconcile' }),
         counts: reconcileSummary,
       }),
-      ...engineTimingFromConfig(options.engine),
+      ...ao.engine.timing,
     });
     await engine.start();
     progress(
@@ -692,8 +625,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         })),
     });
     control = await startControlServer({
-      host: options.control.host,
-      port: options.control.port,
+      ...ao.control,
       status: () => status(),
       health: () => health(),
       metrics: registry,
