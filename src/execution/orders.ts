@@ -68,6 +68,8 @@ export interface OrderDeskOptions {
   readonly cancelRetryMs?: number;
   /** On-chain cancels asked for within this window share one Seaport `cancel` transaction; default 25 ms. */
   readonly onChainBatchMs?: number;
+  /** After an on-chain cancel, how long to wait for the marketplace's book to drop the order; default 3000 ms. */
+  readonly bookSettleMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly logger?: Logger;
 }
@@ -147,6 +149,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
   const attempts = Math.max(1, o.cancelAttempts ?? 3);
   const retryMs = o.cancelRetryMs ?? 500;
   const batchMs = o.onChainBatchMs ?? 25;
+  const settleMs = o.bookSettleMs ?? 3000;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let txSeq = 0;
   /** Orders whose post or cancel is under way here: `reconcile` leaves them to their own answer. */
@@ -339,6 +342,19 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     });
   }
 
+  /** Waits (at most `settleMs`) until the marketplace no longer shows the order ACTIVE. */
+  async function untilOffBook(hash: string): Promise<void> {
+    for (let waited = 0; waited < settleMs; waited += 200) {
+      try {
+        const res = await o.api.orders.get(o.chain, protocol, hash);
+        if (String((res.order as { status?: string }).status ?? '').toUpperCase() !== 'ACTIVE') return;
+      } catch {
+        return; // not answering or unknown: the chain's word stands
+      }
+      await sleep(200);
+    }
+  }
+
   async function flush(): Promise<void> {
     const all = batch;
     batch = [];
@@ -362,6 +378,9 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
             'cancel_reverted',
             `the on-chain cancel of ${list.map((c) => c.hash).join(', ')} reverted`,
           );
+        // the chain says gone; the marketplace's book follows its chain watcher a moment later:
+        // count the orders until it does (bounded), so its book never shows more than we count
+        await Promise.all(list.map((c) => untilOffBook(c.hash)));
         for (const c of list) {
           ledger.note(c.hash, { kind: 'cancelled', source: 'chain' });
           c.resolve({ state: 'gone' });

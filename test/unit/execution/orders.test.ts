@@ -6,7 +6,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../../src/domain/secret.ts';
 import { RejectedError, TransientError } from '../../../src/errors/index.ts';
-import { createOrderDesk, type OrderDesk, type OrderDeskApi } from '../../../src/execution/index.ts';
+import {
+  createOrderDesk,
+  type OrderDesk,
+  type OrderDeskApi,
+  type OrderDeskOptions,
+} from '../../../src/execution/index.ts';
 import { createOrderLedger, type OrderLedger, storeLedger } from '../../../src/ledger/index.ts';
 import { createApprovals, createLocalDigestSigner, createSeaportOrders } from '../../../src/seaport/index.ts';
 import { openStore, type Store } from '../../../src/store/index.ts';
@@ -34,6 +39,7 @@ let cancelAnswer: () => Promise<{ last_signature_issued_valid_until: string }>;
 let status: string | undefined;
 let allowance: bigint;
 let approvals: { spender: string; data: string }[];
+let deskOptions: OrderDeskOptions;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -99,7 +105,7 @@ beforeEach(async () => {
     isApprovedForAll: async () => true,
   };
   const wrapped = createApprovals({ chainId: 1, conduit: CONDUIT }, reader);
-  desk = createOrderDesk({
+  deskOptions = {
     api,
     orders,
     sender,
@@ -119,7 +125,9 @@ beforeEach(async () => {
     minApproval: 5n * E17,
     cancelAttempts: 3,
     cancelRetryMs: 0,
-  });
+    bookSettleMs: 0, // the book follows at once in these tests
+  };
+  desk = createOrderDesk(deskOptions);
 });
 
 const itemOffer: OfferSpec = {
@@ -328,6 +336,35 @@ describe('order desk: cancelling until really gone', () => {
     expect(counted(hash)).toBe(true);
     expect(store.orders.get(hash)?.status).toBe('open');
     expect(store.orders.get(hash)?.error).toMatch(/cancel refused/);
+  });
+
+  it('after an on-chain cancel the order counts until the marketplace book drops it (bounded)', async () => {
+    const hash = await place('p1');
+    cancelAnswer = async () => {
+      throw new RejectedError('http_403', 'forbidden');
+    };
+    // rebuild the desk with the settle wait (the beforeEach one has none)
+    const seen: string[] = [];
+    let gets = 0;
+    const slow = createOrderDesk({
+      ...deskOptions,
+      api: {
+        ...deskOptions.api,
+        orders: {
+          ...deskOptions.api.orders,
+          get: async () => {
+            gets++;
+            seen.push(state(hash) ?? '');
+            return { order: { status: gets <= 3 ? 'ACTIVE' : 'CANCELLED' } } as never;
+          },
+        },
+      },
+      bookSettleMs: 2000,
+    });
+    expect(await slow.cancel(hash, { intentId: 'c1' })).toEqual({ state: 'gone' });
+    expect(gets).toBeGreaterThanOrEqual(4);
+    expect(seen.slice(1).every((x) => x !== 'cancelled')).toBe(true); // counted while the book showed it
+    expect(state(hash)).toBe('cancelled');
   });
 
   it('on-chain cancels asked for together go in one transaction', async () => {
