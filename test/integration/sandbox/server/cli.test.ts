@@ -24,7 +24,7 @@ describe('harpoon sandbox', () => {
     [['--port', '70000'], /--port: "70000" is not a whole number from 0 to 65535/],
     [['--seed', 'x'], /--seed: "x"/],
     [['--chain-id', '0'], /--chain-id: "0"/],
-    [['--activity', 'fast'], /--activity: "fast" is not a number of events per second/],
+    [['--activity', 'fast'], /--activity: "fast" is not a number of actions per second/],
     [['--seconds', '3'], /option --seconds is not accepted by "harpoon sandbox"/],
   ])('bad flags %j exit 2 with a clear message and nothing on stdout', async (args, message) => {
     const r = await run(['sandbox', ...args]);
