@@ -22,6 +22,7 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { parseUnits } from '../../../src/domain/money.ts';
 import { createLogger, silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { postBargain } from './risk-helpers.ts';
 
 const HOUR = 3_600_000;
 const ROOMY = { capacity: 1_000_000, windowMs: HOUR };
@@ -88,6 +89,18 @@ async function activeOffers(wallet: string): Promise<Map<string, bigint>> {
     } while (next !== undefined && next !== '');
   }
   return out;
+}
+
+/** A listing 8 % under the floor of each collection: the bidders reprice (replace = cancel + post). */
+async function nudgeFloors(): Promise<void> {
+  for (const c of COLLECTIONS) {
+    const res = await fetch(`${sb.apiUrl}/api/v2/collections/${c}/stats`, {
+      headers: { 'x-api-key': sb.apiKey },
+    });
+    const floor = ((await res.json()) as { total?: { floor_price?: number } }).total?.floor_price;
+    if (typeof floor !== 'number' || !(floor > 0)) continue;
+    await postBargain(sb, c, (parseUnits(floor.toFixed(6), 18) * 92n) / 100n).catch(() => undefined);
+  }
 }
 
 /** The daemon store's view of its orders (read beside the writer; WAL). */
