@@ -6,6 +6,17 @@ import type { PaperFill, PaperReport } from '../execution/index.ts';
 import type { OrderLedger } from '../ledger/index.ts';
 import type { StreamStatus } from '../stream/index.ts';
 
+/** One rate-limit group as the status shows it. */
+export interface RateGroupStatus {
+  readonly group: string;
+  readonly available: number;
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly queued: number;
+  readonly served: number;
+  readonly http429: number;
+}
+
 export interface DaemonStatus {
   readonly state: string;
   readonly mode: 'paper' | 'live';
@@ -92,15 +103,7 @@ export interface DaemonStatus {
     readonly openOffers: number;
     readonly refusals: Readonly<Record<string, number>>;
   };
-  readonly rateBudget: readonly {
-    readonly group: string;
-    readonly available: number;
-    readonly limit: number;
-    readonly windowMs: number;
-    readonly queued: number;
-    readonly served: number;
-    readonly http429: number;
-  }[];
+  readonly rateBudget: readonly RateGroupStatus[];
   readonly stream: {
     readonly state: string;
     readonly stale: boolean;
@@ -228,15 +231,7 @@ export interface StatusSources {
   readonly events: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
   readonly engine: EngineStatus | undefined;
   readonly stream: StreamStatus | undefined;
-  readonly rateGroups: readonly {
-    readonly group: string;
-    readonly available: number;
-    readonly limit: number;
-    readonly windowMs: number;
-    readonly queued: number;
-    readonly served: number;
-    readonly http429: number;
-  }[];
+  readonly rateGroups: readonly RateGroupStatus[];
   readonly ledger: OrderLedger | undefined;
   readonly ordersPlaced: number;
   readonly liveAtStop: DaemonStatus['orders']['liveAtStop'] | undefined;
@@ -335,14 +330,14 @@ export function buildStatus(s: StatusSources): DaemonStatus {
           refusals: es.risk.refusals,
         }
       : { killed: false, paused: false, openOffers: 0, refusals: {} },
-    rateBudget: s.rateGroups.map((g) => ({
-      group: g.group,
-      available: g.available,
-      limit: g.limit,
-      windowMs: g.windowMs,
-      queued: g.queued,
-      served: g.served,
-      http429: g.http429,
+    rateBudget: s.rateGroups.map(({ group, available, limit, windowMs, queued, served, http429 }) => ({
+      group,
+      available,
+      limit,
+      windowMs,
+      queued,
+      served,
+      http429,
     })),
     stream: {
       state: ss?.state ?? 'idle',

@@ -31,6 +31,7 @@ import {
   type OrderComponents,
   type SeaportOrders,
   seaportRequest,
+  signatureValidUntilMs,
 } from '../seaport/index.ts';
 import type { OfferSpec } from '../strategy.ts';
 
@@ -425,8 +426,17 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
             cancelRequest(o.orders.signCancel(hash)),
             options.call ?? {},
           );
-          const until = Date.parse(res.last_signature_issued_valid_until);
-          const validUntil = Number.isFinite(until) ? until : o.clock.now() + 600_000;
+          let validUntil: number;
+          try {
+            validUntil = signatureValidUntilMs(res);
+          } catch (e) {
+            // accepted, but no usable window: count it as long as an unknown window lasts
+            log.warn(
+              { orderHash: hash, err: e },
+              'cancel answer without a valid window; counted 10 minutes more',
+            );
+            validUntil = o.clock.now() + 600_000;
+          }
           ledger.note(hash, { kind: 'cancel_accepted', validUntil });
           if (validUntil <= o.clock.now()) {
             log.info({ orderHash: hash }, 'order cancelled off-chain');

@@ -180,12 +180,9 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   };
 
   const statusOf = (l: LedgerOrder | undefined): PaperOrder['status'] => {
-    if (l === undefined) return 'expired';
-    if (l.state === 'filled') return 'filled';
-    if (l.state === 'expired' || (ledger.counts(l) === false && l.expiresAt <= o.clock.now()))
-      return 'expired';
-    if (ledger.counts(l) && l.state !== 'cancelling') return 'open';
-    return 'cancelled';
+    if (l?.state === 'filled') return 'filled';
+    if (l === undefined || l.state === 'expired' || l.expiresAt <= o.clock.now()) return 'expired';
+    return ledger.counts(l) && l.state !== 'cancelling' ? 'open' : 'cancelled';
   };
   const paperOrder = (p: Omit<PaperOrder, 'status'>): PaperOrder => ({
     ...p,
@@ -405,7 +402,6 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
 
   async function observe(event: MarketEvent): Promise<void> {
     const now = o.clock.now();
-    ledger.tick();
     if (event.kind !== 'listing') return;
     for (const order of [...placed.values()]) {
       if (!(await crossed(order, event))) continue;

@@ -9,6 +9,7 @@
 import type { MarketEvent } from '../domain/events.ts';
 import type { OrderHash } from '../domain/ids.ts';
 import type { OwnOrder } from '../market/snapshot.ts';
+import { STANDING_STATUSES } from '../store/index.ts';
 import {
   FINAL_STATES,
   type LedgerChange,
@@ -70,13 +71,8 @@ export interface OrderLedger {
   now(): number;
 }
 
-const COUNTING: ReadonlySet<LedgerState> = new Set([
-  'posted',
-  'open',
-  'partly_filled',
-  'cancelling',
-  'invalid',
-]);
+/** States in which an order may still be filled: it counts (the store's standing statuses). */
+const COUNTING: ReadonlySet<LedgerState> = new Set(STANDING_STATUSES);
 
 const key = (h: string) => h.toLowerCase();
 

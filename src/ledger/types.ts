@@ -1,6 +1,7 @@
 // The ledger's own words: one record per order of ours (offer or listing), one state machine.
 import type { PaymentToken } from '../domain/events.ts';
 import type { OrderHash } from '../domain/ids.ts';
+import type { OrderStatus } from '../store/index.ts';
 
 export type OrderSide = 'listing' | 'item_offer' | 'collection_offer' | 'trait_offer';
 
@@ -16,29 +17,7 @@ export type OrderSide = 'listing' | 'item_offer' | 'collection_offer' | 'trait_o
  *   so it counts;
  * - filled, cancelled, expired, failed: gone; nothing counts.
  */
-export type LedgerState =
-  | 'posted'
-  | 'open'
-  | 'partly_filled'
-  | 'filled'
-  | 'cancelling'
-  | 'cancelled'
-  | 'expired'
-  | 'invalid'
-  | 'failed';
-
-export const LEDGER_STATES: readonly LedgerState[] = Object.freeze([
-  'posted',
-  'open',
-  'partly_filled',
-  'filled',
-  'cancelling',
-  'cancelled',
-  'expired',
-  'invalid',
-  'failed',
-]);
-
+export type LedgerState = OrderStatus;
 /** States that are gone for good (only a late fill may still be recorded against them). */
 export const FINAL_STATES: ReadonlySet<LedgerState> = new Set(['filled', 'cancelled', 'expired', 'failed']);
 

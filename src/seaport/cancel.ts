@@ -118,16 +118,15 @@ export function incrementCounterTx(target: Omit<HardCancelTarget, 'offerer'>): T
 
 /**
  * After an off-chain cancel: the answer's `last_signature_issued_valid_until` says until when a
- * fulfillment signature issued before the cancel can still be used. The cancel is assured once
- * chain time is past it; before that, cancel on chain if the order must not fill.
+ * fulfillment signature issued before the cancel can still be used (epoch ms). The cancel is
+ * assured once that time has passed; before that, cancel on chain if the order must not fill.
  */
-export function offchainCancelAssured(
-  response: { readonly last_signature_issued_valid_until: string },
-  nowSec: bigint,
-): boolean {
+export function signatureValidUntilMs(response: {
+  readonly last_signature_issued_valid_until: string;
+}): number {
   const ms = Date.parse(response.last_signature_issued_valid_until);
   if (!Number.isFinite(ms)) {
     throw new RejectedError('seaport_bad_cancel_response', 'last_signature_issued_valid_until is not a date');
   }
-  return BigInt(Math.ceil(ms / 1000)) <= nowSec;
+  return ms;
 }

@@ -86,10 +86,7 @@ export interface OrderRepo {
   /** Inserts the order, or updates every field but createdAt if the hash is known. */
   upsert(order: NewOrder): void;
   get(hash: string): OrderRecord | undefined;
-  setStatus(hash: string, status: OrderStatus, error?: string): void;
   list(filter?: OrderFilter): OrderRecord[];
-  /** Orders that may still be filled (posted, open, partly filled, cancelling, invalid). */
-  open(filter?: Omit<OrderFilter, 'status'>): OrderRecord[];
   /** Orders still standing, and those that ended after `since` (epoch ms). */
   recent(since: number): OrderRecord[];
   /** Records a fill of an order once; false when this fill id was recorded before. */
@@ -181,7 +178,6 @@ export function createOrderRepo(db: Db, now: () => number): OrderRepo {
        updated_at = excluded.updated_at`,
   );
   const getStmt = db.prepare<[string], Row>('SELECT * FROM orders WHERE hash = ?');
-  const setStmt = db.prepare('UPDATE orders SET status = ?, error = ?, updated_at = ? WHERE hash = ?');
   const recentStmt = db.prepare<[number], Row>(
     `SELECT * FROM orders WHERE status IN ('posted','open','partly_filled','cancelling','invalid') OR updated_at >= ?
      ORDER BY created_at, rowid`,
@@ -252,15 +248,7 @@ export function createOrderRepo(db: Db, now: () => number): OrderRepo {
       const r = getStmt.get(hash);
       return r ? fromRow(r) : undefined;
     },
-    setStatus(hash, status, error) {
-      if (setStmt.run(status, error ?? null, now(), hash).changes !== 1) {
-        throw new RangeError(`no order with hash ${hash}`);
-      }
-    },
     list,
-    open(filter = {}) {
-      return list({ ...filter, status: STANDING_STATUSES });
-    },
     recent(since) {
       return recentStmt.all(since).map(fromRow);
     },

@@ -5,7 +5,7 @@ import {
   cancelPlan,
   hardCancelTx,
   incrementCounterTx,
-  offchainCancelAssured,
+  signatureValidUntilMs,
 } from '../../../src/seaport/cancel.ts';
 import { OrderType, SEAPORT_ABI, ZERO_ADDRESS } from '../../../src/seaport/constants.ts';
 import { createSeaportOrders } from '../../../src/seaport/orders.ts';
@@ -50,12 +50,11 @@ describe('cancelPlan', () => {
   });
 });
 
-describe('offchainCancelAssured', () => {
-  it('assured once chain time is past last_signature_issued_valid_until, not before', () => {
+describe('signatureValidUntilMs', () => {
+  it('reads last_signature_issued_valid_until as epoch ms; a non-date is a clear refusal', () => {
     const res = { last_signature_issued_valid_until: new Date(1_700_000_100_000).toISOString() };
-    expect(offchainCancelAssured(res, 1_700_000_099n)).toBe(false);
-    expect(offchainCancelAssured(res, 1_700_000_100n)).toBe(true);
-    expect(() => offchainCancelAssured({ last_signature_issued_valid_until: 'soon' }, 1n)).toThrow(/date/);
+    expect(signatureValidUntilMs(res)).toBe(1_700_000_100_000);
+    expect(() => signatureValidUntilMs({ last_signature_issued_valid_until: 'soon' })).toThrow(/date/);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   ORDER_STATUSES,
   openDb,
   openStore,
+  STANDING_STATUSES,
   type Store,
   schemaVersion,
 } from '../../../src/store/index.ts';
@@ -170,7 +171,7 @@ describe('openStore', () => {
     });
     expect(store.orders.get('0xo')?.status).toBe('open');
     expect(store.orders.get('0xf')).toMatchObject({ status: 'failed', error: 'rejected' });
-    expect(store.orders.open().map((o) => o.hash)).toEqual(['0xp', '0xo']);
+    expect(store.orders.list({ status: STANDING_STATUSES }).map((o) => o.hash)).toEqual(['0xp', '0xo']);
     expect(store.orders.recordFill('0xp', 'tx', 1n, 5n)).toBe(true);
     store.close();
   });
@@ -279,27 +280,26 @@ describe('repositories', () => {
     expect(() => store.orders.get('0xo1')).toThrow(FatalError);
   });
 
-  it('orders: upsert, status, open filter (the ledger states)', () => {
+  it('orders: upsert, status filters (the ledger states)', () => {
     const o = { side: 'collection_offer' as const, collection: 'c', price: 5n, token: '0xw', expiry: 100 };
     store.orders.upsert({ ...o, hash: '0x1', strategy: 'bidder' });
     expect(store.orders.get('0x1')).toMatchObject({ status: 'posted', filled: 0n, quantity: 1n });
     store.orders.upsert({ ...o, hash: '0x2', status: 'open' });
     store.orders.upsert({ ...o, hash: '0x1', strategy: 'bidder', price: 6n, status: 'open' });
     expect(store.orders.get('0x1')).toMatchObject({ price: 6n, status: 'open', quantity: 1n });
-    store.orders.setStatus('0x2', 'cancelled');
-    expect(store.orders.open().map((x) => x.hash)).toEqual(['0x1']);
+    store.orders.upsert({ ...o, hash: '0x2', status: 'cancelled' });
+    expect(store.orders.list({ status: STANDING_STATUSES }).map((x) => x.hash)).toEqual(['0x1']);
     expect(store.orders.list({ status: 'cancelled' }).map((x) => x.hash)).toEqual(['0x2']);
     expect(store.orders.list({ strategy: 'bidder' })).toHaveLength(1);
-    expect(() => store.orders.setStatus('0xmissing', 'open')).toThrow(RangeError);
   });
 
-  it('orders: every ledger state is accepted; standing ones are open(), the rest are not', () => {
+  it('orders: every ledger state is accepted; the standing ones are the five that may still fill', () => {
     const o = { side: 'item_offer' as const, collection: 'c', price: 5n, token: '0xw', expiry: 100 };
     ORDER_STATUSES.forEach((status, i) => {
       store.orders.upsert({ ...o, hash: `0x${i}`, status });
     });
     expect(store.orders.list().map((x) => x.status)).toEqual([...ORDER_STATUSES]);
-    expect(store.orders.open().map((x) => x.status)).toEqual([
+    expect(store.orders.list({ status: STANDING_STATUSES }).map((x) => x.status)).toEqual([
       'posted',
       'open',
       'partly_filled',
