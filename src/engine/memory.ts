@@ -2,7 +2,7 @@
 // what the real adapters (SQLite store, live/paper executors, scheduler) must do.
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address, CollectionSlug, OrderHash } from '../domain/ids.ts';
-import type { NewLedgerOrder, OrderLedger } from '../ledger/index.ts';
+import { type NewLedgerOrder, type OrderLedger, offerFacts } from '../ledger/index.ts';
 import {
   type CollectionSnapshot,
   type Known,
@@ -163,16 +163,11 @@ export function recordInLedger(
     return;
   let facts: Omit<NewLedgerOrder, 'orderHash' | 'intentId' | 'price' | 'expiresAt'>;
   if (intent.kind === 'place_offer') {
-    const o = intent.offer;
     facts = {
       strategyId: ctx.strategyId,
       target: intent.target,
-      side: o.type === 'collection' ? 'collection_offer' : o.type === 'trait' ? 'trait_offer' : 'item_offer',
-      collection: o.collection,
-      contract: o.type === 'item' ? o.nft.contract.toLowerCase() : null,
-      tokenId: o.type === 'item' ? String(o.nft.identifier) : null,
+      ...offerFacts(intent.offer),
       standard: null,
-      trait: o.type === 'trait' ? { type: o.traitType, value: o.value } : null,
       paymentToken: intent.paymentToken,
       quantity: intent.quantity,
     };

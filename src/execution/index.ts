@@ -9,7 +9,6 @@ export {
   type OrderDesk,
   type OrderDeskApi,
   type OrderDeskOptions,
-  offerSpecOf,
   type PlaceInput,
 } from './orders.ts';
 export { type OrphanReport, type OrphanSweepOptions, offerTokenOf, sweepOrphans } from './orphans.ts';

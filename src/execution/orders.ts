@@ -15,10 +15,10 @@
  */
 import type { ApiClient, CallOptions } from '../api/index.ts';
 import type { TxSender } from '../chain/index.ts';
-import type { NftRef, PaymentToken } from '../domain/events.ts';
-import { type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
+import type { PaymentToken } from '../domain/events.ts';
+import type { OrderHash } from '../domain/ids.ts';
 import { BaseError, RejectedError, TransientError } from '../errors/index.ts';
-import type { LedgerOrder, OrderLedger, OrderSide } from '../ledger/index.ts';
+import { type LedgerOrder, type OrderLedger, offerFacts, offerSpecOf } from '../ledger/index.ts';
 import { type Logger, silentLogger } from '../observability/index.ts';
 import {
   type Approvals,
@@ -114,29 +114,6 @@ export interface OrderDesk {
    * cancels under way without an answer. Returns how many were settled.
    */
   reconcile(): Promise<{ readonly checked: number; readonly settled: number }>;
-}
-
-const sideOf = (offer: OfferSpec): OrderSide =>
-  offer.type === 'collection' ? 'collection_offer' : offer.type === 'trait' ? 'trait_offer' : 'item_offer';
-
-export function offerSpecOf(o: LedgerOrder, chain: string): OfferSpec {
-  if (o.side === 'collection_offer') return { type: 'collection', collection: o.collection };
-  if (o.side === 'trait_offer')
-    return {
-      type: 'trait',
-      collection: o.collection,
-      traitType: o.trait?.type ?? '',
-      value: o.trait?.value ?? '',
-    };
-  return {
-    type: 'item',
-    collection: o.collection,
-    nft: {
-      chain: chain as NftRef['chain'],
-      contract: (o.contract ?? ZERO_ADDRESS) as NftRef['contract'],
-      identifier: (o.tokenId ?? '0') as NftRef['identifier'],
-    },
-  };
 }
 
 const STATUSES = new Set(['ACTIVE', 'FULFILLED', 'CANCELLED', 'EXPIRED', 'INVALID']);
@@ -250,13 +227,11 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       intentId: input.intentId,
       strategyId: input.strategyId,
       target: input.target,
-      side: sideOf(offer),
-      collection: offer.collection,
+      ...offerFacts(offer),
+      // a criteria offer names the collection's contract when it is known
       contract:
         offer.type === 'item' ? offer.nft.contract.toLowerCase() : (info.contract?.toLowerCase() ?? null),
-      tokenId: offer.type === 'item' ? String(offer.nft.identifier) : null,
       standard,
-      trait: offer.type === 'trait' ? { type: offer.traitType, value: offer.value } : null,
       price: input.price,
       paymentToken,
       quantity,
@@ -282,7 +257,12 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     }
     ledger.note(hash, { kind: 'opened' });
     log.info(
-      { strategy: input.strategyId, orderHash: hash, side: sideOf(offer), price: input.price.toString() },
+      {
+        strategy: input.strategyId,
+        orderHash: hash,
+        side: offerFacts(offer).side,
+        price: input.price.toString(),
+      },
       'offer posted',
     );
     return hash;
@@ -319,7 +299,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
   }
   /** On-chain cancels asked for together (a kill switch, many stuck cancels) go in one transaction. */
   let batch: OnChain[] = [];
-  let flushing: ReturnType<typeof setTimeout> | null = null;
+  let _flushing: ReturnType<typeof setTimeout> | null = null;
 
   function cancelOnChain(hash: string, order: LedgerOrder, intentId: string): Promise<CancelResult> {
     const components = order.components as OrderComponents | undefined;
@@ -339,7 +319,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
         resolve,
         reject,
       });
-      flushing ??= setTimeout(() => void flush(), batchMs);
+      _flushing ??= setTimeout(() => void flush(), batchMs);
     });
   }
 
@@ -359,7 +339,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
   async function flush(): Promise<void> {
     const all = batch;
     batch = [];
-    flushing = null;
+    _flushing = null;
     const byProtocol = new Map<string, OnChain[]>();
     for (const c of all) byProtocol.set(c.protocol, [...(byProtocol.get(c.protocol) ?? []), c]);
     for (const [address, list] of byProtocol) {

@@ -11,7 +11,7 @@ import type { MarketEvent, NftRef, PaymentToken } from '../domain/events.ts';
 import { type Address, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { ExecutionContext, ExecutionResult, Executor } from '../engine/index.ts';
 import { RejectedError } from '../errors/index.ts';
-import type { LedgerOrder, OrderLedger, OrderSide } from '../ledger/index.ts';
+import { type LedgerOrder, type OrderLedger, offerFacts } from '../ledger/index.ts';
 import type { Logger } from '../observability/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Intent, OfferSpec } from '../strategy.ts';
@@ -129,14 +129,6 @@ function paperHash(parts: readonly (string | number | bigint)[]): OrderHash {
   return `0x${h.digest('hex')}` as OrderHash;
 }
 
-function sideOf(offer: OfferSpec): OrderSide {
-  return offer.type === 'collection'
-    ? 'collection_offer'
-    : offer.type === 'trait'
-      ? 'trait_offer'
-      : 'item_offer';
-}
-
 function nftKeyOf(nft: NftRef): string {
   return `${nft.chain}/${nft.contract.toLowerCase()}/${nft.identifier}`;
 }
@@ -214,12 +206,8 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       intentId,
       strategyId,
       target,
-      side: sideOf(offer),
-      collection: offer.collection,
-      contract: offer.type === 'item' ? offer.nft.contract.toLowerCase() : null,
-      tokenId: offer.type === 'item' ? String(offer.nft.identifier) : null,
+      ...offerFacts(offer),
       standard: null,
-      trait: offer.type === 'trait' ? { type: offer.traitType, value: offer.value } : null,
       price,
       paymentToken,
       quantity,
@@ -403,8 +391,10 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   async function observe(event: MarketEvent): Promise<void> {
     const now = o.clock.now();
     if (event.kind !== 'listing') return;
-    for (const order of [...placed.values()]) {
-      if (!(await crossed(order, event))) continue;
+    // only orders that still count can be filled (not every order ever placed)
+    for (const l of ledger.counting()) {
+      const order = placed.get(l.orderHash);
+      if (order === undefined || !(await crossed(order, event))) continue;
       const f = (order.price * feeBps(await fees(order.offer.collection))) / 10_000n;
       const fill: PaperFill = {
         at: now,
