@@ -17,7 +17,6 @@
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Contract, MaxUint256, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -27,6 +26,7 @@ import { parseUnits } from '../../../src/domain/money.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { fulfillmentTransaction } from '../../../src/sandbox/simulator/orders.ts';
+import { activeOffers as bookOffers, readStore } from './book.ts';
 
 const HOUR = 3_600_000;
 const ROOMY = { capacity: 1_000_000, windowMs: HOUR };
@@ -82,35 +82,10 @@ async function http(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> };
 }
 
-/** Our offers ACTIVE in the sandbox's book (its REST API, every page): hash → what it pays. */
+/** Our offers ACTIVE in the sandbox's book: hash → what it pays. */
 async function activeOffers(wallet: string): Promise<Map<string, bigint>> {
-  const out = new Map<string, bigint>();
-  let next: string | undefined;
-  do {
-    const url = new URL(`${sb.apiUrl}/api/v2/offers/collection/${APES}/all`);
-    url.searchParams.set('limit', '100');
-    if (next !== undefined) url.searchParams.set('next', next);
-    const res = await fetch(url, { headers: { 'x-api-key': sb.apiKey } });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as {
-      next?: string;
-      offers: {
-        order_hash: string;
-        status?: string;
-        protocol_data?: { parameters?: { offerer?: string; offer?: { startAmount: string }[] } };
-      }[];
-    };
-    for (const o of body.offers) {
-      const p = o.protocol_data?.parameters;
-      if (p?.offerer?.toLowerCase() !== wallet || (o.status ?? 'ACTIVE') !== 'ACTIVE') continue;
-      out.set(
-        o.order_hash.toLowerCase(),
-        (p.offer ?? []).reduce((s, i) => s + BigInt(i.startAmount), 0n),
-      );
-    }
-    next = body.next;
-  } while (next !== undefined && next !== '');
-  return out;
+  const book = await bookOffers(sb, wallet, [APES]);
+  return new Map([...book].map(([h, o]) => [h, o.amount]));
 }
 
 /** Polls until `f` returns something defined. */
@@ -125,8 +100,7 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 90_0
 }
 
 function storeFills(): { orders: Map<string, bigint>; fills: number } {
-  const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
-  try {
+  return readStore(dir, (db) => {
     const orders = new Map<string, bigint>();
     for (const r of db.prepare('SELECT order_hash, amount FROM order_fills').all() as {
       order_hash: string;
@@ -135,11 +109,8 @@ function storeFills(): { orders: Map<string, bigint>; fills: number } {
       const h = r.order_hash.toLowerCase();
       orders.set(h, (orders.get(h) ?? 0n) + BigInt(r.amount));
     }
-    const fills = (db.prepare('SELECT COUNT(*) AS n FROM fills').get() as { n: number }).n;
-    return { orders, fills };
-  } finally {
-    db.close();
-  }
+    return { orders, fills: (db.prepare('SELECT COUNT(*) AS n FROM fills').get() as { n: number }).n };
+  });
 }
 
 beforeAll(async () => {

@@ -14,7 +14,6 @@
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { demoDaemonOptions, wrapEth } from '../../../src/cli/commands/demo.ts';
@@ -22,6 +21,7 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { parseUnits } from '../../../src/domain/money.ts';
 import { createLogger, silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { activeOffers as bookOffers, readStore, resetFaults, setFaults } from './book.ts';
 import { postBargain } from './risk-helpers.ts';
 
 const HOUR = 3_600_000;
@@ -39,56 +39,17 @@ let sb: Sandbox;
 let dir: string;
 let daemon: Daemon | undefined;
 
-async function faults(body: unknown): Promise<void> {
-  const res = await fetch(`${sb.apiUrl}/_sandbox/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-}
-
-async function resetFaults(): Promise<void> {
-  const res = await fetch(`${sb.apiUrl}/_sandbox/reset-faults`, { method: 'POST' });
-  expect(res.status).toBe(200);
-}
+const faults = (body: unknown) => setFaults(sb, body);
 
 async function stats(): Promise<{ faultCounts?: { cancel?: Record<string, unknown> } }> {
   const res = await fetch(`${sb.apiUrl}/_sandbox/stats`);
   return (await res.json()) as never;
 }
 
-/** Our offers ACTIVE in the sandbox's book (its REST API, every page): hash → worst case. */
+/** Our offers ACTIVE in the sandbox's book: hash → worst case. */
 async function activeOffers(wallet: string): Promise<Map<string, bigint>> {
-  const out = new Map<string, bigint>();
-  for (const c of COLLECTIONS) {
-    let next: string | undefined;
-    do {
-      const url = new URL(`${sb.apiUrl}/api/v2/offers/collection/${c}/all`);
-      url.searchParams.set('limit', '100');
-      if (next !== undefined) url.searchParams.set('next', next);
-      const res = await fetch(url, { headers: { 'x-api-key': sb.apiKey } });
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as {
-        next?: string;
-        offers: {
-          order_hash: string;
-          status?: string;
-          protocol_data?: { parameters?: { offerer?: string; offer?: { startAmount: string }[] } };
-        }[];
-      };
-      for (const o of body.offers) {
-        const p = o.protocol_data?.parameters;
-        if (p?.offerer?.toLowerCase() !== wallet || (o.status ?? 'ACTIVE') !== 'ACTIVE') continue;
-        out.set(
-          o.order_hash.toLowerCase(),
-          (p.offer ?? []).reduce((s, i) => s + BigInt(i.startAmount), 0n),
-        );
-      }
-      next = body.next;
-    } while (next !== undefined && next !== '');
-  }
-  return out;
+  const book = await bookOffers(sb, wallet, COLLECTIONS);
+  return new Map([...book].map(([h, o]) => [h, o.amount]));
 }
 
 /** A listing 8 % under the floor of each collection: the bidders reprice (replace = cancel + post). */
@@ -105,30 +66,23 @@ async function nudgeFloors(): Promise<void> {
 
 /** The daemon store's view of its orders (read beside the writer; WAL). */
 function storeOrders(): Map<string, string> {
-  const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
-  try {
+  return readStore(dir, (db) => {
     const rows = db.prepare('SELECT hash, status FROM orders').all() as { hash: string; status: string }[];
     return new Map(rows.map((r) => [r.hash.toLowerCase(), r.status]));
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function storeFills(): { orderFills: Set<string>; fillSpend: number } {
-  const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
-  try {
-    const orderFills = new Set(
+  return readStore(dir, (db) => ({
+    orderFills: new Set(
       (db.prepare('SELECT order_hash FROM order_fills').all() as { order_hash: string }[]).map((r) =>
         r.order_hash.toLowerCase(),
       ),
-    );
-    const fillSpend = (
+    ),
+    fillSpend: (
       db.prepare("SELECT COUNT(*) AS n FROM spend WHERE kind LIKE 'ledger:fill:%'").get() as { n: number }
-    ).n;
-    return { orderFills, fillSpend };
-  } finally {
-    db.close();
-  }
+    ).n,
+  }));
 }
 
 beforeAll(async () => {
@@ -142,7 +96,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await resetFaults().catch(() => undefined);
+  await resetFaults(sb).catch(() => undefined);
   await daemon?.stop().catch(() => undefined);
   await sb?.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
@@ -265,7 +219,7 @@ describe('cancels refused, unanswered or not assured: our offers stay counted un
         40,
       );
       const counts = (await stats()).faultCounts?.cancel ?? {};
-      await resetFaults();
+      await resetFaults(sb);
       // after the faults: windows pass, cancels settle, the bidders converge
       let converged = false;
       const end = Date.now() + 60_000;

@@ -23,7 +23,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -32,6 +31,12 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { parseUnits } from '../../../src/domain/money.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import {
+  activeOffers as bookOffers,
+  readStore,
+  resetFaults as resetSandboxFaults,
+  setFaults,
+} from './book.ts';
 import { type Bargain, postBargain } from './risk-helpers.ts';
 
 const HOUR = 3_600_000;
@@ -96,77 +101,29 @@ async function shutdown(daemon: Daemon): Promise<void> {
   await daemon.stop();
 }
 
-interface ActiveOffer {
-  readonly hash: string;
-  readonly collection: string;
-  /** Worst case: everything the offer commits (sum of its offer items). */
-  readonly amount: bigint;
-}
-
-/** Our offers ACTIVE on the marketplace (its REST API, every page), per collection. */
-async function activeOffers(wallet: string): Promise<ActiveOffer[]> {
-  const out: ActiveOffer[] = [];
-  for (const c of COLLECTIONS) {
-    let next: string | undefined;
-    do {
-      const url = new URL(`${sb.apiUrl}/api/v2/offers/collection/${c}/all`);
-      url.searchParams.set('maker', wallet);
-      url.searchParams.set('limit', '100');
-      if (next !== undefined) url.searchParams.set('next', next);
-      const res = await fetch(url, { headers: { 'x-api-key': sb.apiKey } });
-      expect(res.status, await res.clone().text()).toBe(200);
-      const body = (await res.json()) as {
-        next?: string;
-        offers: {
-          order_hash: string;
-          status?: string;
-          protocol_data?: { parameters?: { offerer?: string; offer?: { startAmount: string }[] } };
-        }[];
-      };
-      for (const o of body.offers) {
-        const p = o.protocol_data?.parameters;
-        if (p?.offerer?.toLowerCase() !== wallet || (o.status ?? 'ACTIVE') !== 'ACTIVE') continue;
-        const amount = (p.offer ?? []).reduce((s, i) => s + BigInt(i.startAmount), 0n);
-        out.push({ hash: o.order_hash.toLowerCase(), collection: c, amount });
-      }
-      next = body.next;
-    } while (next !== undefined && next !== '');
-  }
-  return out;
+/** Our offers ACTIVE on the marketplace, per collection. */
+async function activeOffers(wallet: string) {
+  return [...(await bookOffers(sb, wallet, COLLECTIONS))].map(([hash, o]) => ({ hash, ...o }));
 }
 
 /** The spend ledger of a running daemon's store (read-only; WAL lets us read beside the writer). */
 function ledger(dir: string): { strategy: string; amount: bigint; kind: string }[] {
-  const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (
+  return readStore(dir, (db) =>
+    (
       db.prepare("SELECT strategy, kind, amount FROM spend WHERE kind LIKE 'ledger:%'").all() as {
         strategy: string;
         kind: string;
         amount: string;
       }[]
-    ).map((r) => ({ strategy: r.strategy, kind: r.kind, amount: BigInt(r.amount) }));
-  } finally {
-    db.close();
-  }
+    ).map((r) => ({ strategy: r.strategy, kind: r.kind, amount: BigInt(r.amount) })),
+  );
 }
 
 const sum = (xs: readonly bigint[]) => xs.reduce((s, x) => s + x, 0n);
 const refusals = (d: Daemon, code: string) => d.status().risk.refusals[code] ?? 0;
 
-async function faults(body: unknown): Promise<void> {
-  const res = await fetch(`${sb.apiUrl}/_sandbox/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
-}
-
-async function resetFaults(): Promise<void> {
-  const res = await fetch(`${sb.apiUrl}/_sandbox/reset-faults`, { method: 'POST' });
-  expect(res.status).toBe(200);
-}
+const faults = (body: unknown) => setFaults(sb, body);
+const resetFaults = () => resetSandboxFaults(sb);
 
 beforeAll(async () => {
   sb = await createSandbox({
@@ -447,13 +404,21 @@ describe('risk limits on the sandbox, live execution', () => {
     for (const b of posted) (b as { owner?: string }).owner = await ownerOf(b);
     await shutdown(daemon);
 
-    const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
-    const fills = db
-      .prepare(
-        "SELECT tx_hash, collection, contract, token_id, price FROM fills WHERE side = 'buy' AND tx_hash IS NOT NULL",
-      )
-      .all() as { tx_hash: string; collection: string; contract: string; token_id: string; price: string }[];
-    db.close();
+    const fills = readStore(
+      dir,
+      (db) =>
+        db
+          .prepare(
+            "SELECT tx_hash, collection, contract, token_id, price FROM fills WHERE side = 'buy' AND tx_hash IS NOT NULL",
+          )
+          .all() as {
+          tx_hash: string;
+          collection: string;
+          contract: string;
+          token_id: string;
+          price: string;
+        }[],
+    );
     const detail = JSON.stringify({
       refusals: s.risk.refusals,
       spend: s.spend,

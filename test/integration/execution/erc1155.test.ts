@@ -15,28 +15,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Contract, MaxUint256, type Wallet, ZeroAddress } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../../src/api/client.ts';
-import { createTransport } from '../../../src/api/transport.ts';
-import { Secret } from '../../../src/domain/secret.ts';
+import type { createApiClient } from '../../../src/api/client.ts';
 import type { ExecutionContext } from '../../../src/engine/index.ts';
-import { createLiveExecutor, createOrderDesk, type OrderDesk } from '../../../src/execution/index.ts';
-import { createOrderLedger, type OrderLedger, storeLedger } from '../../../src/ledger/index.ts';
-import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
-import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
+import { createLiveExecutor, type OrderDesk } from '../../../src/execution/index.ts';
+import type { OrderLedger } from '../../../src/ledger/index.ts';
 import { Priority } from '../../../src/ratelimit/types.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { fulfillmentTransaction, listingParameters, sign } from '../../../src/sandbox/simulator/orders.ts';
-import {
-  createApprovals,
-  createEthersSeaportReader,
-  createLocalDigestSigner,
-  createSeaportOrders,
-  latestBlockClock,
-  type SeaportReader,
-} from '../../../src/seaport/index.ts';
+import type { SeaportReader } from '../../../src/seaport/index.ts';
 import { buyListing } from '../../../src/strategy.ts';
 import { normalizeRestEvent } from '../../../src/stream/normalize.ts';
-import { factsOf, type Wired, wire } from './wiring.ts';
+import { deskOn, factsOf, type Wired, wire } from './wiring.ts';
 
 const HOUR = 3_600_000;
 const ETH = 10n ** 18n;
@@ -51,7 +40,6 @@ let w: Wired;
 let me: Wallet;
 let trader: Wallet;
 let api: ReturnType<typeof createApiClient>;
-let closeApi: () => Promise<void>;
 let ledger: OrderLedger;
 let desk: OrderDesk;
 let reader: SeaportReader;
@@ -176,50 +164,14 @@ beforeAll(async () => {
   w = wire(factsOf(sb), key, join(dir, 'store.db'));
   expect((await w.executor.reconcile()).intents).toEqual([]);
 
-  const scheduler = createScheduler({
-    rates: parseGroupRates({ read: '100000/h', write: '100000/h', fulfillment: '100000/h' }),
-  });
-  const transport = createTransport({ baseUrl: sb.apiUrl, scheduler });
-  transport.credentials.setApiKey(new Secret(sb.apiKey, 'api key'));
-  api = createApiClient(transport);
-  closeApi = async () => {
-    await transport.close();
-    await scheduler.stop();
-  };
-  const provider = sb.fixture.provider;
-  reader = createEthersSeaportReader(provider, sb.seaport);
-  const orders = createSeaportOrders(
-    {
-      chainId: sb.chainId,
-      protocolAddress: sb.seaport,
-      conduitKey: sb.conduitKey,
-      signedZone: sb.zone,
-      offerToken: sb.weth,
-      offerExpirySec: 3600,
-    },
-    {
-      signer: createLocalDigestSigner(new Secret(key, 'private key')),
-      counters: reader,
-      clock: latestBlockClock(provider),
-    },
-  );
-  const clock = { now: () => Date.now() };
-  ledger = createOrderLedger({ clock, chain: sb.chain, store: storeLedger(w.store, clock.now) });
-  desk = createOrderDesk({
-    api,
-    orders,
-    sender: w.sender,
-    ledger,
-    chain: sb.chain,
-    clock,
+  api = w.api;
+  ({ desk, ledger, reader } = deskOn(sb, w, key, {
     collection: async () => ({ fees: collFees(), contract: items() }),
     standardOf,
-    approvals: createApprovals({ chainId: sb.chainId, conduit: sb.fixture.seaport.conduit }, reader),
-  });
+  }));
 }, 300_000);
 
 afterAll(async () => {
-  await closeApi?.();
   await w?.close();
   await sb?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -9,25 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Contract, MaxUint256, type Wallet, ZeroAddress } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../../src/api/client.ts';
-import { createTransport } from '../../../src/api/transport.ts';
 import { GuardRejectedError } from '../../../src/chain/guard/index.ts';
-import { Secret } from '../../../src/domain/secret.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
-import { createOrderDesk } from '../../../src/execution/index.ts';
-import { createOrderLedger, storeLedger } from '../../../src/ledger/index.ts';
-import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
-import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { listingParameters, offerParameters, sign } from '../../../src/sandbox/simulator/orders.ts';
-import {
-  createApprovals,
-  createEthersSeaportReader,
-  createLocalDigestSigner,
-  createSeaportOrders,
-  latestBlockClock,
-} from '../../../src/seaport/index.ts';
-import { factsOf, type Wired, wire } from './wiring.ts';
+import { deskOn, factsOf, type Wired, wire } from './wiring.ts';
 
 const HOUR = 3_600_000;
 const ETH = 10n ** 18n;
@@ -439,46 +425,15 @@ describe('swap and mint settle on chain', () => {
 
 describe('our own offers: placed, cancelled off-chain, cancelled on chain when a fill signature is out', () => {
   it('an item offer posted and cancelled off-chain; a collection offer whose fill signature was issued cancelled on chain', async () => {
-    const scheduler = createScheduler({
-      rates: parseGroupRates({ read: '100000/h', write: '100000/h', fulfillment: '100000/h' }),
-    });
-    const transport = createTransport({ baseUrl: sb.apiUrl, scheduler });
-    transport.credentials.setApiKey(new Secret(sb.apiKey, 'api key'));
-    const api = createApiClient(transport);
-    try {
-      const provider = sb.fixture.provider;
-      const reader = createEthersSeaportReader(provider, sb.seaport);
+    {
       const key = (sb.wallets[1] as { privateKey: string }).privateKey;
-      const orders = createSeaportOrders(
-        {
-          chainId: sb.chainId,
-          protocolAddress: sb.seaport,
-          conduitKey: sb.conduitKey,
-          signedZone: sb.zone,
-          offerToken: sb.weth,
-          offerExpirySec: 3600,
-        },
-        {
-          signer: createLocalDigestSigner(new Secret(key, 'private key')),
-          counters: reader,
-          clock: latestBlockClock(provider),
-        },
-      );
-      const clock = { now: () => Date.now() };
-      const ledger = createOrderLedger({ clock, chain: sb.chain, store: storeLedger(w.store, clock.now) });
       const collFees = ctx()
         .coll(APES)
         .fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required }));
-      const desk = createOrderDesk({
-        api,
-        orders,
-        sender: w.sender,
-        ledger,
-        chain: sb.chain,
-        clock,
+      const { desk, ledger, reader } = deskOn(sb, w, key, {
         collection: async () => ({ fees: collFees, contract: apes() }),
-        approvals: createApprovals({ chainId: sb.chainId, conduit: sb.fixture.seaport.conduit }, reader),
       });
+      const api = w.api;
       await mined(erc20(sb.weth, me).getFunction('deposit')({ value: 3n * ETH }));
       const weth = { address: sb.weth.toLowerCase() as never, symbol: 'WETH', decimals: 18 };
 
@@ -543,9 +498,6 @@ describe('our own offers: placed, cancelled off-chain, cancelled on chain when a
       expect(c3.state).toBe('gone');
       expect((await reader.getOrderStatus(coll.orderHash)).isCancelled).toBe(true);
       expect(w.store.orders.get(coll.orderHash)?.status).toBe('cancelled');
-    } finally {
-      await transport.close();
-      await scheduler.stop();
     }
   });
 });

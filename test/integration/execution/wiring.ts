@@ -5,7 +5,7 @@
  * gets the sandbox facts as JSON.
  */
 import { JsonRpcProvider, ZeroHash } from 'ethers';
-import { createApiClient } from '../../../src/api/client.ts';
+import { type ApiClient, createApiClient } from '../../../src/api/client.ts';
 import { createTransport } from '../../../src/api/transport.ts';
 import { createCalldataGuard } from '../../../src/chain/guard/index.ts';
 import {
@@ -17,11 +17,26 @@ import {
   type TxSender,
 } from '../../../src/chain/index.ts';
 import { Secret } from '../../../src/domain/secret.ts';
-import { createExecutor, type ExecutionStep, type Executor } from '../../../src/execution/index.ts';
+import {
+  type CollectionInfo,
+  createExecutor,
+  createOrderDesk,
+  type ExecutionStep,
+  type Executor,
+  type OrderDesk,
+} from '../../../src/execution/index.ts';
+import { createOrderLedger, type OrderLedger, storeLedger } from '../../../src/ledger/index.ts';
 import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
 import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import { SANDBOX_FEE_RECIPIENT, type Sandbox } from '../../../src/sandbox/index.ts';
-import { createApprovals, createEthersSeaportReader } from '../../../src/seaport/index.ts';
+import {
+  createApprovals,
+  createEthersSeaportReader,
+  createLocalDigestSigner,
+  createSeaportOrders,
+  latestBlockClock,
+  type SeaportReader,
+} from '../../../src/seaport/index.ts';
 import { openStore, type Store } from '../../../src/store/index.ts';
 
 /** The sandbox facts the executor needs (JSON-safe, for a child process). */
@@ -61,6 +76,8 @@ export function factsOf(sb: Sandbox): SandboxFacts {
 
 export interface Wired {
   readonly executor: Executor;
+  /** The API client the executor uses (through the same scheduler). */
+  readonly api: ApiClient;
   readonly store: Store;
   readonly sender: TxSender;
   readonly rpc: ChainRpc;
@@ -123,6 +140,7 @@ export function wire(facts: SandboxFacts, key: string, dbPath: string, opts: Wir
   });
   return {
     executor,
+    api,
     store,
     sender,
     rpc: baseRpc,
@@ -135,4 +153,56 @@ export function wire(facts: SandboxFacts, key: string, dbPath: string, opts: Wir
       store.close();
     },
   };
+}
+
+export interface Desk {
+  readonly desk: OrderDesk;
+  readonly ledger: OrderLedger;
+  readonly reader: SeaportReader;
+}
+
+/**
+ * The one offer path as the daemon wires it, on a wired executor's API client, sender and store:
+ * orders signed locally with `key`, the ledger on the store, approvals only to the conduit.
+ */
+export function deskOn(
+  sb: Sandbox,
+  w: Wired,
+  key: string,
+  opts: {
+    readonly collection: (slug: string) => Promise<CollectionInfo>;
+    readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
+  },
+): Desk {
+  const provider = sb.fixture.provider;
+  const reader = createEthersSeaportReader(provider, sb.seaport);
+  const orders = createSeaportOrders(
+    {
+      chainId: sb.chainId,
+      protocolAddress: sb.seaport,
+      conduitKey: sb.conduitKey,
+      signedZone: sb.zone,
+      offerToken: sb.weth,
+      offerExpirySec: 3600,
+    },
+    {
+      signer: createLocalDigestSigner(new Secret(key, 'private key')),
+      counters: reader,
+      clock: latestBlockClock(provider),
+    },
+  );
+  const clock = { now: () => Date.now() };
+  const ledger = createOrderLedger({ clock, chain: sb.chain, store: storeLedger(w.store, clock.now) });
+  const desk = createOrderDesk({
+    api: w.api,
+    orders,
+    sender: w.sender,
+    ledger,
+    chain: sb.chain,
+    clock,
+    collection: opts.collection,
+    ...(opts.standardOf !== undefined ? { standardOf: opts.standardOf } : {}),
+    approvals: createApprovals({ chainId: sb.chainId, conduit: sb.fixture.seaport.conduit }, reader),
+  });
+  return { desk, ledger, reader };
 }

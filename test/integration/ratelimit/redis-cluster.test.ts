@@ -7,69 +7,23 @@
  * Needs Debian's `redis-server` (`apt-get install redis-server`). Set HARPOON_SKIP_REDIS=1 to
  * skip on purpose; otherwise a missing redis-server fails this suite.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import type { GroupRates, RateGroup } from '../../../src/ratelimit/types.ts';
 import { createRateLimitServer, type RateLimitServer } from '../../../src/sandbox/ratelimit/server.ts';
+import {
+  MISSING_REDIS_MESSAGE,
+  type RedisHandle,
+  redisServerPath,
+  SKIP_REDIS,
+  startRedis,
+} from './redis-helpers.ts';
 
-const SKIP = process.env['HARPOON_SKIP_REDIS'] === '1';
 const WORKER = fileURLToPath(new URL('./fixtures/cluster-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-function redisServerPath(): string | undefined {
-  try {
-    return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(bin: string): Promise<{ url: string; proc: ChildProcess }> {
-  const port = await freePort();
-  const proc = spawn(
-    bin,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    c.on('error', () => {});
-    try {
-      await c.connect();
-      if ((await c.ping()) === 'PONG') {
-        c.disconnect();
-        return { url, proc };
-      }
-    } catch {
-      c.disconnect();
-    }
-    if (Date.now() > deadline) {
-      proc.kill();
-      throw new Error(`redis-server did not answer on port ${port}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface WorkerReport {
   readonly pid: number;
@@ -117,16 +71,13 @@ const GROUPS: readonly RateGroup[] = ['read', 'write', 'fulfillment'];
 
 const bin = redisServerPath();
 
-if (!bin && !SKIP) {
+if (!bin && !SKIP_REDIS) {
   describe('ratelimit cluster mode (Redis)', () => {
     it('needs redis-server', () => {
-      throw new Error(
-        'redis-server is not installed: run `apt-get install redis-server` (Debian), ' +
-          'or set HARPOON_SKIP_REDIS=1 to skip the cluster-mode tests on purpose',
-      );
+      throw new Error(MISSING_REDIS_MESSAGE);
     });
   });
-} else if (SKIP) {
+} else if (SKIP_REDIS) {
   process.stdout.write('SKIPPED ratelimit cluster mode (Redis): HARPOON_SKIP_REDIS=1 is set\n');
   // Skipped only on purpose: the user set HARPOON_SKIP_REDIS=1 on a machine without redis-server.
   // Without that variable a missing redis-server fails loudly (above); CI installs it and runs this.
@@ -139,7 +90,7 @@ if (!bin && !SKIP) {
   });
 } else {
   describe('ratelimit cluster mode (Redis)', () => {
-    let redis: { url: string; proc: ChildProcess } | undefined;
+    let redis: RedisHandle | undefined;
     let server: RateLimitServer | undefined;
 
     beforeAll(async () => {
@@ -158,7 +109,7 @@ if (!bin && !SKIP) {
 
     afterAll(async () => {
       await server?.close();
-      redis?.proc.kill('SIGTERM');
+      redis?.stop();
     });
 
     it('a 429 seen by one scheduler pauses the group for every scheduler of the account', async () => {
