@@ -1,5 +1,6 @@
 import { getAddress } from 'ethers';
 import { chainNameOf } from '../domain/chains.ts';
+import type { AuthOptions } from './auth/service.ts';
 import type { TokenStandard } from './catalog/catalog.ts';
 import { Catalog, type CatalogCollection, MARKETPLACE_FEE_PERCENT } from './catalog/catalog.ts';
 import { type ChainFixture, startChainFixture } from './chain/fixture.ts';
@@ -53,6 +54,8 @@ export interface SandboxOptions {
   readonly limits?: Readonly<Record<LimitGroup, BucketLimit>>;
   readonly keyLifetimeMs?: number;
   readonly keyCreationLimit?: KeyCreationLimit;
+  /** Wallet credentials: lifetimes (nonce, cookies, JWT, PAT days), SIWE domains, JWT on cancel. */
+  readonly auth?: AuthOptions;
   /** Progress lines (Seaport compile on first run, deploy steps). */
   readonly onProgress?: (message: string) => void;
   /** Compile cache directory; default the project's. */
@@ -144,6 +147,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
     ...(options.keyLifetimeMs !== undefined ? { keyLifetimeMs: options.keyLifetimeMs } : {}),
     ...(options.keyCreationLimit !== undefined ? { keyCreationLimit: options.keyCreationLimit } : {}),
+    ...(options.auth !== undefined ? { auth: options.auth } : {}),
   });
   const cleanup: (() => Promise<unknown>)[] = [];
   const undo = async () => {

@@ -341,6 +341,41 @@ export async function buildMint(
   );
 }
 
+/** One entry of `GET /api/v2/drops/{slug}/eligibility` (`DropStageEligibilityResponse`). */
+export interface StageEligibility {
+  readonly stage_uuid: string;
+  readonly is_eligible: boolean;
+  readonly price: string;
+  readonly max_total_mintable_by_wallet: string;
+}
+
+/**
+ * Per-stage eligibility of `wallet` (the wallet JWT's): every stage, whatever its window, judged
+ * as a mint of one token would be — on the allowlist (allowlist stages), under the per-wallet
+ * limit, supply left.
+ */
+export async function dropEligibility(
+  fx: ChainFixture,
+  deployment: DropDeployment,
+  wallet: string,
+): Promise<{ readonly stages: readonly StageEligibility[] }> {
+  const d = await readDropState(fx, deployment);
+  const c = dropContract(fx, deployment);
+  const stages = await Promise.all(
+    d.stages.map(async (s): Promise<StageEligibility> => {
+      const minted = Number((await c.getFunction('mintedInStage')(BigInt(s.index), wallet)) as bigint);
+      const proof = s.allowlistRoot !== ZeroHash ? deployment.allowlistTree?.proof(addressLeaf(wallet)) : [];
+      return {
+        stage_uuid: stageUuid(d.address, s.index),
+        is_eligible: judgeStage(s, d, wallet, 1, minted, proof).problem === undefined,
+        price: s.price.toString(),
+        max_total_mintable_by_wallet: String(s.perWalletLimit),
+      };
+    }),
+  );
+  return { stages };
+}
+
 // ── admin (the owner's calls, from `/_sandbox/drops/...`) ──────────────────────────────────────
 
 /** Pauses or resumes a drop on chain (`setPaused`, sent by the fixture's admin, the drop's owner). */

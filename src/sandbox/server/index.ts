@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chainIdOf, isChainName } from '../../domain/chains.ts';
+import { type AuthOptions, AuthService, type WalletIdentity } from '../auth/service.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
+import { SandboxClock } from '../clock.ts';
 import type { OffchainCollection } from '../data/offchain.ts';
 import { MarketData } from '../data/service.ts';
 import { HttpError } from '../errors.ts';
@@ -37,6 +40,8 @@ import {
 import type { TxInfo } from './render-events.ts';
 import { Router } from './router.ts';
 import { adminRoutes, collectStats, RequestCounters, type SandboxStats } from './routes/admin.ts';
+import { authRoutes } from './routes/auth.ts';
+import { clockRoutes } from './routes/clock.ts';
 import { dropRoutes } from './routes/drops.ts';
 import { eventRoutes } from './routes/events.ts';
 import { externalListingRoutes } from './routes/external-listings.ts';
@@ -102,7 +107,10 @@ export interface SandboxServerOptions {
   readonly keyCreationLimit?: KeyCreationLimit;
   /** Start with instant-key creation disabled (503). */
   readonly keysDisabled?: boolean;
+  /** Base of the sandbox clock (`/_sandbox/clock` moves it forward); default real time. */
   readonly clock?: LimiterClock;
+  /** Wallet credentials: lifetimes, SIWE domains and chain ids, a JWT required on cancellation. */
+  readonly auth?: AuthOptions;
   /** Request body cap in bytes; default 1 MiB. */
   readonly bodyLimit?: number;
   /** Default 127.0.0.1 (the admin surface must not be reachable from elsewhere). */
@@ -140,6 +148,8 @@ export interface SandboxServer {
   authenticate(token: string | undefined): Principal | undefined;
   attach(parts: AttachParts): void;
   readonly keys: KeyStore;
+  readonly auth: AuthService;
+  readonly clock: SandboxClock;
   readonly limiter: TokenBucketLimiter<LimitGroup>;
   readonly faults: Faults;
   stats(): SandboxStats;
@@ -158,7 +168,7 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 }
 
 export function createSandboxServer(options: SandboxServerOptions): SandboxServer {
-  const clock = options.clock ?? realClock;
+  const clock = new SandboxClock(options.clock ?? realClock);
   const limits = options.limits ?? FREE_TIER;
   const limiter = new TokenBucketLimiter<LimitGroup>({ limits, clock });
   const keys = new KeyStore({
@@ -170,10 +180,17 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
   });
   keys.disabled = options.keysDisabled ?? false;
   const faults = new Faults(options.seed ?? 1);
+  const chain = options.chain ?? 'ethereum';
+  const auth = new AuthService(clock, {
+    ...options.auth,
+    ...(isChainName(chain) && chainIdOf(chain) !== undefined ? { chainId: chainIdOf(chain) as number } : {}),
+  });
   const state: ServerState = {
-    chain: options.chain ?? 'ethereum',
+    chain,
     events: options.events,
     keys,
+    auth,
+    clock,
     faults,
     held: new HeldRequests(),
     createdAtMs: options.createdAtMs ?? Date.now(),
@@ -218,6 +235,8 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     ...dropRoutes(state),
     ...adminRoutes(state, counters, startedAt),
     ...externalListingRoutes(state, data),
+    ...authRoutes(state),
+    ...clockRoutes(state),
   ];
   for (const r of routes) router.add(r.method, r.pattern, r);
 
@@ -288,6 +307,13 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     if (match.kind === 'not_found' || !route) throw new HttpError(404, `Not found: ${method} ${path}`);
     if (route.access === 'admin' && !isAdmin) throw new HttpError(404, `Not found: ${method} ${path}`);
 
+    // Wallet-scoped routes: the JWT after the API key and the bucket (401 / 403).
+    let wallet: WalletIdentity | undefined;
+    const w = route.wallet;
+    if (w && (w.required?.() !== false || req.headers.authorization !== undefined)) {
+      wallet = auth.bearer(headerValue(req.headers.authorization), w.scope, w.forbiddenBody);
+    }
+
     let bodyPromise: Promise<unknown> | undefined;
     const ctx: RequestContext = {
       req,
@@ -296,6 +322,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       params: match.kind === 'found' ? match.params : {},
       query,
       principal,
+      wallet,
       body: () => {
         bodyPromise ??= readJsonBody(req, state.bodyLimit);
         return bodyPromise;
@@ -361,6 +388,8 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       if (parts.windowFiller !== undefined) state.windowFiller = parts.windowFiller;
     },
     keys,
+    auth,
+    clock,
     limiter,
     faults,
     stats: () => collectStats(state, counters, startedAt),

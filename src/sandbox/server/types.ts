@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Listing, Offer } from '@opensea/api-types';
+import type { AuthService, WalletIdentity } from '../auth/service.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
+import type { SandboxClock } from '../clock.ts';
 import type { OffchainCollection } from '../data/offchain.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market, WindowOrder } from '../market/types.ts';
@@ -19,6 +21,8 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   /** Set on authenticated `/api` routes. */
   readonly principal: Principal | undefined;
+  /** Set on wallet-scoped routes when a valid wallet JWT came with the request. */
+  readonly wallet: WalletIdentity | undefined;
   /** The JSON body (size-capped; malformed → 400); `undefined` when empty. */
   body(): Promise<unknown>;
 }
@@ -37,6 +41,16 @@ export interface Route {
   readonly method: string;
   readonly pattern: string;
   readonly access: Access;
+  /**
+   * A wallet-scoped route: `Authorization: Bearer <JWT>` must carry `scope` (401/403), checked
+   * after the API key. `required` (default always) may make the JWT optional; a JWT sent anyway is
+   * still checked. `forbiddenBody` is merged into the 403 body (an operation's own 403 shape).
+   */
+  readonly wallet?: {
+    readonly scope: string;
+    readonly required?: () => boolean;
+    readonly forbiddenBody?: Readonly<Record<string, unknown>>;
+  };
   readonly handler: Handler;
 }
 
@@ -83,6 +97,10 @@ export interface ServerState {
   readonly chain: string;
   readonly events: EventLog;
   readonly keys: KeyStore;
+  /** SIWE sessions, PATs, wallet JWTs (src/sandbox/auth). */
+  readonly auth: AuthService;
+  /** The one clock of lifetimes (keys, sessions, JWTs), movable from `/_sandbox/clock`. */
+  readonly clock: SandboxClock;
   readonly faults: Faults;
   /** Requests held open by the `'timeout'` cancel fault (dropped at close). */
   readonly held: HeldRequests;

@@ -5,6 +5,7 @@ import {
   activityOf,
   buildMint,
   type DropState,
+  dropEligibility,
   moveStage,
   parseMintRequest,
   readDropState,
@@ -19,7 +20,9 @@ import type { Route, ServerState } from '../types.ts';
 
 /**
  * Drops: `GET /api/v2/drops` (type featured | upcoming | recently_minted, limit 1–100, chains,
- * cursor), `GET /api/v2/drops/{slug}` and `POST /api/v2/drops/{slug}/mint` (src/sandbox/data/drops.ts).
+ * cursor), `GET /api/v2/drops/{slug}`, `POST /api/v2/drops/{slug}/mint` and, wallet-scoped (API key
+ * and a wallet JWT with `read:eligibility`), `GET /api/v2/drops/{slug}/eligibility`: each stage,
+ * allowlist stages included, judged for the JWT's wallet (src/sandbox/data/drops.ts).
  *
  * List types: `featured` = every drop, minting first, then upcoming, paused, ended; `upcoming` =
  * drops not minting with a stage still ahead, soonest first; `recently_minted` = drops with at
@@ -99,6 +102,17 @@ export function dropRoutes(state: ServerState): Route[] {
       handler: async (ctx) => {
         const d = drop(ctx.params['slug'] as string);
         return { json: renderDrop(await readDropState(fixture(), d), state.chain, true) };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/api/v2/drops/{slug}/eligibility',
+      access: 'key',
+      // The document's 403 of this operation is a DropEligibilityResponse: `stages` is required.
+      wallet: { scope: 'read:eligibility', forbiddenBody: { stages: [] } },
+      handler: async (ctx) => {
+        const d = drop(ctx.params['slug'] as string);
+        return { json: await dropEligibility(fixture(), d, (ctx.wallet as { address: string }).address) };
       },
     },
     {

@@ -299,6 +299,9 @@ export function orderRoutes(state: ServerState): Route[] {
       method: 'POST',
       pattern: '/api/v2/orders/chain/{chain}/protocol/{protocol_address}/{order_hash}/cancel',
       access: 'key',
+      // API key alone, or API key + wallet JWT with `write:orders` (the JWT's wallet is the caller);
+      // the `requireJwtOnCancel` switch makes the JWT mandatory.
+      wallet: { scope: 'write:orders', required: () => state.auth.requireJwtOnCancel },
       handler: async (ctx) => {
         const body = await ctx.body();
         if (body !== undefined && !isObject(body))
@@ -312,7 +315,7 @@ export function orderRoutes(state: ServerState): Route[] {
           ctx.params['protocol_address'] as string,
           ctx.params['order_hash'] as string,
           body ?? {},
-          ctx.principal?.account,
+          ctx.wallet?.address ?? ctx.principal?.account,
           faults.options,
         );
         const fill = faults.prepared();
