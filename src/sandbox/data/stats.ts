@@ -50,6 +50,23 @@ export function salesOf(events: readonly MarketEvent[], slug: string): MarketEve
   return events.filter((e) => e.kind === 'sale' && e.collection === slug);
 }
 
+/** Sales count and ETH volume (wei) of `sales` in the window of `windowMs` ending at `nowMs`. */
+export function activityIn(
+  sales: readonly MarketEvent[],
+  windowMs: number,
+  nowMs: number,
+): { readonly sales: number; readonly volume: bigint } {
+  let volume = 0n;
+  let n = 0;
+  for (const e of sales) {
+    if (e.timestampMs > nowMs - windowMs && e.timestampMs <= nowMs) {
+      volume += ethVolumeOf(e);
+      n++;
+    }
+  }
+  return { sales: n, volume };
+}
+
 export function collectionStats(
   events: readonly MarketEvent[],
   slug: string,
@@ -61,15 +78,8 @@ export function collectionStats(
   let total = 0n;
   for (const e of sales) total += ethVolumeOf(e);
   const intervals = INTERVALS.map(([interval, ms]): IntervalStat => {
-    let volume = 0n;
-    let n = 0;
-    for (const e of sales) {
-      if (e.timestampMs > nowMs - ms && e.timestampMs <= nowMs) {
-        volume += ethVolumeOf(e);
-        n++;
-      }
-    }
-    return { interval, volume: toDisplay(volume, 18), volume_symbol: 'ETH', sales: n };
+    const a = activityIn(sales, ms, nowMs);
+    return { interval, volume: toDisplay(a.volume, 18), volume_symbol: 'ETH', sales: a.sales };
   });
   return {
     total: {

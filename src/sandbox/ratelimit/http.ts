@@ -1,12 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LimitGroup, TakeDecision, TokenBucketLimiter } from './token-bucket.ts';
 
-/** The rate-limit group of a request: `*\/fulfillment_data` → fulfillment, GET/HEAD → read, else write. */
+/**
+ * The rate-limit group of a request: `*\/fulfillment_data` → fulfillment, GET/HEAD and the batch
+ * reads (`POST /api/v2/{collections,nfts,tokens}/batch`: lists by identifier, nothing written) →
+ * read, else write.
+ */
 export function groupOfRequest(method: string | undefined, url: string | undefined): LimitGroup {
   const path = (url ?? '/').split('?', 1)[0] ?? '/';
   if (/\/fulfillment_data\/?$/.test(path)) return 'fulfillment';
   const m = (method ?? 'GET').toUpperCase();
   if (m === 'GET' || m === 'HEAD') return 'read';
+  if (/^\/api\/v2\/(collections|nfts|tokens)\/batch\/?$/.test(path)) return 'read';
   return 'write';
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../errors.ts';
+import { TOON_CONTENT_TYPE, toonOfJson, wantsToon } from './toon.ts';
 
 /** Default cap of a request body (Seaport orders are a few KB). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -17,10 +18,14 @@ export function sendJson(
 ): void {
   // A response already ended, or whose connection was dropped (a held request), gets nothing.
   if (res.writableEnded || res.destroyed) return;
-  const text = Buffer.from(toJson(body));
+  // `Accept: text/markdown` on the API: the same body as TOON (src/sandbox/server/toon.ts).
+  const toon = wantsToon(res.req);
+  const json = toJson(body);
+  const text = Buffer.from(toon ? toonOfJson(json) : json);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Type', toon ? TOON_CONTENT_TYPE : 'application/json');
+  res.setHeader('Vary', 'Accept');
   res.setHeader('Content-Length', String(text.length));
   res.end(text);
 }

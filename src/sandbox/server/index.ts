@@ -39,16 +39,20 @@ import {
 } from './keys.ts';
 import type { TxInfo } from './render-events.ts';
 import { Router } from './router.ts';
+import { accountRoutes } from './routes/accounts.ts';
 import { adminRoutes, collectStats, RequestCounters, type SandboxStats } from './routes/admin.ts';
 import { authRoutes } from './routes/auth.ts';
 import { clockRoutes } from './routes/clock.ts';
+import { collectionListRoutes } from './routes/collection-lists.ts';
 import { dropRoutes } from './routes/drops.ts';
 import { eventRoutes } from './routes/events.ts';
 import { externalListingRoutes } from './routes/external-listings.ts';
 import { marketDataRoutes } from './routes/market-data.ts';
 import { metadataRoutes } from './routes/metadata.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { searchRoutes } from './routes/search.ts';
 import { swapRoutes } from './routes/swap.ts';
+import { tokenRoutes } from './routes/tokens.ts';
 import type {
   CancelWindowFiller,
   LegacyOrderRenderer,
@@ -232,6 +236,10 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     ...metadataRoutes(state),
     ...marketDataRoutes(state, data),
     ...swapRoutes(state, data),
+    ...tokenRoutes(state, data),
+    ...searchRoutes(state, data),
+    ...accountRoutes(state, data),
+    ...collectionListRoutes(state, data),
     ...dropRoutes(state),
     ...adminRoutes(state, counters, startedAt),
     ...externalListingRoutes(state, data),

@@ -103,7 +103,21 @@ export function identifierParam(raw: string | undefined): bigint {
   return BigInt(raw);
 }
 
-function renderCtx(state: ServerState): RenderContext {
+/** The token of a path (`{chain}`, `{address}`): 400 malformed, 404 not one of the sandbox's. */
+export function tokenOfPath(
+  state: ServerState,
+  data: MarketData,
+  ctx: RequestContext,
+  what: string,
+): TokenInfo {
+  const chain = checkChainParam(state, ctx.params['chain']);
+  const address = addressParam(ctx.params['address']);
+  const t = tokenByAddress(data.tokens(), address);
+  if (!t) throw new HttpError(404, `${what} ${address.toLowerCase()} not found on ${chain}`);
+  return t;
+}
+
+export function renderCtx(state: ServerState): RenderContext {
   return { chain: state.chain, publicUrl: state.publicUrl, createdAtMs: state.createdAtMs };
 }
 
@@ -131,6 +145,33 @@ async function balanceOf(fx: ChainFixture, t: TokenInfo, owner: string): Promise
   if (t.native) return fx.provider.getBalance(owner);
   const c = new Contract(t.address, ['function balanceOf(address) view returns (uint256)'], fx.provider);
   return (await c.getFunction('balanceOf')(owner)) as bigint;
+}
+
+/** The token ids of a collection in circulation (from the chain). */
+export async function tokenIdsOf(data: MarketData, v: CollectionView): Promise<string[]> {
+  if (v.kind === 'offchain') return Array.from({ length: v.presetSupply ?? 0 }, (_, i) => String(i + 1));
+  const h = await data.holdings();
+  if (h) return h.tokenIds(v.contract);
+  return Array.from({ length: v.presetSupply ?? 0 }, (_, i) => String(i + 1));
+}
+
+/** `GET /api/v2/collections/{slug}`'s body: the collection with what its owner saved. */
+export async function collectionDetail(
+  state: ServerState,
+  data: MarketData,
+  v: CollectionView,
+): Promise<Record<string, unknown>> {
+  const prices = await data.prices();
+  const listing = renderPaymentToken(ETH_TOKEN, state.chain, prices);
+  const wethToken = tokenBySymbol(data.tokens(), 'WETH');
+  const offer = wethToken ? renderPaymentToken(wethToken, state.chain, prices) : listing;
+  const items = (await tokenIdsOf(data, v)).length;
+  const body = renderCollection(v, renderCtx(state), { items }, { listing, offer });
+  const profile = data.profileIfAny(v.slug);
+  if (!profile) return body;
+  const { medium_username: _medium, ...shown } = profile.fields;
+  const editors = [...new Set([...(body['editors'] as string[]), ...profile.editors])];
+  return { ...body, ...shown, editors };
 }
 
 export function marketDataRoutes(state: ServerState, data: MarketData): Route[] {
@@ -173,13 +214,7 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
     return v;
   }
 
-  /** The token ids of a collection in circulation (from the chain). */
-  async function tokenIds(v: CollectionView): Promise<string[]> {
-    if (v.kind === 'offchain') return Array.from({ length: v.presetSupply ?? 0 }, (_, i) => String(i + 1));
-    const h = await data.holdings();
-    if (h) return h.tokenIds(v.contract);
-    return Array.from({ length: v.presetSupply ?? 0 }, (_, i) => String(i + 1));
-  }
+  const tokenIds = (v: CollectionView) => tokenIdsOf(data, v);
 
   /** The NFT of a path (chain, address, identifier); 404 unless it is in circulation. */
   async function nftOf(ctx: RequestContext): Promise<{ v: CollectionView; id: bigint }> {
@@ -225,21 +260,9 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
       method: 'GET',
       pattern: '/api/v2/collections/{slug}',
       access: 'key',
-      handler: async (ctx) => {
-        const v = await collection(ctx.params['slug'] as string);
-        const prices = await data.prices();
-        const tokens = data.tokens();
-        const listing = renderPaymentToken(ETH_TOKEN, state.chain, prices);
-        const wethToken = tokenBySymbol(tokens, 'WETH');
-        const offer = wethToken ? renderPaymentToken(wethToken, state.chain, prices) : listing;
-        const items = (await tokenIds(v)).length;
-        const body = renderCollection(v, renderCtx(state), { items }, { listing, offer });
-        const profile = data.profileIfAny(v.slug);
-        if (!profile) return { json: body };
-        const { medium_username: _medium, ...shown } = profile.fields;
-        const editors = [...new Set([...(body['editors'] as string[]), ...profile.editors])];
-        return { json: { ...body, ...shown, editors } };
-      },
+      handler: async (ctx) => ({
+        json: await collectionDetail(state, data, await collection(ctx.params['slug'] as string)),
+      }),
     },
     {
       method: 'GET',
@@ -437,11 +460,8 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
       pattern: '/api/v2/chain/{chain}/payment_token/{address}',
       access: 'key',
       handler: async (ctx) => {
-        const chain = checkChainParam(state, ctx.params['chain']);
-        const address = addressParam(ctx.params['address']);
-        const t = tokenByAddress(data.tokens(), address);
-        if (!t) throw new HttpError(404, `Payment token ${address.toLowerCase()} not found on ${chain}`);
-        return { json: renderPaymentToken(t, chain, await data.prices()) };
+        const t = tokenOfPath(state, data, ctx, 'Payment token');
+        return { json: renderPaymentToken(t, state.chain, await data.prices()) };
       },
     },
     {

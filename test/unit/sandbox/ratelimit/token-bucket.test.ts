@@ -92,6 +92,10 @@ describe('request groups and the throttle body', () => {
     ['POST', '/api/v2/orders/ethereum/seaport/offers', 'write'],
     ['PATCH', '/api/v2/collections/x', 'write'],
     ['DELETE', '/api/v2/auth/tokens/1', 'write'],
+    ['POST', '/api/v2/collections/batch', 'read'],
+    ['POST', '/api/v2/nfts/batch', 'read'],
+    ['POST', '/api/v2/tokens/batch?x=1', 'read'],
+    ['POST', '/api/v2/collections/batch/extra', 'write'],
   ] as const)('%s %s → %s', (method, path, group) => {
     expect(groupOfRequest(method, path)).toBe(group);
   });
