@@ -1,6 +1,7 @@
 // The engine's persistence ports backed by the SQLite store: the write-ahead intent journal (the
-// store's `intents` table, ids prefixed `engine:` so they never collide with the execution
-// layer's own intents), per-strategy state (`strategy_state`) and the spend ledger (`spend`, kind
+// store's `intents` table: one row per intent, kind `engine.<kind>` and the engine's facts under
+// `payload.journal` until the execution layer claims the row for a buy, swap or mint), per-strategy
+// state (`strategy_state`) and the spend ledger (`spend`, kind
 // `ledger:<kind>:<items>:<account>:<collection>` so the engine's budget entries are told apart
 // from the execution layer's price/fee/gas rows).
 
@@ -14,77 +15,91 @@ import type {
   SpendLedger,
   StrategyStateStore,
 } from '../engine/index.ts';
-import { type Store, toJson } from '../store/index.ts';
+import { type IntentRecord, JOURNAL_KEY, JOURNAL_KIND_PREFIX, type Store } from '../store/index.ts';
 import type { Intent } from '../strategy.ts';
 
-const PREFIX = 'engine:';
-const KIND_PREFIX = 'engine.';
 const LEDGER = 'ledger:';
 
-interface Payload {
+/** The engine's facts of an intent, under `payload.journal` of its row. */
+interface Journaled {
   readonly intent: Intent;
   readonly orderHash?: string;
   readonly spent?: bigint;
   readonly errorCode?: string;
+  readonly errorMessage?: string;
+}
+
+function journaledOf(r: IntentRecord): Journaled | undefined {
+  const p = r.payload;
+  if (p === null || typeof p !== 'object') return undefined;
+  const j = (p as Record<string, unknown>)[JOURNAL_KEY];
+  return j !== null && typeof j === 'object' && 'intent' in j ? (j as Journaled) : undefined;
 }
 
 export function storeJournal(store: Store): IntentJournal {
-  const setPayload = store.db.prepare('UPDATE intents SET payload = ? WHERE id = ?');
-  const payloads = new Map<string, Payload>();
-  const toRecord = (r: ReturnType<Store['intents']['get']> & object): JournalRecord | undefined => {
-    if (!r.id.startsWith(PREFIX)) return undefined;
-    const p = r.payload as Payload;
-    const errorMessage = r.error;
+  const toRecord = (r: IntentRecord): JournalRecord | undefined => {
+    const j = journaledOf(r);
+    if (j === undefined) return undefined;
+    const message = j.errorMessage ?? r.error;
     return {
-      id: r.id.slice(PREFIX.length),
+      id: r.id,
       strategyId: r.strategy,
-      intent: p.intent,
+      intent: j.intent,
       state: r.state,
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,
-      ...(p.orderHash !== undefined ? { orderHash: p.orderHash as OrderHash } : {}),
-      ...(p.spent !== undefined ? { spent: p.spent } : {}),
-      ...(errorMessage !== undefined
-        ? { error: { code: p.errorCode ?? 'error', message: errorMessage } }
-        : {}),
+      ...(j.orderHash !== undefined ? { orderHash: j.orderHash as OrderHash } : {}),
+      ...(j.spent !== undefined ? { spent: j.spent } : {}),
+      ...(message !== undefined ? { error: { code: j.errorCode ?? 'error', message } } : {}),
     };
   };
   return {
     append(record: JournalRecord) {
-      const payload: Payload = { intent: record.intent };
-      payloads.set(record.id, payload);
+      const journal: Journaled = { intent: record.intent };
       store.intents.create({
-        id: PREFIX + record.id,
+        id: record.id,
         strategy: record.strategyId,
-        kind: KIND_PREFIX + record.intent.kind,
+        kind: JOURNAL_KIND_PREFIX + record.intent.kind,
         targetKey: `${record.strategyId}|${record.intent.target}`,
-        payload,
+        payload: { [JOURNAL_KEY]: journal },
         state: record.state,
       });
     },
     update(id: string, patch: JournalPatch) {
-      const key = PREFIX + id;
       store.transaction(
         () => {
-          if (patch.orderHash !== undefined || patch.spent !== undefined || patch.error !== undefined) {
-            const prev = payloads.get(id) ?? (store.intents.get(key)?.payload as Payload | undefined);
-            if (prev !== undefined) {
-              const next: Payload = {
-                ...prev,
-                ...(patch.orderHash !== undefined ? { orderHash: patch.orderHash } : {}),
-                ...(patch.spent !== undefined ? { spent: patch.spent } : {}),
-                ...(patch.error !== undefined ? { errorCode: patch.error.code } : {}),
-              };
-              payloads.set(id, next);
-              setPayload.run(toJson(next), key);
-            }
+          // Read fresh: the execution layer may have claimed the row and written its own payload.
+          const row = store.intents.get(id);
+          if (row === undefined) throw new RangeError(`no journal record '${id}'`);
+          const prev = journaledOf(row);
+          if (
+            prev !== undefined &&
+            (patch.orderHash !== undefined || patch.spent !== undefined || patch.error !== undefined)
+          ) {
+            const next: Journaled = {
+              ...prev,
+              ...(patch.orderHash !== undefined ? { orderHash: patch.orderHash } : {}),
+              ...(patch.spent !== undefined ? { spent: patch.spent } : {}),
+              ...(patch.error !== undefined
+                ? { errorCode: patch.error.code, errorMessage: patch.error.message }
+                : {}),
+            };
+            store.intents.setPayload(id, {
+              ...(row.payload as Record<string, unknown>),
+              [JOURNAL_KEY]: next,
+            });
           }
-          store.intents.setState(key, patch.state, patch.error?.message);
+          // A claimed row keeps the execution layer's own error code in its error column.
+          const claimed = !row.kind.startsWith(JOURNAL_KIND_PREFIX);
+          store.intents.setState(
+            id,
+            patch.state,
+            claimed ? (row.error ?? patch.error?.message) : patch.error?.message,
+          );
         },
         // `sent` is rebuilt by reconcile; every other state change is worth an fsync.
         { durable: patch.state !== 'sent' },
       );
-      if (patch.state === 'done' || patch.state === 'failed') payloads.delete(id);
     },
     list(filter?: { readonly states?: readonly IntentState[] }) {
       const states: IntentState[] = filter?.states

@@ -29,7 +29,7 @@ import type { SendResult, Submitted, TxRequest, TxSender } from '../chain/index.
 import { FatalError, isBaseError, RejectedError, TransientError } from '../errors/index.ts';
 import { silentLogger } from '../observability/index.ts';
 import type { TxRequest as SeaportTxRequest } from '../seaport/index.ts';
-import type { IntentRecord, IntentState, TxRecord } from '../store/index.ts';
+import { type IntentRecord, type IntentState, JOURNAL_KIND_PREFIX, type TxRecord } from '../store/index.ts';
 import {
   type AcceptOfferInput,
   type BuyListingInput,
@@ -250,8 +250,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return store.transactions.byIntent(subId(rec.id, MAIN_STEP[rec.kind as ExecutionKind]));
   }
 
-  function outcomeOf(intentId: string, replayed = false): ExecutionOutcome | undefined {
+  /** The execution layer's row of an intent: not the engine's journal row before it is claimed. */
+  function executionRow(intentId: string): IntentRecord | undefined {
     const rec = store.intents.get(intentId);
+    return rec === undefined || rec.kind.startsWith(JOURNAL_KIND_PREFIX) ? undefined : rec;
+  }
+
+  function outcomeOf(intentId: string, replayed = false): ExecutionOutcome | undefined {
+    const rec = executionRow(intentId);
     if (!rec) return undefined;
     const kind = rec.kind as ExecutionKind;
     const txs = mainTxs(rec);
@@ -319,7 +325,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
             );
           }
         }
+        // The engine's journal row of this intent becomes the execution row (one row per intent).
         if (
+          !store.intents.claim(intentId, { kind, targetKey, payload }) &&
           !store.intents.create({
             id: intentId,
             strategy: strategy ?? defaultStrategy,
@@ -338,7 +346,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
   /** A repeated intent id: the recorded outcome, never a second execution. */
   async function replay(intentId: string, kind: ExecutionKind): Promise<ExecutionOutcome | undefined> {
-    const rec = store.intents.get(intentId);
+    const rec = executionRow(intentId);
     if (!rec) return undefined;
     if (rec.kind !== kind) {
       throw new RejectedError('intent_kind_mismatch', `intent ${intentId} is a ${rec.kind}, not a ${kind}`);
@@ -679,7 +687,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     try {
       return await body();
     } catch (e) {
-      const rec = store.intents.get(intentId);
+      const rec = executionRow(intentId);
       if (rec && OPEN.includes(rec.state)) {
         const txs = store.transactions.byIntent(subId(intentId, MAIN_STEP[kind]));
         const out = txs.some((t) => LIVE.has(t.state) || isIncluded(t));

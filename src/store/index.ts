@@ -16,6 +16,8 @@ export {
   type IntentRecord,
   type IntentRepo,
   type IntentState,
+  JOURNAL_KEY,
+  JOURNAL_KIND_PREFIX,
   type NewIntent,
   OPEN_INTENT_STATES,
 } from './intents.ts';

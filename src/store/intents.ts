@@ -6,6 +6,14 @@ export type IntentState = (typeof INTENT_STATES)[number];
 /** States whose outcome is not settled: they block budget and must be reconciled at start. */
 export const OPEN_INTENT_STATES: readonly IntentState[] = Object.freeze(['pending', 'sent', 'unknown']);
 
+/**
+ * The engine's write-ahead record of an intent: kind `engine.<intent kind>`, its facts under
+ * `payload.journal`. The execution layer that carries the intent out claims the same row (its own
+ * kind, target and payload beside `journal`), so every intent has one row.
+ */
+export const JOURNAL_KIND_PREFIX = 'engine.';
+export const JOURNAL_KEY = 'journal';
+
 export interface IntentRecord {
   readonly id: string;
   readonly strategy: string;
@@ -33,6 +41,14 @@ export interface IntentRepo {
   create(intent: NewIntent): boolean;
   get(id: string): IntentRecord | undefined;
   setState(id: string, state: IntentState, error?: string): void;
+  /** Replaces the payload of an intent (the whole JSON value). */
+  setPayload(id: string, payload: unknown): void;
+  /**
+   * Takes over the engine's journal row of this id (kind `engine.*`, still `pending` or `sent`):
+   * its kind, target and payload become the caller's, keeping `payload.journal`; state `pending`.
+   * False (nothing changed) when there is no such row.
+   */
+  claim(id: string, next: Pick<NewIntent, 'kind' | 'targetKey' | 'payload'>): boolean;
   listByState(...states: IntentState[]): IntentRecord[];
   /** Intents on this target that are not settled (pending, sent, unknown). */
   openForTarget(targetKey: string): IntentRecord[];
@@ -71,6 +87,11 @@ export function createIntentRepo(db: Db, now: () => number): IntentRepo {
   );
   const getStmt = db.prepare<[string], Row>('SELECT * FROM intents WHERE id = ?');
   const setStmt = db.prepare('UPDATE intents SET state = ?, error = ?, updated_at = ? WHERE id = ?');
+  const setPayloadStmt = db.prepare('UPDATE intents SET payload = ?, updated_at = ? WHERE id = ?');
+  const claimStmt = db.prepare(
+    `UPDATE intents SET kind = @kind, target_key = @targetKey, payload = @payload, state = 'pending', error = NULL,
+       updated_at = @at WHERE id = @id AND kind LIKE '${JOURNAL_KIND_PREFIX}%' AND state IN ('pending','sent')`,
+  );
   const byTarget = db.prepare<[string], Row>(
     "SELECT * FROM intents WHERE target_key = ? AND state IN ('pending','sent','unknown') ORDER BY created_at, rowid",
   );
@@ -94,6 +115,26 @@ export function createIntentRepo(db: Db, now: () => number): IntentRepo {
     setState(id, state, error) {
       const info = setStmt.run(state, error ?? null, now(), id);
       if (info.changes !== 1) throw new RangeError(`no intent with id '${id}'`);
+    },
+    setPayload(id, payload) {
+      const info = setPayloadStmt.run(toJson(payload), now(), id);
+      if (info.changes !== 1) throw new RangeError(`no intent with id '${id}'`);
+    },
+    claim(id, next) {
+      const prev = getStmt.get(id);
+      if (prev === undefined || !prev.kind.startsWith(JOURNAL_KIND_PREFIX)) return false;
+      const journal = (fromJson(prev.payload) as Record<string, unknown> | null)?.[JOURNAL_KEY];
+      if (next.payload === null || typeof next.payload !== 'object' || Array.isArray(next.payload))
+        throw new TypeError(`intent ${id}: a claimed intent's payload must be an object`);
+      const payload = { ...(next.payload as Record<string, unknown>), [JOURNAL_KEY]: journal };
+      const info = claimStmt.run({
+        id,
+        kind: next.kind,
+        targetKey: next.targetKey,
+        payload: toJson(payload),
+        at: now(),
+      });
+      return info.changes === 1;
     },
     listByState(...states) {
       if (states.length === 0) return [];

@@ -187,6 +187,18 @@ CREATE TABLE order_fills (
 ) STRICT;
 `,
   },
+  {
+    version: 3,
+    description:
+      "intents: one row per intent — the engine's journal record (was a second row 'engine:<id>') moves under payload.journal of the execution row of the same id, or becomes the row",
+    sql: `
+UPDATE intents
+   SET payload = json_set(payload, '$.journal', json((SELECT e.payload FROM intents e WHERE e.id = 'engine:' || intents.id)))
+ WHERE id NOT LIKE 'engine:%' AND EXISTS (SELECT 1 FROM intents e WHERE e.id = 'engine:' || intents.id);
+DELETE FROM intents WHERE id LIKE 'engine:%' AND substr(id, 8) IN (SELECT id FROM intents);
+UPDATE intents SET id = substr(id, 8), payload = json_object('journal', json(payload)) WHERE id LIKE 'engine:%';
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

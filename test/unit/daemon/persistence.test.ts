@@ -14,7 +14,7 @@ let store: Store;
 afterEach(() => store?.close());
 
 describe('engine ports on the SQLite store', () => {
-  it('journal: write-ahead record, state changes, order hash and spend survive; ids never collide with execution intents', () => {
+  it('journal: write-ahead record, state changes, order hash and spend survive a restart, one row per intent', () => {
     store = openStore(':memory:');
     const j = storeJournal(store);
     const intent = placeOffer({
@@ -36,10 +36,11 @@ describe('engine ports on the SQLite store', () => {
       updatedAt: 4,
     });
     j.update('a-2', { state: 'failed', at: 5, error: { code: 'http_404', message: 'gone' } });
-    // the execution layer's own intent with the same bare id is another row
+    // the journal row is the intent's only row: a second row of the same id cannot be made
     expect(
       store.intents.create({ id: 'a-1', strategy: 'x', kind: 'buy_listing', targetKey: 't', payload: {} }),
-    ).toBe(true);
+    ).toBe(false);
+    expect(store.db.prepare('SELECT count(*) AS n FROM intents').get()).toEqual({ n: 2 });
     // a fresh journal over the same store (a restart) reads it all back
     const again = storeJournal(store);
     const all = again.list() as readonly JournalRecord[];
@@ -51,6 +52,40 @@ describe('engine ports on the SQLite store', () => {
     expect(done?.intent).toEqual(intent);
     const failed = all.find((r) => r.id === 'a-2');
     expect(failed?.error).toEqual({ code: 'http_404', message: 'gone' });
+  });
+
+  it('journal: the execution layer claims the row (its kind, target, payload and error code), the journal facts stay', () => {
+    store = openStore(':memory:');
+    const j = storeJournal(store);
+    const intent = cancelOrder({ orderHash: '0xdef' as OrderHash });
+    j.append({ id: 'b-1', strategyId: 'sniper', intent, state: 'pending', createdAt: 1, updatedAt: 1 });
+    // not claimable once settled; claimable while pending or sent
+    j.update('b-1', { state: 'sent', at: 2 });
+    expect(
+      store.intents.claim('b-1', {
+        kind: 'buy_listing',
+        targetKey: 'listing:0xdef',
+        payload: { orderHash: '0xdef' },
+      }),
+    ).toBe(true);
+    expect(store.intents.claim('nope', { kind: 'buy_listing', targetKey: 'x', payload: {} })).toBe(false);
+    // a second claim of an execution row is refused (only journal rows are claimed)
+    expect(store.intents.claim('b-1', { kind: 'swap', targetKey: 'y', payload: {} })).toBe(false);
+    const row = store.intents.get('b-1');
+    expect(row).toMatchObject({ kind: 'buy_listing', targetKey: 'listing:0xdef', state: 'pending' });
+    expect(row?.payload).toMatchObject({ orderHash: '0xdef' });
+    store.intents.setState('b-1', 'failed', 'tx_reverted');
+    j.update('b-1', { state: 'failed', at: 3, error: { code: 'tx_reverted', message: 'the buy reverted' } });
+    const after = store.intents.get('b-1');
+    expect(after?.error).toBe('tx_reverted'); // the execution layer's code is not overwritten
+    expect(after?.payload).toMatchObject({ orderHash: '0xdef' });
+    const rec = (j.list() as readonly JournalRecord[]).find((r) => r.id === 'b-1');
+    expect(rec?.intent).toEqual(intent);
+    expect(rec?.error).toEqual({ code: 'tx_reverted', message: 'the buy reverted' });
+    // settled rows are not claimed again
+    j.append({ id: 'b-2', strategyId: 'sniper', intent, state: 'pending', createdAt: 4, updatedAt: 4 });
+    j.update('b-2', { state: 'failed', at: 5, error: { code: 'x', message: 'y' } });
+    expect(store.intents.claim('b-2', { kind: 'buy_listing', targetKey: 'z', payload: {} })).toBe(false);
   });
 
   it('spend ledger: entries round-trip (bigints, items, account, collection) and execution rows are not read as budget', () => {

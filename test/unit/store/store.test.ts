@@ -137,6 +137,41 @@ describe('openStore', () => {
     s2.close();
   });
 
+  it("migrates schema 2's two rows of an intent to one: the engine's record under payload.journal", () => {
+    const p = join(dir, 'v2.db');
+    const v2 = openDb(p, { migrations: MIGRATIONS.slice(0, 2) });
+    expect(schemaVersion(v2)).toBe(2);
+    const insert = v2.prepare(
+      `INSERT INTO intents (id, strategy, kind, target_key, payload, state, error, created_at, updated_at)
+       VALUES (?, 's', ?, ?, ?, ?, ?, 1, 2)`,
+    );
+    const journal = (kind: string) =>
+      JSON.stringify({ intent: { kind, target: 't' }, spent: { $bigint: '5' } });
+    // a buy: the engine's row and the execution row of the same id
+    insert.run('engine:b1', 'engine.buy_listing', 's|t', journal('buy_listing'), 'done', null);
+    insert.run('b1', 'buy_listing', 'listing:0x1', JSON.stringify({ orderHash: '0x1' }), 'done', null);
+    // an offer: the engine's row only
+    insert.run('engine:o1', 'engine.place_offer', 's|t', journal('place_offer'), 'failed', 'refused');
+    v2.close();
+    const store = open('v2.db');
+    expect(store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+    const ids = store.db.prepare('SELECT id FROM intents ORDER BY id').all();
+    expect(ids).toEqual([{ id: 'b1' }, { id: 'o1' }]);
+    expect(store.intents.get('b1')).toMatchObject({
+      kind: 'buy_listing',
+      targetKey: 'listing:0x1',
+      state: 'done',
+      payload: { orderHash: '0x1', journal: { intent: { kind: 'buy_listing', target: 't' }, spent: 5n } },
+    });
+    expect(store.intents.get('o1')).toMatchObject({
+      kind: 'engine.place_offer',
+      state: 'failed',
+      error: 'refused',
+      payload: { journal: { intent: { kind: 'place_offer', target: 't' }, spent: 5n } },
+    });
+    store.close();
+  });
+
   it('migrates orders of schema 1 to the ledger: pending becomes posted, the rest is kept', () => {
     const p = join(dir, 'v1.db');
     const v1 = openDb(p, { migrations: MIGRATIONS.slice(0, 1) });
