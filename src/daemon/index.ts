@@ -7,8 +7,12 @@
 //   4. tx sender reconcile (every written-ahead transaction resolved), Seaport orders/approvals,
 //      calldata guard, execution reconcile (every open buy/swap/mint resolved)
 //   5. market view (first load), balances and drops, stream client (watermarks from the store)
-//   6. engine: strategies loaded, journal replayed, intents of unknown outcome settled
-//   7. stream subscribed → view → paper book → engine; cron running; control endpoint serving
+//   6. engine built: strategies loaded
+// build() stops there (state `built`: every adapter connected and reconciled, nothing trading,
+// nothing listening); listen() goes on:
+//   7. engine started: journal replayed, intents of unknown outcome settled, init hooks, cron
+//   8. stream → view → paper book → engine; poll timer; control endpoint serving
+// start() is build() then listen().
 // stop(): no new intents, executions in flight finish (or time out), stream closed, watermarks and
 // the paper report saved, store closed. Idempotent.
 
@@ -92,6 +96,11 @@ export interface DaemonDeps {
 }
 
 export interface Daemon {
+  /** Opens, connects and reconciles every adapter and builds the engine; trades nothing, serves nothing. */
+  build(): Promise<void>;
+  /** Builds if not built, then starts the engine, the poll timer and the control endpoint. */
+  listen(): Promise<void>;
+  /** build() then listen(). */
   start(): Promise<void>;
   stop(): Promise<void>;
   status(): DaemonStatus;
@@ -113,7 +122,7 @@ const ROUTER = new Interface([
   'function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[] amounts)',
 ]);
 
-type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
+type State = 'new' | 'starting' | 'built' | 'running' | 'stopping' | 'stopped' | 'failed';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
@@ -151,7 +160,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let failure: string | null = null;
   let startedAt = 0;
   let readyAt = 0;
-  let startPromise: Promise<void> | null = null;
+  let buildPromise: Promise<void> | null = null;
+  let listenPromise: Promise<void> | null = null;
   let stopPromise: Promise<void> | null = null;
 
   // adapters, created by start()
@@ -168,6 +178,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let view: MarketView | undefined;
   let stream: StreamClient | undefined;
   let engine: Engine | undefined;
+  let engineStarted = false;
   let ledger: OrderLedger | undefined;
   let desk: OrderDesk | undefined;
   let paperExec: PaperExecutor | undefined;
@@ -176,6 +187,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let control: ControlServer | undefined;
   let pollTimer: ReturnType<typeof setInterval> | undefined;
   let wallet: Address = ZERO_ADDRESS;
+  /** Every adapter's options from the config, once the wallet is known (build). */
+  let ao: ReturnType<typeof adapterOptions> = adapterOptions(options, ZERO_ADDRESS);
   const reconcileSummary: Record<string, number> = {};
   let finalStatus: DaemonStatus | undefined;
 
@@ -318,7 +331,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     persistWatermarks();
   }
 
-  async function doStart(): Promise<void> {
+  async function doBuild(): Promise<void> {
     state = 'starting';
     startedAt = clock.now();
     // 1. store
@@ -364,7 +377,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       );
     if (wallet === ZERO_ADDRESS)
       throw new FatalError('wallet_missing', 'no wallet: set wallet.address (paper) or a wallet key');
-    const ao = adapterOptions(options, wallet);
+    ao = adapterOptions(options, wallet);
     const rpcUrl = options.chain.rpcUrl?.reveal() as string;
     rpc = createEthersRpc({ url: rpcUrl, ...ao.rpc });
     await verifyChain(rpc);
@@ -594,12 +607,26 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       }),
       ...ao.engine.timing,
     });
-    await engine.start();
+    state = 'built';
+    progress(`built in ${clock.now() - startedAt} ms: ${strategies.length} strategy(ies), ${executor.mode}`);
+  }
+
+  async function doListen(): Promise<void> {
+    state = 'starting';
+    // 7. engine: journal replayed, unknown outcomes settled, init hooks, cron
+    const e = engine as Engine;
+    engineStarted = true;
+    await e.start();
     progress(
-      `engine started: ${strategies.map((x) => x.id).join(', ') || 'no strategies'} (${executor.mode})`,
+      `engine started: ${
+        e
+          .status()
+          .strategies.map((x) => x.id)
+          .join(', ') || 'no strategies'
+      }`,
     );
 
-    // 7. poll timer and control endpoint
+    // 8. poll timer and control endpoint
     pollTimer = setInterval(() => void poll(), options.pollIntervalMs);
     pollTimer.unref?.();
     const registry = createDaemonMetrics({
@@ -674,7 +701,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     }
     state = 'stopping';
     if (pollTimer) clearInterval(pollTimer);
-    if (engine !== undefined) {
+    if (engine !== undefined && engineStarted) {
       const e = engine;
       const done = e.stop().then(() => true);
       const timedOut = await Promise.race([done, sleep(options.stopTimeoutMs).then(() => false)]);
@@ -791,23 +818,40 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     },
   };
 
+  /** A failed build or listen: said once, everything opened so far closed, state `failed`. */
+  async function failed(e: unknown): Promise<never> {
+    failure = e instanceof BaseError ? e.shortMessage : e instanceof Error ? e.message : String(e);
+    log.error({ err: e }, 'start failed');
+    await doStop().catch(() => undefined);
+    state = 'failed';
+    if (finalStatus !== undefined) finalStatus = { ...finalStatus, state: 'failed', error: failure };
+    throw e;
+  }
+  function build(): Promise<void> {
+    if (stopPromise !== null && buildPromise === null)
+      return Promise.reject(new FatalError('not_running', 'the daemon was stopped before it was built'));
+    buildPromise ??= doBuild().catch(failed);
+    return buildPromise;
+  }
+  function listen(): Promise<void> {
+    listenPromise ??= build().then(() => {
+      if (stopPromise !== null)
+        throw new FatalError('not_running', 'the daemon was stopped before it listened');
+      return doListen().catch(failed);
+    });
+    return listenPromise;
+  }
+
   return {
     ...switches,
-    start() {
-      startPromise ??= doStart().catch(async (e: unknown) => {
-        failure = e instanceof BaseError ? e.shortMessage : e instanceof Error ? e.message : String(e);
-        log.error({ err: e }, 'start failed');
-        await doStop().catch(() => undefined);
-        state = 'failed';
-        if (finalStatus !== undefined) finalStatus = { ...finalStatus, state: 'failed', error: failure };
-        throw e;
-      });
-      return startPromise;
-    },
+    build,
+    listen,
+    start: listen,
     stop() {
       if (stopPromise !== null) return stopPromise;
       stopPromise = (async () => {
-        if (startPromise !== null) await startPromise.catch(() => undefined);
+        const pending = listenPromise ?? buildPromise;
+        if (pending !== null) await pending.catch(() => undefined);
         if (state === 'stopped' || state === 'failed') return;
         await doStop();
       })();

@@ -99,6 +99,13 @@ describe('live: every strategy trades for real on the sandbox', () => {
   const before = { hrp: 0n, minted: 0n, weth: 0n };
   let hrp: string;
   let drop: string;
+  let built: {
+    state: string;
+    url: string | undefined;
+    placed: number;
+    placedLater?: number;
+    intents?: number;
+  };
 
   beforeAll(async () => {
     const w = sb.wallets[0] as { address: string; privateKey: string };
@@ -114,7 +121,15 @@ describe('live: every strategy trades for real on the sandbox', () => {
       logger: silentLogger(),
     });
     daemons.push(daemon);
-    await daemon.start();
+    // build(): every adapter connected and reconciled, the engine built — nothing trades or serves
+    await daemon.build();
+    built = { state: daemon.status().state, url: daemon.url, placed: daemon.status().orders.placed };
+    await sleep(1500);
+    built.placedLater = daemon.status().orders.placed;
+    const db = new Database(join(dir, 'harpoon.db'), { readonly: true });
+    built.intents = (db.prepare('SELECT count(*) AS n FROM intents').get() as { n: number }).n;
+    db.close();
+    await daemon.listen();
     const kinds = () => new Set(daemon.status().fills.recent.map((f) => `${f.strategy}:${f.kind}`));
     await until(
       'a sniper buy, a swap, a mint and offers from both bidders',
@@ -135,6 +150,27 @@ describe('live: every strategy trades for real on the sandbox', () => {
       200_000,
     );
   }, 300_000);
+
+  it('build() connected everything and traded nothing; listen() started it', () => {
+    expect(built).toEqual({ state: 'built', url: undefined, placed: 0, placedLater: 0, intents: 0 });
+    expect(daemon.status().state).toBe('running');
+    expect(daemon.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+  });
+
+  it('one journal row per intent: a buy, a swap and a mint are one row each, the engine record under payload.journal', () => {
+    const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
+    const rows = db
+      .prepare("SELECT id, kind, payload FROM intents WHERE kind IN ('buy_listing','swap','mint')")
+      .all() as { id: string; kind: string; payload: string }[];
+    const stray = db.prepare("SELECT count(*) AS n FROM intents WHERE id LIKE 'engine:%'").get();
+    db.close();
+    expect(stray).toEqual({ n: 0 });
+    expect(new Set(rows.map((r) => r.kind))).toEqual(new Set(['buy_listing', 'swap', 'mint']));
+    for (const r of rows) {
+      const journal = (JSON.parse(r.payload) as { journal?: { intent?: { kind?: string } } }).journal;
+      expect(journal?.intent?.kind, r.id).toBe(r.kind);
+    }
+  });
 
   it('the sniper bought underpriced listings: the NFTs are ours on chain', async () => {
     const db = new Database(join(dir, 'harpoon.db'), { readonly: true, fileMustExist: true });
