@@ -10,8 +10,10 @@
  * - cancel: off-chain through the API (signed zone) with retries while unanswered; an accepted
  *   cancel counts until `last_signature_issued_valid_until`. A refused cancel, a cancel left
  *   unanswered after the retries, or (when the caller needs the order gone) an accepted one
- *   whose window has not passed, becomes a Seaport `cancel` transaction on chain. Only the chain
- *   or a passed window ever says "gone".
+ *   whose window has not passed, becomes a Seaport `cancel` transaction on chain — or, when
+ *   `counterBumpAt` or more are stuck at once, one `incrementCounter()` that voids every order
+ *   signed with the current counter (the others of ours are gone too; strategies post again on
+ *   the new counter). Only the chain or a passed window ever says "gone".
  */
 import type { ApiClient, CallOptions } from '../api/index.ts';
 import type { TxSender } from '../chain/index.ts';
@@ -28,6 +30,7 @@ import {
   cancelRequest,
   criteriaOfferRequest,
   hardCancelTx,
+  incrementCounterTx,
   type OrderComponents,
   type SeaportOrders,
   seaportRequest,
@@ -69,6 +72,11 @@ export interface OrderDeskOptions {
   readonly cancelRetryMs?: number;
   /** On-chain cancels asked for within this window share one Seaport `cancel` transaction; default 25 ms. */
   readonly onChainBatchMs?: number;
+  /**
+   * On-chain cancels of this many orders or more (of one protocol, all on the current counter)
+   * become one `incrementCounter()` (constant gas) in place of `cancel(orders)`; default 10.
+   */
+  readonly counterBumpAt?: number;
   /** After an on-chain cancel, how long to wait for the marketplace's book to drop the order; default 3000 ms. */
   readonly bookSettleMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -128,6 +136,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
   const retryMs = o.cancelRetryMs ?? 500;
   const batchMs = o.onChainBatchMs ?? 25;
   const settleMs = o.bookSettleMs ?? 3000;
+  const bumpAt = Math.max(2, o.counterBumpAt ?? 10);
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let txSeq = 0;
   /** Orders whose post or cancel is under way here: `reconcile` leaves them to their own answer. */
@@ -344,11 +353,32 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     for (const c of all) byProtocol.set(c.protocol, [...(byProtocol.get(c.protocol) ?? []), c]);
     for (const [address, list] of byProtocol) {
       try {
-        const tx = hardCancelTx(
-          { chainId: o.sender.chainId, protocolAddress: address, offerer },
-          list.map((c) => c.components),
+        const counter = list.length >= bumpAt ? await bumpableCounter(list) : undefined;
+        const tx =
+          counter !== undefined
+            ? incrementCounterTx({ chainId: o.sender.chainId, protocolAddress: address })
+            : hardCancelTx(
+                { chainId: o.sender.chainId, protocolAddress: address, offerer },
+                list.map((c) => c.components),
+              );
+        // an increment voids every order of ours signed with that counter, not only those asked for
+        const voided =
+          counter === undefined
+            ? list.map((c) => c.hash)
+            : ledger
+                .counting()
+                .filter(
+                  (x) =>
+                    (x.protocolAddress ?? protocol).toLowerCase() === address.toLowerCase() &&
+                    x.components !== null &&
+                    x.components !== undefined &&
+                    BigInt((x.components as OrderComponents).counter) === counter,
+                )
+                .map((x) => x.orderHash as string);
+        log.warn(
+          { orders: list.map((c) => c.hash), ...(counter !== undefined ? { voided, counter } : {}) },
+          counter !== undefined ? 'cancelling on chain: incrementCounter' : 'cancelling on chain',
         );
-        log.warn({ orders: list.map((c) => c.hash) }, 'cancelling on chain');
         const r = await o.sender.send(`${(list[0] as OnChain).intentId}/cancel-${++txSeq}`, {
           to: tx.to,
           data: tx.data,
@@ -361,14 +391,23 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
           );
         // the chain says gone; the marketplace's book follows its chain watcher a moment later:
         // count the orders until it does (bounded), so its book never shows more than we count
-        await Promise.all(list.map((c) => untilOffBook(c.hash)));
-        for (const c of list) {
-          ledger.note(c.hash, { kind: 'cancelled', source: 'chain' });
-          c.resolve({ state: 'gone' });
-        }
+        await Promise.all(voided.map((h) => untilOffBook(h)));
+        for (const h of voided) ledger.note(h, { kind: 'cancelled', source: 'chain' });
+        for (const c of list) c.resolve({ state: 'gone' });
       } catch (e) {
         for (const c of list) c.reject(e);
       }
+    }
+  }
+
+  /** The current counter when every order of the batch was signed with it (else per-order cancel). */
+  async function bumpableCounter(list: readonly OnChain[]): Promise<bigint | undefined> {
+    try {
+      const { counter } = await o.orders.prepare();
+      return list.every((c) => BigInt(c.components.counter) === counter) ? counter : undefined;
+    } catch (e) {
+      log.warn({ err: e }, 'counter unreadable; cancelling order by order');
+      return undefined;
     }
   }
 

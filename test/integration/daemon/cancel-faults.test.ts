@@ -203,6 +203,8 @@ describe('cancels refused, unanswered or not assured: our offers stay counted un
         const end = Date.now() + seconds * SCALE * 1000;
         while (Date.now() < end) {
           await sample();
+          // every 12 s a bargain under the floor: the bidders reprice, so cancels keep being sent
+          if (samples % 12 === 0) await nudgeFloors();
           await sleep(1000);
         }
         void name;

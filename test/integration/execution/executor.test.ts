@@ -423,16 +423,19 @@ describe('swap and mint settle on chain', () => {
   });
 });
 
+/** The order desk of our wallet (wallets[1]) on the apes collection, wired as the daemon wires it. */
+function myDesk(extra: { counterBumpAt?: number; onChainBatchMs?: number } = {}) {
+  const key = (sb.wallets[1] as { privateKey: string }).privateKey;
+  const fees = ctx()
+    .coll(APES)
+    .fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required }));
+  return deskOn(sb, w, key, { collection: async () => ({ fees, contract: apes() }), ...extra });
+}
+
 describe('our own offers: placed, cancelled off-chain, cancelled on chain when a fill signature is out', () => {
   it('an item offer posted and cancelled off-chain; a collection offer whose fill signature was issued cancelled on chain', async () => {
     {
-      const key = (sb.wallets[1] as { privateKey: string }).privateKey;
-      const collFees = ctx()
-        .coll(APES)
-        .fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required }));
-      const { desk, ledger, reader } = deskOn(sb, w, key, {
-        collection: async () => ({ fees: collFees, contract: apes() }),
-      });
+      const { desk, ledger, reader } = myDesk();
       const api = w.api;
       await mined(erc20(sb.weth, me).getFunction('deposit')({ value: 3n * ETH }));
       const weth = { address: sb.weth.toLowerCase() as never, symbol: 'WETH', decimals: 18 };
@@ -499,5 +502,51 @@ describe('our own offers: placed, cancelled off-chain, cancelled on chain when a
       expect((await reader.getOrderStatus(coll.orderHash)).isCancelled).toBe(true);
       expect(w.store.orders.get(coll.orderHash)?.status).toBe('cancelled');
     }
+  });
+
+  // Last in the file: the counter bump voids every order of this wallet on the old counter.
+  it('cancels refused for many at once: one incrementCounter() voids them and our other offers; new offers use the new counter', async () => {
+    // both refusals land in one batch even on a loaded machine
+    const { desk, ledger, reader } = myDesk({ counterBumpAt: 2, onChainBatchMs: 1000 });
+    const weth = { address: sb.weth.toLowerCase() as never, symbol: 'WETH', decimals: 18 };
+    const offer = (i: number) =>
+      desk.place({
+        intentId: nextId('offer'),
+        strategyId: 'bidder',
+        target: `offer:collection:${i}`,
+        offer: { type: 'collection', collection: APES },
+        price: ETH / 100n + BigInt(i),
+        paymentToken: weth,
+        quantity: 1n,
+        expiresAt: Date.now() + 3_600_000,
+      });
+    const counterBefore = await reader.getCounter(me.address);
+    const hashes = [await offer(1), await offer(2), await offer(3)];
+    const statusOf = async (h: string) =>
+      String(((await w.api.orders.get(sb.chain, sb.seaport, h)).order as { status?: string }).status);
+    for (const h of hashes) expect(await statusOf(h)).toBe('ACTIVE');
+    const faults = await http('POST', '/_sandbox/faults', { cancel: { refuseRate: 1, refuseStatus: 400 } });
+    expect(faults.status).toBe(200);
+    try {
+      const txsBefore = await chainNonce();
+      const res = await Promise.all(
+        hashes.slice(0, 2).map((h) => desk.cancel(h, { intentId: nextId('cancel') })),
+      );
+      expect(res).toEqual([{ state: 'gone' }, { state: 'gone' }]);
+      expect((await chainNonce()) - txsBefore).toBe(1); // one transaction
+      // Seaport 1.6 moves the counter by a block-derived amount: it changed
+      expect(await reader.getCounter(me.address)).not.toBe(counterBefore);
+      // all three are void on chain — the third was never asked for — and the ledger knows it
+      for (const h of hashes) {
+        expect(await statusOf(h)).toBe('CANCELLED');
+        expect(ledger.get(h)?.state).toBe('cancelled');
+      }
+    } finally {
+      await http('POST', '/_sandbox/faults', { cancel: { refuseRate: 0 } });
+    }
+    // a new offer is signed with the new counter and stands
+    const fresh = await offer(4);
+    expect(await statusOf(fresh)).toBe('ACTIVE');
+    expect(ledger.counts(ledger.get(fresh) as never)).toBe(true);
   });
 });

@@ -172,6 +172,8 @@ export function deskOn(
   opts: {
     readonly collection: (slug: string) => Promise<CollectionInfo>;
     readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
+    readonly counterBumpAt?: number;
+    readonly onChainBatchMs?: number;
   },
 ): Desk {
   const provider = sb.fixture.provider;
@@ -202,6 +204,8 @@ export function deskOn(
     clock,
     collection: opts.collection,
     ...(opts.standardOf !== undefined ? { standardOf: opts.standardOf } : {}),
+    ...(opts.counterBumpAt !== undefined ? { counterBumpAt: opts.counterBumpAt } : {}),
+    ...(opts.onChainBatchMs !== undefined ? { onChainBatchMs: opts.onChainBatchMs } : {}),
     approvals: createApprovals({ chainId: sb.chainId, conduit: sb.fixture.seaport.conduit }, reader),
   });
   return { desk, ledger, reader };

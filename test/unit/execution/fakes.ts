@@ -57,6 +57,8 @@ export class FakeSender implements TxSender {
   outcome: Outcome = 'mined';
   reconciled = false;
   readonly submits: string[] = [];
+  /** The calldata of each submitted transaction, in order. */
+  readonly calldata: string[] = [];
   private nonce = 0;
   private block = 100;
   private readonly signer = createFastTxSigner(new Secret(KEY));
@@ -88,6 +90,7 @@ export class FakeSender implements TxSender {
     const prior = this.store.transactions.byIntent(intentId)[0];
     if (prior) return { hash: prior.hash, nonce: prior.nonce, state: 'sent' };
     this.submits.push(intentId);
+    this.calldata.push(req.data ?? '0x');
     if (this.outcome === 'refused') throw new RejectedError('insufficient_funds', 'insufficient funds');
     const raw = await this.signer.signTransaction({
       chainId: this.chainId,

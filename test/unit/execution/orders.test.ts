@@ -383,6 +383,29 @@ describe('order desk: cancelling until really gone', () => {
     expect([state(a), state(b)]).toEqual(['cancelled', 'cancelled']);
   });
 
+  it('many stuck at once: one incrementCounter() voids every order of ours on that counter; fewer: cancel(orders)', async () => {
+    desk = createOrderDesk({ ...deskOptions, counterBumpAt: 3 });
+    const INCREMENT = '0x5b34b966'; // incrementCounter()
+    const CANCEL = '0xfd9f1e10'; // cancel(OrderComponents[])
+    cancelAnswer = async () => {
+      throw new RejectedError('http_400', 'apiKey is not from offerer');
+    };
+    // two stuck: below the threshold, one cancel(orders) of exactly those two
+    const [a, b, keep] = [await place('p1'), await place('p2', 2n * E17), await place('p3', 3n * E17)];
+    await Promise.all([desk.cancel(a, { intentId: 'c1' }), desk.cancel(b, { intentId: 'c2' })]);
+    expect(sender.calldata.at(-1)?.slice(0, 10)).toBe(CANCEL);
+    expect([state(a), state(b), state(keep)]).toEqual(['cancelled', 'cancelled', 'open']);
+    // three stuck (of four standing): one incrementCounter(); the fourth is void too
+    const more = [await place('p4'), await place('p5', 2n * E17), await place('p6', 3n * E17)];
+    const before = sender.submits.length;
+    const results = await Promise.all(more.map((h, i) => desk.cancel(h, { intentId: `c${3 + i}` })));
+    expect(results).toEqual([{ state: 'gone' }, { state: 'gone' }, { state: 'gone' }]);
+    expect(sender.submits.length - before).toBe(1);
+    expect(sender.calldata.at(-1)).toBe(INCREMENT);
+    expect([...more, keep].map(state)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
+    expect(counted(keep)).toBe(false);
+  });
+
   it('replace without overlap: the old order is gone before the new one is posted', async () => {
     const old = await place('p1');
     cancelAnswer = async () => ({ last_signature_issued_valid_until: iso(now + 60_000) });
