@@ -28,6 +28,18 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = Object.freeze([
   { name: 'HARPOON_API_TIMEOUT_MS', path: 'api.timeoutMs', kind: 'int', help: 'request timeout (ms)' },
   { name: 'HARPOON_API_TOON', path: 'api.toon', kind: 'bool', help: 'ask for TOON responses (true/false)' },
   {
+    name: 'HARPOON_CREDENTIALS_PATH',
+    path: 'api.credentialsPath',
+    kind: 'string',
+    help: 'file of the PAT and session cookies written by `harpoon auth login` (0600)',
+  },
+  {
+    name: 'HARPOON_INSTANT_KEY',
+    path: 'api.instantKey',
+    kind: 'bool',
+    help: 'no API key: create an instant key and renew it (true/false)',
+  },
+  {
     name: 'HARPOON_API_COLLECTION_REFRESH_PATH',
     path: 'api.collectionRefreshPath',
     kind: 'string',

@@ -181,6 +181,8 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       streamUrl: fc.api.streamUrl,
       timeoutMs: fc.api.timeoutMs,
       toon: fc.api.toon,
+      credentialsPath: fc.api.credentialsPath,
+      instantKey: fc.api.instantKey,
       collectionRefreshPath: fc.api.collectionRefreshPath,
       ...(apiKey ? { apiKey } : {}),
       ...(walletJwt ? { walletJwt } : {}),

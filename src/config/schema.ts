@@ -23,6 +23,7 @@ function problem(ctx: Ctx, input: unknown, message: string, fix: string, hideVal
 export const DEFAULT_BASE_URL = 'https://api.opensea.io';
 export const DEFAULT_REFRESH_PATH = '/api/v2/collections/{slug}/refresh';
 export const DEFAULT_STORE_PATH = './data/harpoon.db';
+export const DEFAULT_CREDENTIALS_PATH = './data/credentials.json';
 /** OpenSea's event stream (Phoenix websocket). */
 export const DEFAULT_STREAM_URL = 'wss://stream.openseabeta.com/socket';
 /** Seaport 1.6 and OpenSea's conduit and signed zone (the same address on every EVM chain they serve). */
@@ -131,6 +132,13 @@ const ApiSchema = z.strictObject({
   streamUrl: url(['wss:', 'ws:'], { noQuery: true }).default(DEFAULT_STREAM_URL),
   timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
   toon: z.boolean().default(false),
+  /**
+   * Where `harpoon auth login` keeps the personal access token and the session cookies (0600);
+   * `run` reads the PAT from it when HARPOON_PAT is not set.
+   */
+  credentialsPath: z.string().min(1).default(DEFAULT_CREDENTIALS_PATH),
+  /** No API key configured: create an instant (free-tier) key at start and renew it before it expires. */
+  instantKey: z.boolean().default(false),
   collectionRefreshPath: z
     .string()
     .refine((s) => s.startsWith('/') && s.includes('{slug}') && !/[\s?#]/.test(s), {

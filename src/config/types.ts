@@ -42,6 +42,10 @@ export interface ApiConfig {
   readonly timeoutMs: number;
   /** Ask for TOON responses (`Accept: text/markdown`) where the API offers them; default false. */
   readonly toon: boolean;
+  /** The file `harpoon auth login` writes (PAT, session cookies; mode 0600); default ./data/credentials.json. */
+  readonly credentialsPath: string;
+  /** Create an instant API key at start (when none is configured) and renew it before it expires. */
+  readonly instantKey: boolean;
   /** Path template of the collection-refresh endpoint; `{slug}` is replaced. */
   readonly collectionRefreshPath: string;
   /** From `HARPOON_API_KEY` or `OPENSEA_API_KEY`. */

@@ -19,6 +19,8 @@ describe('loadConfig: defaults and sources', () => {
       streamUrl: 'wss://stream.openseabeta.com/socket',
       timeoutMs: 30_000,
       toon: false,
+      credentialsPath: './data/credentials.json',
+      instantKey: false,
       collectionRefreshPath: '/api/v2/collections/{slug}/refresh',
     });
     expect(config.rateLimits).toEqual({ cluster: { store: 'local', account: 'default' } });
