@@ -14,7 +14,7 @@ import {
 } from '../../data/token-market.ts';
 import { HttpError } from '../../errors.ts';
 import { enumParam, intParam, listParam, strParam } from '../http.ts';
-import type { Route, ServerState } from '../types.ts';
+import type { Handler, Route, ServerState } from '../types.ts';
 import { tokenOfPath } from './market-data.ts';
 
 /**
@@ -190,34 +190,39 @@ export function tokenRoutes(state: ServerState, data: MarketData): Route[] {
     return Promise.all(tokens.map(async (t) => figuresOf(t, pools, now, prices, await supplyOf(fx, t))));
   }
 
-  function list(pattern: string, defaultSort: TokenSortBy): Route {
-    return {
-      method: 'GET',
-      pattern,
-      access: 'key',
-      handler: async (ctx) => {
-        const q = ctx.query;
-        const limit = intParam(q, 'limit', { min: 1, max: 100 }, 20) as number;
-        const covered = chainsCover(state, q);
-        const by = enumParam(q, 'sort_by', TOKEN_SORTS) ?? defaultSort;
-        const direction = enumParam(q, 'sort_direction', ['asc', 'desc'] as const) ?? 'desc';
-        const cursor = strParam(q, 'cursor');
-        const tag = `${pattern}:${by}:${direction}:${listParam(q, 'chains').join(',')}`;
-        const ranked = covered ? rankTokens(await figures(data.tokens()), by, direction) : [];
-        const page = pageOf(ranked, tag, limit, cursor, 'cursor');
-        return {
-          json: {
-            tokens: page.items.map((f) => renderToken(f, state.chain, state.createdAtMs)),
-            ...(page.next !== undefined ? { next: page.next } : {}),
-          },
-        };
-      },
+  function list(pattern: string, defaultSort: TokenSortBy): Handler {
+    return async (ctx) => {
+      const q = ctx.query;
+      const limit = intParam(q, 'limit', { min: 1, max: 100 }, 20) as number;
+      const covered = chainsCover(state, q);
+      const by = enumParam(q, 'sort_by', TOKEN_SORTS) ?? defaultSort;
+      const direction = enumParam(q, 'sort_direction', ['asc', 'desc'] as const) ?? 'desc';
+      const cursor = strParam(q, 'cursor');
+      const tag = `${pattern}:${by}:${direction}:${listParam(q, 'chains').join(',')}`;
+      const ranked = covered ? rankTokens(await figures(data.tokens()), by, direction) : [];
+      const page = pageOf(ranked, tag, limit, cursor, 'cursor');
+      return {
+        json: {
+          tokens: page.items.map((f) => renderToken(f, state.chain, state.createdAtMs)),
+          ...(page.next !== undefined ? { next: page.next } : {}),
+        },
+      };
     };
   }
 
   return [
-    list('/api/v2/tokens/trending', 'score'),
-    list('/api/v2/tokens/top', 'one_day_volume'),
+    {
+      method: 'GET',
+      pattern: '/api/v2/tokens/trending',
+      access: 'key',
+      handler: list('/api/v2/tokens/trending', 'score'),
+    },
+    {
+      method: 'GET',
+      pattern: '/api/v2/tokens/top',
+      access: 'key',
+      handler: list('/api/v2/tokens/top', 'one_day_volume'),
+    },
     {
       method: 'GET',
       pattern: '/api/v2/chain/{chain}/token/{address}',
