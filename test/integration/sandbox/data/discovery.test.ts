@@ -2,8 +2,8 @@ import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../../src/sandbox/index.ts';
 import { expectValidResponse } from '../../../helpers/openapi.ts';
-import { approveNft, execute, listingParameters, sign } from '../market/helpers.ts';
-import { type Answer, call, harnessOf, obj, rows, startSandbox } from './helpers.ts';
+import { execute } from '../market/helpers.ts';
+import { type Answer, call, listOnBook, obj, rows, startSandbox } from './helpers.ts';
 
 /**
  * The read surface a trader's tools use beyond orders and market data, against a whole sandbox:
@@ -243,23 +243,9 @@ describe('collection lists and batches', () => {
 
   it('a sale puts its collection first in trending and top; paging, category, chains, 400s', async () => {
     // sell harpoon-apes #4 (owner: wallet 3) to wallet 1 through the book
-    const h = harnessOf(sb);
-    const seller = wallet(3);
-    await approveNft(h, seller, APES);
-    const parameters = await listingParameters(h, seller, {
-      slug: APES,
-      tokenId: 4n,
-      price: 10n ** 17n,
-      currency: 'ETH',
-    });
-    const posted = await call(sb, 'POST', '/api/v2/orders/ethereum/seaport/listings', {
-      parameters,
-      signature: await sign(h, seller, parameters),
-      protocol_address: sb.seaport,
-    });
-    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    const hash = await listOnBook(sb, wallet(3), APES, 4n, 10n ** 17n);
     const ful = await call(sb, 'POST', '/api/v2/listings/fulfillment_data', {
-      listing: { hash: obj(posted)['order_hash'], chain: 'ethereum', protocol_address: sb.seaport },
+      listing: { hash, chain: 'ethereum', protocol_address: sb.seaport },
       fulfiller: { address: wallet(1).address },
     });
     expect(ful.status, JSON.stringify(ful.body)).toBe(200);

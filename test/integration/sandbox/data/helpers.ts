@@ -2,10 +2,10 @@
  * Shared setup of the market-data, swap and drop integration tests: a whole sandbox
  * (`createSandbox`, quiet market, generous rate limits) and a small HTTP client.
  */
-import { Contract } from 'ethers';
+import { Contract, type Wallet } from 'ethers';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
 import { SEAPORT_ABI } from '../../../../src/sandbox/market/seaport.ts';
-import type { MarketHarness } from '../market/helpers.ts';
+import { approveNft, listingParameters, type MarketHarness, sign } from '../market/helpers.ts';
 
 const HOUR = 3_600_000;
 
@@ -81,3 +81,23 @@ export function at(v: unknown, path: string): unknown {
 /** The array of objects at a dotted path. */
 export const rows = (v: unknown, path: string): Record<string, unknown>[] =>
   (at(v, path) ?? []) as Record<string, unknown>[];
+
+/** Lists `tokenId` of `slug` for `price` wei of ETH from its owner `seller` (approving the conduit); the order hash. */
+export async function listOnBook(
+  sb: Sandbox,
+  seller: Wallet,
+  slug: string,
+  tokenId: bigint,
+  price: bigint,
+): Promise<string> {
+  const h = harnessOf(sb);
+  await approveNft(h, seller, slug);
+  const parameters = await listingParameters(h, seller, { slug, tokenId, price, currency: 'ETH' });
+  const r = await call(sb, 'POST', '/api/v2/orders/ethereum/seaport/listings', {
+    parameters,
+    signature: await sign(h, seller, parameters),
+    protocol_address: sb.seaport,
+  });
+  if (r.status !== 200) throw new Error(`listing refused: ${JSON.stringify(r.body)}`);
+  return String(obj(r)['order_hash']);
+}

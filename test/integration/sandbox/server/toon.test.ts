@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToon, isToonContentType } from '../../../../src/api/toon.ts';
 import type { Sandbox } from '../../../../src/sandbox/index.ts';
 import { expectValidResponse, hasOperation, responseSchemaOf } from '../../../helpers/openapi.ts';
-import { call, harnessOf, obj, startSandbox } from '../data/helpers.ts';
-import { approveNft, listingParameters, sign } from '../market/helpers.ts';
+import { listOnBook, startSandbox } from '../data/helpers.ts';
 
 /**
  * TOON against a whole sandbox: every GET endpoint of the API answers `Accept: text/markdown`
@@ -34,22 +33,7 @@ function declaredGetRoutes(): string[] {
 beforeAll(async () => {
   sb = await startSandbox(13);
   // one listing in the book, so the order reads have something to show
-  const h = harnessOf(sb);
-  const seller = sb.fixture.wallets[1] as Wallet;
-  await approveNft(h, seller, APES);
-  const parameters = await listingParameters(h, seller, {
-    slug: APES,
-    tokenId: 2n,
-    price: 10n ** 17n,
-    currency: 'ETH',
-  });
-  const r = await call(sb, 'POST', '/api/v2/orders/ethereum/seaport/listings', {
-    parameters,
-    signature: await sign(h, seller, parameters),
-    protocol_address: sb.seaport,
-  });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  orderHash = String(obj(r)['order_hash']);
+  orderHash = await listOnBook(sb, sb.fixture.wallets[1] as Wallet, APES, 2n, 10n ** 17n);
 }, 240_000);
 
 afterAll(async () => {
