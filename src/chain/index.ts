@@ -14,6 +14,7 @@ export {
   loadSigner,
   signerFromPrivateKey,
 } from './load-signer.ts';
+export { personalMessageDigest, signPersonalMessage } from './personal-sign.ts';
 export {
   type BlockTag,
   type CallRequest,
