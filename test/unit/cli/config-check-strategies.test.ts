@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../../src/cli/io.ts';
 import { main } from '../../../src/cli/main.ts';
 import { checkStrategies, strategiesForCheck } from '../../../src/cli/strategies.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { BUILTIN_STRATEGIES_DIR } from '../../../src/daemon/index.ts';
 import { loadStrategy } from '../../../src/engine/loader.ts';
 import { ConfigError } from '../../../src/errors/index.ts';
+import { fakeIo } from './fake-io.ts';
 
 /**
  * `harpoon config check` runs the strategy checks of `harpoon run` (engine/loader.ts, with the
@@ -20,19 +20,7 @@ const STRATEGY_API = resolve(import.meta.dirname, '../../../src/strategy.ts');
 const dir = mkdtempSync(join(tmpdir(), 'harpoon-cc-strategies-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function io(): CliIo & { out: () => string; err: () => string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    env: {},
-    cwd: dir,
-    signal: new AbortController().signal,
-    out: () => out.join(''),
-    err: () => err.join(''),
-  };
-}
+const io = () => fakeIo({}, dir);
 
 function file(name: string, text: string): string {
   const p = join(dir, name);

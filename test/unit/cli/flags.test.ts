@@ -12,25 +12,11 @@ import {
   SEED_FLAG,
   URL_FLAG,
 } from '../../../src/cli/flags.ts';
-import type { CliIo } from '../../../src/cli/io.ts';
 import { joinNegativeValues, main } from '../../../src/cli/main.ts';
 import { GLOBAL_FLAGS } from '../../../src/cli/spec.ts';
+import { fakeIo } from './fake-io.ts';
 
 /** Every flag's values, checked in process through main() (nothing starts: the check comes first). */
-
-function fakeIo(): CliIo & { out: () => string; err: () => string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    env: {},
-    cwd: '/nonexistent-cwd',
-    signal: new AbortController().signal,
-    out: () => out.join(''),
-    err: () => err.join(''),
-  };
-}
 
 async function usage(args: string[]): Promise<string> {
   const io = fakeIo();

@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { describeFailure, ExitCode, UsageError } from '../../../src/cli/exit.ts';
-import type { CliIo } from '../../../src/cli/io.ts';
 import { main } from '../../../src/cli/main.ts';
 import { ConfigError, FatalError, RejectedError } from '../../../src/errors/index.ts';
+import { fakeIo } from './fake-io.ts';
 
 /** In-process runs of main() with a fake io (fast); the child-process tests cover bin/harpoon.mjs. */
-
-function fakeIo(env: Record<string, string> = {}): CliIo & { out: () => string; err: () => string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    env,
-    cwd: '/nonexistent-cwd',
-    signal: new AbortController().signal,
-    out: () => out.join(''),
-    err: () => err.join(''),
-  };
-}
 
 describe('describeFailure: exit codes by error class', () => {
   it('UsageError -> 2 with the hint', () => {
