@@ -57,6 +57,23 @@ export class CookieJar {
     return this.#cookies.get(name)?.value;
   }
 
+  /** Puts one cookie back (e.g. a session read from the credentials file); a past expiry drops it. */
+  set(name: string, value: Secret, expiresAtMs?: number): void {
+    if (name === '' || /[\s;,=]/.test(name))
+      throw new TypeError(`not a cookie name: ${JSON.stringify(name)}`);
+    if (expiresAtMs !== undefined && expiresAtMs <= this.#now()) {
+      this.#cookies.delete(name);
+      return;
+    }
+    this.#cookies.set(name, { value, ...(expiresAtMs !== undefined ? { expiresAtMs } : {}) });
+  }
+
+  /** The live cookies with their expiry (epoch ms, undefined for a session cookie), values wrapped. */
+  entries(): { readonly name: string; readonly value: Secret; readonly expiresAtMs?: number }[] {
+    this.#prune();
+    return [...this.#cookies].map(([name, c]) => ({ name, ...c }));
+  }
+
   /** The `Cookie` request header value (reveals the values), or undefined when the jar is empty. */
   header(): string | undefined {
     this.#prune();

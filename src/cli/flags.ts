@@ -22,7 +22,9 @@ export type FlagCheck =
   /** A file path; the command reads it (and says so when it is missing). */
   | { readonly kind: 'path' }
   /** Printable text of 1 to `maxLength` characters. */
-  | { readonly kind: 'text'; readonly maxLength: number };
+  | { readonly kind: 'text'; readonly maxLength: number }
+  /** A comma-separated list of 1 to `maxItems` names, each matching `pattern` (`what` names one). */
+  | { readonly kind: 'names'; readonly pattern: RegExp; readonly what: string; readonly maxItems: number };
 
 /** A value checked against its flag's spec: numbers are numbers, the rest stays text. */
 export type FlagValue = string | number | boolean | undefined;
@@ -145,6 +147,43 @@ export const REASON_FLAG: FlagSpec = flag({
   example: '"floor crashed"',
 });
 
+export const LABEL_FLAG: FlagSpec = flag({
+  name: 'label',
+  type: 'string',
+  valueName: 'TEXT',
+  defaultText: '"harpoon"',
+  help: 'label of the personal access token, shown by "harpoon auth tokens" (1-200 characters, one line)',
+  check: { kind: 'text', maxLength: 200 },
+  example: '"harpoon on vps-1"',
+});
+
+export const DAYS_FLAG: FlagSpec = flag({
+  name: 'days',
+  type: 'string',
+  valueName: 'N',
+  defaultText: '90',
+  help: 'lifetime of the personal access token in days (1-365)',
+  check: { kind: 'integer', min: 1, max: 365, unit: 'days' },
+  example: '30',
+});
+
+export const SCOPES_FLAG: FlagSpec = flag({
+  name: 'scopes',
+  type: 'string',
+  valueName: 'A,B',
+  defaultText: 'the smallest set the configured strategies need',
+  help: 'scopes of the personal access token instead (names as GET /api/v2/auth/scopes lists them)',
+  check: { kind: 'names', pattern: /^[a-z][a-z_]*:[a-z][a-z_]*$/, what: 'scope names', maxItems: 32 },
+  example: 'write:orders,read:eligibility',
+});
+
+export const PRINT_FLAG: FlagSpec = flag({
+  name: 'print',
+  type: 'boolean',
+  defaultText: 'off',
+  help: 'print the new personal access token once on stdout (for HARPOON_PAT) instead of storing it',
+});
+
 function allowedText(check: FlagCheck): string {
   switch (check.kind) {
     case 'integer':
@@ -159,6 +198,8 @@ function allowedText(check: FlagCheck): string {
       return 'a file path';
     case 'text':
       return `one line of 1 to ${check.maxLength} characters`;
+    case 'names':
+      return `a comma-separated list of 1 to ${check.maxItems} ${check.what}`;
   }
 }
 
@@ -219,6 +260,15 @@ function verdict(check: FlagCheck, raw: string): { problem?: string; value?: str
       if (raw.trim() === '' || raw.length > check.maxLength || /[\p{Cc}]/u.test(raw))
         return { problem: `is not ${allowedText(check)}` };
       return { value: raw };
+    case 'names': {
+      const items = raw.split(',').map((s) => s.trim());
+      const bad = items.find((s) => !check.pattern.test(s));
+      if (bad !== undefined || items.length > check.maxItems)
+        return {
+          problem: `is not ${allowedText(check)}${bad !== undefined ? ` (${bad === '' ? 'an empty name' : JSON.stringify(bad)} is not one)` : ''}`,
+        };
+      return { value: [...new Set(items)].join(',') };
+    }
   }
 }
 
