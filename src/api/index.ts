@@ -6,6 +6,10 @@ export {
   DEFAULT_COLLECTION_REFRESH_PATH,
   DEFAULT_PROTOCOL,
 } from './client.ts';
+// ---------------------------------------------------------------------------------------------
+// Transport (implemented by the transport module: src/api/transport.ts, credentials.ts, errors.ts…).
+// Its own exports may be extended here by its owner.
+export { type Credentials, type CredentialsOptions, createCredentials } from './credentials.ts';
 export type { AccountsApi } from './endpoints/accounts.ts';
 export type { AuthApi } from './endpoints/auth.ts';
 export type { ChainsApi } from './endpoints/chains.ts';
@@ -66,9 +70,6 @@ export type {
   ResponseFormat,
   Transport,
 } from './request.ts';
-// ---------------------------------------------------------------------------------------------
-// Transport (implemented by the transport module: src/api/transport.ts, credentials.ts, errors.ts…).
-// Its own exports may be extended here by its owner.
 export * from './transport.ts';
 export * from './types.ts';
 export {

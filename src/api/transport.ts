@@ -82,6 +82,8 @@ export interface TransportOptions {
   readonly dispatcher?: Dispatcher;
   /** Larger bodies are a `malformed_response`. Default 32 MiB. */
   readonly maxResponseBytes?: number;
+  /** Ask for TOON bodies on every GET that does not name its format (`api.toon`); default false (JSON). */
+  readonly toon?: boolean;
 }
 
 export interface HttpTransport extends Transport {
@@ -164,6 +166,7 @@ class UndiciTransport implements HttpTransport {
   readonly #logger: Logger;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
+  readonly #toon: boolean;
   readonly #retry: Readonly<Required<RetryPolicy>>;
   readonly #clock: TransportClock;
   readonly #sleep: SleepFn;
@@ -189,6 +192,7 @@ class UndiciTransport implements HttpTransport {
     this.#logger = o.logger ?? silentLogger();
     this.#userAgent = o.userAgent ?? DEFAULT_USER_AGENT;
     this.#timeoutMs = positive(o.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
+    this.#toon = o.toon === true;
     this.#retry = Object.freeze({ ...DEFAULT_RETRY, ...definedOnly(o.retry ?? {}) });
     if (this.#retry.maxAttempts < 1) throw new TypeError('createTransport: retry.maxAttempts must be >= 1');
     this.#sleep = o.sleep ?? defaultSleep;
@@ -371,7 +375,10 @@ class UndiciTransport implements HttpTransport {
       idempotent: spec.idempotent ?? method === 'GET',
       body,
       bodySecrets,
-      accept: spec.format === 'toon' ? TOON_ACCEPT : 'application/json',
+      accept:
+        spec.format === 'toon' || (spec.format === undefined && this.#toon && method === 'GET' && !spec.text)
+          ? TOON_ACCEPT
+          : 'application/json',
       timeoutMs,
       spec,
       fail,

@@ -20,7 +20,19 @@ import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Interface, JsonRpcProvider } from 'ethers';
-import { type ApiClient, createApiClient, createTransport, type HttpTransport } from '../api/index.ts';
+import {
+  type ApiClient,
+  createApiClient,
+  createCredentials,
+  createTransport,
+  type HttpTransport,
+} from '../api/index.ts';
+import {
+  type CredentialKeeper,
+  createCredentialKeeper,
+  describeCredentials,
+  storedPatOf,
+} from '../auth/index.ts';
 import { type CalldataGuard, createCalldataGuard, simulateWith } from '../chain/guard/index.ts';
 import {
   type ChainRpc,
@@ -35,6 +47,7 @@ import {
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 import { formatUnits } from '../domain/money.ts';
+import type { Secret } from '../domain/secret.ts';
 import {
   configIntentGuard,
   createEngine,
@@ -102,6 +115,11 @@ export interface Daemon {
   listen(): Promise<void>;
   /** build() then listen(). */
   start(): Promise<void>;
+  /**
+   * Settles when a credential was refused for good (revoked PAT, rejected key, an instant key
+   * that could not be renewed): trading has stopped; the error says what to do.
+   */
+  readonly whenFatal: Promise<FatalError>;
   stop(): Promise<void>;
   status(): DaemonStatus;
   health(): HealthReport;
@@ -179,6 +197,12 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let stream: StreamClient | undefined;
   let engine: Engine | undefined;
   let engineStarted = false;
+  let keeper: CredentialKeeper | undefined;
+  let fatal: FatalError | undefined;
+  let onFatal: ((e: FatalError) => void) | undefined;
+  const fatalOnce = new Promise<FatalError>((resolve) => {
+    onFatal = resolve;
+  });
   let ledger: OrderLedger | undefined;
   let desk: OrderDesk | undefined;
   let paperExec: PaperExecutor | undefined;
@@ -384,15 +408,56 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     provider = new JsonRpcProvider(rpcUrl, options.chain.chainId, { staticNetwork: true, cacheTimeout: -1 });
     progress(`wallet ${wallet} on chain ${options.chain.name} (${options.chain.chainId})`);
 
-    // 3. scheduler, API
+    // 3. scheduler, API, credentials (an instant key, the first wallet JWT)
     scheduler = createScheduler({ ...ao.scheduler, logger: log.child({ part: 'ratelimit' }) });
     await scheduler.ready?.(); // cluster mode: Redis answers, else a ConfigError naming host and fix
-    transport = createTransport({ ...ao.transport, scheduler, logger: log.child({ part: 'api' }) });
+    const sch = scheduler;
+    const credentials = createCredentials({
+      ...ao.credentials,
+      // a 401 asks the keeper: it renews what it can, else stops trading with the fix
+      refreshApiKey: () => (keeper as CredentialKeeper).refreshApiKey(),
+      refreshWalletJwt: () => (keeper as CredentialKeeper).refreshWalletJwt(),
+    });
+    transport = createTransport({
+      ...ao.transport,
+      credentials,
+      scheduler,
+      logger: log.child({ part: 'api' }),
+    });
     api = createApiClient(transport);
+    const { patFile, ...keeperOptions } = ao.keeper;
+    const storedPat = patFile !== undefined ? storedPatOf(patFile, wallet) : undefined;
+    keeper = createCredentialKeeper({
+      ...keeperOptions,
+      ...(storedPat !== undefined ? { pat: storedPat } : {}),
+      auth: {
+        exchange: (pat) => (api as ApiClient).auth.exchange(pat),
+        createInstantKey: () => (api as ApiClient).auth.createInstantKey(),
+      },
+      credentials,
+      clock,
+      logger: log.child({ part: 'auth' }),
+      // a new instant key's limits re-size the buckets (rates set in the config win)
+      onRates: (rates) => {
+        for (const g of ['read', 'write', 'fulfillment'] as const)
+          if (options.rates[g] === undefined) sch.setRate(g, rates[g]);
+      },
+      onFatal: (e) => void fatalStop(e),
+    });
+    await keeper.start();
+    if (keeper.status().walletJwt.source !== 'none' || keeper.status().apiKey.source === 'instant')
+      progress(describeCredentials(keeper.status()));
 
     // 4. sender reconcile, seaport, guard, execution reconcile (before any spend)
     balances = createBalancesReader({ rpc, wallet, tokens, clock, logger: log });
-    drops = createDropsReader({ api, slugs: options.drops, clock, logger: log });
+    const k = keeper;
+    drops = createDropsReader({
+      api,
+      slugs: options.drops,
+      clock,
+      logger: log,
+      walletCredential: () => k.hasWalletCredential,
+    });
     if (!paper && signer !== undefined) {
       sender = createTxSender({
         signer,
@@ -437,7 +502,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     ];
     stream = createStreamClient({
       ...ao.stream,
-      apiKey: options.api.apiKey ?? (await missingKey()),
+      apiKey: credentials.apiKey() !== undefined ? () => credentials.apiKey() as Secret : await missingKey(),
       api,
       logger: log.child({ part: 'stream' }),
       initialWatermarks: storeWatermarks(store),
@@ -577,7 +642,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           }
         },
       });
-    const sch = scheduler;
     const st = store;
     engine = createEngine({
       strategies,
@@ -691,7 +755,28 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   }
 
   async function missingKey(): Promise<never> {
-    throw new FatalError('api_key_missing', 'no API key: set OPENSEA_API_KEY (or HARPOON_API_KEY)');
+    throw new FatalError(
+      'api_key_missing',
+      'no API key: set OPENSEA_API_KEY (or HARPOON_API_KEY), or api.instantKey: true for a free-tier key',
+    );
+  }
+
+  /**
+   * A credential was refused and cannot be renewed: trading stops (no 401 storm, no crash loop);
+   * the message says what to do. `harpoon run` exits 3.
+   */
+  async function fatalStop(e: FatalError): Promise<void> {
+    if (fatal !== undefined) return;
+    fatal = e;
+    failure = e.shortMessage;
+    progress(`fatal: ${e.shortMessage}`);
+    onFatal?.(e);
+    // a start still under way fails on its own (the keeper's start rethrows)
+    if (state === 'running' || state === 'built') {
+      await doStop().catch((err: unknown) => log.error({ err }, 'stop after a fatal error failed'));
+      state = 'failed';
+      if (finalStatus !== undefined) finalStatus = { ...finalStatus, state: 'failed', error: failure };
+    }
   }
 
   async function doStop(): Promise<void> {
@@ -743,6 +828,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         log.warn({ err }, 'saving the paper report failed');
       }
     }
+    keeper?.stop();
     await control?.close().catch(() => undefined);
     finalStatus = { ...status(), state: 'stopped' };
     await scheduler?.stop().catch(() => undefined);
@@ -795,6 +881,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       tokenSymbol,
       guardRejections,
       reconcile: reconcileSummary,
+      credentials: keeper?.status(),
+      drops: options.drops.flatMap((slug) => {
+        const d = drops?.get(slug)?.value;
+        return d !== undefined ? [{ slug, stage: d.stage, eligible: d.eligible }] : [];
+      }),
     });
   }
 
@@ -827,17 +918,27 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     if (finalStatus !== undefined) finalStatus = { ...finalStatus, state: 'failed', error: failure };
     throw e;
   }
+  /** A step of start that a fatal credential failure interrupts (whatever the step was waiting for). */
+  function orFatal(step: Promise<void>): Promise<void> {
+    step.catch(() => undefined); // once interrupted, its own end is of no interest
+    return Promise.race([
+      step,
+      fatalOnce.then((e) => {
+        throw e;
+      }),
+    ]);
+  }
   function build(): Promise<void> {
     if (stopPromise !== null && buildPromise === null)
       return Promise.reject(new FatalError('not_running', 'the daemon was stopped before it was built'));
-    buildPromise ??= doBuild().catch(failed);
+    buildPromise ??= orFatal(doBuild()).catch(failed);
     return buildPromise;
   }
   function listen(): Promise<void> {
     listenPromise ??= build().then(() => {
       if (stopPromise !== null)
         throw new FatalError('not_running', 'the daemon was stopped before it listened');
-      return doListen().catch(failed);
+      return orFatal(doListen()).catch(failed);
     });
     return listenPromise;
   }
@@ -847,6 +948,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     build,
     listen,
     start: listen,
+    whenFatal: fatalOnce,
     stop() {
       if (stopPromise !== null) return stopPromise;
       stopPromise = (async () => {

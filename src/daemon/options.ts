@@ -74,7 +74,17 @@ export interface DaemonOptions {
     readonly baseUrl: string;
     readonly streamUrl: string;
     readonly timeoutMs: number;
+    /** Ask for TOON bodies (`Accept: text/markdown`) on the reads that offer them. */
+    readonly toon: boolean;
     readonly apiKey?: Secret;
+    /** A personal access token (HARPOON_PAT, else the credentials file): exchanged for wallet JWTs. */
+    readonly pat?: Secret;
+    /** A fixed wallet JWT (HARPOON_WALLET_JWT), never renewed. */
+    readonly walletJwt?: Secret;
+    /** No API key: create an instant key and renew it. */
+    readonly instantKey: boolean;
+    /** Where `harpoon auth login` keeps the PAT (read when HARPOON_PAT is not set). */
+    readonly credentialsPath?: string;
   };
   /** Overrides of the key's per-group rates; absent = the documented free tier. */
   readonly rates: { readonly read?: Rate; readonly write?: Rate; readonly fulfillment?: Rate };
@@ -268,7 +278,12 @@ export function daemonOptionsFromConfig(
       baseUrl: config.api.baseUrl,
       streamUrl,
       timeoutMs: config.api.timeoutMs,
+      toon: config.api.toon,
+      instantKey: config.api.instantKey,
+      credentialsPath: config.api.credentialsPath,
       ...(config.api.apiKey !== undefined ? { apiKey: config.api.apiKey } : {}),
+      ...(config.api.pat !== undefined ? { pat: config.api.pat } : {}),
+      ...(config.api.walletJwt !== undefined ? { walletJwt: config.api.walletJwt } : {}),
     },
     rates: overrides.rates ?? {
       ...(config.rateLimits.read !== undefined ? { read: config.rateLimits.read } : {}),

@@ -1,5 +1,6 @@
 // The daemon's status (served as JSON on /status) and its rendering for a person: `harpoon status`
 // and the demo's live summary print the same text from the same object.
+import { type CredentialStatus, describeCredentials } from '../auth/index.ts';
 import { formatUnits } from '../domain/money.ts';
 import type { EngineStatus } from '../engine/index.ts';
 import type { PaperFill, PaperReport } from '../execution/index.ts';
@@ -118,6 +119,14 @@ export interface DaemonStatus {
   };
   readonly guardRejections: Readonly<Record<string, number>>;
   readonly reconcile: Readonly<Record<string, number>>;
+  /** Where the API key and the wallet JWT come from, when they expire, renewals (never a value). */
+  readonly credentials?: CredentialStatus;
+  /** The configured drops: stage and whether our wallet may mint (null: not known without a wallet JWT). */
+  readonly drops?: readonly {
+    readonly slug: string;
+    readonly stage: string;
+    readonly eligible: boolean | null;
+  }[];
   readonly paper?: {
     readonly orders: Readonly<Record<string, number>>;
     readonly fills: number;
@@ -162,6 +171,10 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
   );
   L.push(`  wallet ${s.wallet} on ${s.chain.name} (chain id ${s.chain.chainId})`);
   if (s.error) L.push(`  error: ${s.error}`);
+  if (s.credentials !== undefined)
+    L.push(
+      `  ${describeCredentials(s.credentials)}${s.credentials.lastError ? ` — last problem: ${s.credentials.lastError}` : ''}`,
+    );
   L.push(`  market events seen: ${s.events.total}  (${counts(s.events.byKind)})`);
   const st = s.stream;
   const ages = st.channels.map((c) => `${c.key} ${age(c.ageMs)}${c.stale ? ' STALE' : ''}`).join(', ');
@@ -183,6 +196,10 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
     );
   for (const o of s.orders.liveAtStop ?? [])
     L.push(`  STILL LIVE on the marketplace: ${o.orderHash} ${o.state}${o.reason ? ` (${o.reason})` : ''}`);
+  for (const d of s.drops ?? [])
+    L.push(
+      `  drop ${d.slug}: ${d.stage}, ${d.eligible === null ? 'eligibility unknown (no wallet JWT: public stages only)' : d.eligible ? 'eligible' : 'not eligible'}`,
+    );
   L.push(`  fills: ${s.fills.total}`);
   for (const f of s.fills.recent.slice(-6))
     L.push(
@@ -240,6 +257,8 @@ export interface StatusSources {
   readonly tokenSymbol: (address: string) => string;
   readonly guardRejections: Readonly<Record<string, number>>;
   readonly reconcile: Readonly<Record<string, number>>;
+  readonly credentials: CredentialStatus | undefined;
+  readonly drops?: DaemonStatus['drops'];
 }
 
 /** The daemon's status: every amount in its own token's decimals. */
@@ -353,6 +372,8 @@ export function buildStatus(s: StatusSources): DaemonStatus {
     },
     guardRejections: { ...s.guardRejections },
     reconcile: { ...s.reconcile },
+    ...(s.credentials !== undefined ? { credentials: s.credentials } : {}),
+    ...(s.drops !== undefined && s.drops.length > 0 ? { drops: s.drops } : {}),
     ...(s.paper ? { paper: paperSummary(s.paper.report) } : {}),
   };
 }

@@ -1,5 +1,7 @@
 // What hook contexts see besides the market snapshot: the wallet's balances (read from the chain)
 // and the status of configured drops (read from the API), refreshed on a timer.
+
+import type { DropEligibilityResponse } from '@opensea/api-types';
 import { Interface } from 'ethers';
 import type { ApiClient } from '../api/index.ts';
 import type { ChainRpc } from '../chain/index.ts';
@@ -58,9 +60,19 @@ function stageOf(d: DropResponse, now: number): DropStatus['stage'] {
   return ends.length > 0 && Math.max(...ends) <= now ? 'ended' : 'upcoming';
 }
 
-/** Maps the API's drop to what strategies see. Eligibility without a wallet JWT: public stages only. */
-export function dropStatusOf(slug: string, d: DropResponse, now: number, nativeSymbol = 'ETH'): DropStatus {
+/**
+ * Maps the API's drop to what strategies see. With the wallet's eligibility (wallet JWT) the
+ * stage's own answer counts, allowlist stages included; without it: public stages only.
+ */
+export function dropStatusOf(
+  slug: string,
+  d: DropResponse,
+  now: number,
+  nativeSymbol = 'ETH',
+  eligibility?: DropEligibilityResponse,
+): DropStatus {
   const stage: Stage | undefined = d.active_stage ?? d.next_stage ?? d.stages[0];
+  const mine = stage !== undefined ? eligibility?.stages.find((e) => e.stage_uuid === stage.uuid) : undefined;
   const currency = (stage?.price_currency_address ?? ZERO_ADDRESS).toLowerCase() as Address;
   const public_ =
     stage !== undefined && (stage.stage_type === 'public_sale' || stage.allowlist_wallet_count == null);
@@ -68,7 +80,7 @@ export function dropStatusOf(slug: string, d: DropResponse, now: number, nativeS
   return {
     slug,
     stage: stageOf(d, now),
-    eligible: public_ ? true : null,
+    eligible: mine !== undefined ? mine.is_eligible : public_ ? true : null,
     pricePerToken: BigInt(stage?.price ?? '0'),
     paymentToken: {
       address: currency,
@@ -97,8 +109,19 @@ export function createDropsReader(o: {
   readonly slugs: readonly string[];
   readonly clock: { now(): number };
   readonly logger?: Logger;
+  /** True while a wallet JWT can be had: eligibility is then asked per stage (allowlists count). */
+  readonly walletCredential?: () => boolean;
 }): DropsReader {
   const known = new Map<string, Known<DropStatus>>();
+  /** The wallet's eligibility per stage (through the wallet JWT); undefined when it cannot be read. */
+  async function eligibilityOf(slug: string): Promise<DropEligibilityResponse | undefined> {
+    try {
+      return await o.api.drops.eligibility(slug);
+    } catch (err) {
+      o.logger?.warn({ err, slug }, 'drop eligibility unavailable; public stages only');
+      return undefined;
+    }
+  }
   const contracts = new Map<string, string>();
   return {
     async refresh() {
@@ -106,9 +129,14 @@ export function createDropsReader(o: {
         o.slugs.map(async (slug) => {
           try {
             const d = await o.api.drops.get(slug);
+            const eligibility = o.walletCredential?.() ? await eligibilityOf(slug) : undefined;
             const now = o.clock.now();
             contracts.set(slug, d.contract_address.toLowerCase());
-            known.set(slug, { value: dropStatusOf(slug, d, now), learnedAt: now, from: 'rest' });
+            known.set(slug, {
+              value: dropStatusOf(slug, d, now, 'ETH', eligibility),
+              learnedAt: now,
+              from: 'rest',
+            });
           } catch (err) {
             o.logger?.warn({ err, slug }, 'drop status unavailable');
           }

@@ -17,10 +17,20 @@ export function adapterOptions(o: DaemonOptions, wallet: string) {
       },
       store: schedulerStoreFromConfig(o.cluster),
     },
-    transport: {
-      baseUrl: o.api.baseUrl,
-      timeoutMs: o.api.timeoutMs,
-      ...(o.api.apiKey !== undefined ? { credentials: { apiKey: o.api.apiKey } } : {}),
+    transport: { baseUrl: o.api.baseUrl, timeoutMs: o.api.timeoutMs, toon: o.api.toon },
+    /** What the transport sends; the keeper renews it (its hooks are added by createDaemon). */
+    credentials: {
+      ...(o.api.apiKey !== undefined ? { apiKey: o.api.apiKey } : {}),
+      ...(o.api.walletJwt !== undefined ? { walletJwt: o.api.walletJwt } : {}),
+    },
+    keeper: {
+      ...(o.api.pat !== undefined ? { pat: o.api.pat } : {}),
+      ...(o.api.walletJwt !== undefined ? { fixedJwt: o.api.walletJwt } : {}),
+      instantKey: o.api.instantKey && o.api.apiKey === undefined,
+      /** HARPOON_PAT wins; else the PAT `harpoon auth login` stored here. */
+      ...(o.api.pat === undefined && o.api.credentialsPath !== undefined
+        ? { patFile: o.api.credentialsPath }
+        : {}),
     },
     rpc: { chainId: o.chain.chainId, timeoutMs: o.chain.rpcTimeoutMs },
     sender: {

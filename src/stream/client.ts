@@ -378,7 +378,8 @@ class PhoenixStreamClient implements StreamClient {
       }
       if (this.#isStopped()) return;
     }
-    const { url, safe } = socketUrl(this.#o.streamUrl, this.#o.apiKey.reveal());
+    const key = typeof this.#o.apiKey === 'function' ? this.#o.apiKey() : this.#o.apiKey;
+    const { url, safe } = socketUrl(this.#o.streamUrl, key.reveal());
     this.#opened = false;
     this.#pendingHeartbeat = null;
     let socket: SocketLike;

@@ -44,7 +44,8 @@ export interface BackoffOptions {
 export interface StreamClientOptions {
   /** Stream base, e.g. `wss://stream-api.opensea.io/socket`; the client appends `/websocket?token=…&vsn=2.0.0`. */
   readonly streamUrl: string;
-  readonly apiKey: Secret;
+  /** The API key, or a provider of the current one (an instant key renewed while running). */
+  readonly apiKey: Secret | (() => Secret);
   /** Collection slugs to join (`collection:<slug>` each), or `'*'` for `collection:*`. */
   readonly collections: readonly string[] | '*';
   /** Server-side filter sent in each join payload; default every type (no filter). */

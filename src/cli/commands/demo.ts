@@ -101,6 +101,8 @@ export async function demoDaemonOptions(
     HARPOON_API_BASE_URL: f.apiUrl,
     HARPOON_CHAIN: f.chain,
     HARPOON_STORE_PATH: join(o.dir, 'harpoon.db'),
+    // the sandbox's own credentials file, never the operator's
+    HARPOON_CREDENTIALS_PATH: join(o.dir, 'credentials.json'),
     HARPOON_MODE: o.paper ? 'paper' : 'live',
   };
   const { config } = resolveConfig(raw, { env, cwd: o.dir, file });

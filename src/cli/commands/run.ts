@@ -94,9 +94,13 @@ export async function runRun(ctx: CommandContext): Promise<number> {
         );
       }, everyMs);
       timer.unref();
-      await stopped;
+      const fatal = await Promise.race([stopped.then(() => undefined), daemon.whenFatal]);
       clearInterval(timer);
-      err('stopping: no new intents; letting executions in flight finish');
+      if (fatal !== undefined) {
+        // trading stopped on its own: a credential was refused for good; the message says the fix
+        err(`harpoon: fatal [${fatal.code}]: ${fatal.shortMessage}`);
+        code = ExitCode.fatal;
+      } else err('stopping: no new intents; letting executions in flight finish');
     }
   } finally {
     await daemon.stop();
@@ -107,6 +111,6 @@ export async function runRun(ctx: CommandContext): Promise<number> {
     ctx.io.stdout(renderPaperReport(report, (v: bigint, d?: number) => formatAmount(v, d)));
     ctx.io.stdout(`(saved as JSON: ${options.paperReportPath})\n`);
   }
-  if (daemon.status().state === 'failed') code = ExitCode.error;
+  if (daemon.status().state === 'failed' && code === ExitCode.ok) code = ExitCode.error;
   return code;
 }

@@ -231,6 +231,7 @@ describe('buildStatus: amounts in their own token', () => {
       tokenSymbol: () => 'USDC',
       guardRejections: {},
       reconcile: {},
+      credentials: undefined,
     });
     expect(st.orders.open).toEqual([
       expect.objectContaining({

@@ -16,7 +16,14 @@ function built(env: Record<string, string> = {}) {
   const { config } = resolveConfig(
     {
       mode: 'live',
-      api: { baseUrl: 'https://api.example', streamUrl: 'wss://stream.example/socket', timeoutMs: 7_000 },
+      api: {
+        baseUrl: 'https://api.example',
+        streamUrl: 'wss://stream.example/socket',
+        timeoutMs: 7_000,
+        toon: true,
+        instantKey: true,
+        credentialsPath: 'auth/creds.json',
+      },
       rateLimits: { read: '700/h', write: '31/h', fulfillment: '6/m', cluster: { store: 'redis' } },
       chain: {
         name: 'base',
@@ -77,9 +84,27 @@ describe('every config section reaches its adapter', () => {
   it('api → transport and stream client', () => {
     expect(ao.transport.baseUrl).toBe('https://api.example');
     expect(ao.transport.timeoutMs).toBe(7_000);
-    expect(String(ao.transport.credentials?.apiKey)).toBe('[REDACTED]');
-    expect(ao.transport.credentials?.apiKey.reveal()).toBe('k');
+    expect(ao.transport.toon).toBe(true);
+    expect(String(ao.credentials.apiKey)).toBe('[REDACTED]');
+    expect(ao.credentials.apiKey?.reveal()).toBe('k');
     expect(ao.stream.streamUrl).toBe('wss://stream.example/socket');
+    // a key is configured: no instant key; no HARPOON_PAT: the PAT comes from the credentials file
+    expect(ao.keeper).toEqual({ instantKey: false, patFile: 'auth/creds.json' });
+  });
+
+  it('api credentials → the keeper: HARPOON_PAT wins over the file, HARPOON_WALLET_JWT is fixed, instant key without a key', () => {
+    const k = built({ HARPOON_PAT: 'pat_from_env_1234', HARPOON_WALLET_JWT: 'jwt.fixed.x' });
+    expect(k.keeper.pat?.reveal()).toBe('pat_from_env_1234');
+    expect(k.keeper.fixedJwt?.reveal()).toBe('jwt.fixed.x');
+    expect(k.credentials.walletJwt?.reveal()).toBe('jwt.fixed.x');
+    expect('patFile' in k.keeper).toBe(false);
+    const { config } = resolveConfig(
+      { mode: 'paper', api: { instantKey: true }, wallet: { address: WALLET } },
+      { env: { HARPOON_RPC_URL: 'http://127.0.0.1:8545' }, cwd: '/tmp' },
+    );
+    const noKey = adapterOptions(daemonOptionsFromConfig(config, {}), WALLET);
+    expect(noKey.keeper.instantKey).toBe(true);
+    expect(noKey.credentials.apiKey).toBeUndefined();
   });
 
   it('rateLimits (+ cluster) → scheduler', () => {
