@@ -5,9 +5,10 @@
  * wallet JWT that reads drop eligibility; tokens lists it; rotate changes the stored value (the old
  * one is refused at exchange: 403); an expired access cookie is refreshed once and the rotated
  * refresh cookie saved back (the old one is dead); login --print prints a PAT once and keeps the
- * stored one; revoke removes the stored PAT; a session past 30 days says to sign in again (exit 3).
- * No PAT, cookie or JWT value ever shows in stdout or stderr (debug logs on), except the one
- * deliberate --print line.
+ * stored one, and rotate --print of that other token prints its new value once (without --print it
+ * is refused: the value would be lost); revoke removes the stored PAT; a session past 30 days says
+ * to sign in again (exit 3). No PAT, cookie or JWT value ever shows in stdout or stderr (debug logs
+ * on), except the deliberate --print lines.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,8 @@ interface Run {
 }
 /** Every run's output, for the no-secret check at the end. */
 const runs: Run[] = [];
+/** The runs that print a PAT on purpose (--print), with that value. */
+const printedBy = new Map<Run, string>();
 /** Every secret value seen (PATs, cookies, JWTs). */
 const secrets = new Set<string>();
 
@@ -206,13 +209,29 @@ describe('harpoon auth against the sandbox', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     printed = r.stdout.trim();
     secrets.add(printed);
+    printedBy.set(r, printed);
     expect(r.stderr).toMatch(/saved the session cookies \(not the token\)/);
     const after = stored();
     expect(after.pat).toEqual(before.pat);
     expect(cookie(after, 'refresh_token')).not.toBe(cookie(before, 'refresh_token'));
     expect(await exchange(printed)).toMatchObject({ status: 200 });
     const list = await harpoon('auth', 'tokens', '-c', CONFIG);
-    expect(list.stdout).toMatch(/label "env"\s+scopes write:orders/);
+    const envId = /^\s+(\S+)\s+label "env"\s+scopes write:orders/m.exec(list.stdout)?.[1] as string;
+    expect(envId).toBeDefined();
+
+    // that token is not the stored one: rotating it needs --print (else its value would be lost)
+    const refused = await harpoon('auth', 'rotate', envId, '-c', CONFIG);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/not the stored one.*\nadd --print/);
+    const rotated = await harpoon('auth', 'rotate', envId, '-c', CONFIG, '--print');
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stdout.trim().split('\n')).toHaveLength(1);
+    const next = rotated.stdout.trim();
+    secrets.add(next);
+    printedBy.set(rotated, next);
+    expect((await exchange(printed)).status).toBe(403);
+    expect((await exchange(next)).status).toBe(200);
+    expect(stored().pat).toEqual(before.pat);
   });
 
   it('revoke of the stored PAT removes it from the file; it no longer exchanges', async () => {
@@ -229,6 +248,27 @@ describe('harpoon auth against the sandbox', () => {
     expect(list.stdout).not.toContain(patId);
   });
 
+  it('nothing to create (buying only) and a scope the server does not list are usage errors (exit 2)', async () => {
+    const buyer = join(dir, 'buyer.yaml');
+    writeFileSync(
+      buyer,
+      stringify({
+        api: { baseUrl: sb.apiUrl, credentialsPath: './creds/buyer.json' },
+        strategies: [{ id: 'sniper', module: 'sniper' }],
+      }),
+    );
+    const none = await harpoon('auth', 'login', '-c', buyer);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/call no wallet-scoped endpoint .*there is no token to create/);
+    expect(none.stderr).toMatch(/--scopes/);
+    const unknown = await harpoon('auth', 'login', '-c', buyer, '--scopes', 'write:orders,write:everything');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /unknown scope write:everything\nvalid scopes \(GET \/api\/v2\/auth\/scopes\): read:eligibility, /,
+    );
+    expect(unknown.stderr).not.toMatch(/signed in/);
+  });
+
   it('past the 30-day refresh cookie the session is gone: exit 3, run harpoon auth login', async () => {
     await advance(31 * DAY);
     const r = await harpoon('auth', 'tokens', '-c', CONFIG);
@@ -237,13 +277,15 @@ describe('harpoon auth against the sandbox', () => {
   });
 
   it('no secret in any output or log line, but the one --print line', () => {
-    expect(runs.length).toBeGreaterThanOrEqual(10);
+    expect(runs.length).toBeGreaterThanOrEqual(14);
+    expect(printedBy.size).toBe(2);
     // the debug logs ran (so the check covers them)
     expect(runs.some((r) => r.stderr.includes('"msg":"api response"'))).toBe(true);
     expect(secrets.size).toBeGreaterThanOrEqual(10);
     for (const r of runs) {
-      const deliberate = r.argv.includes('--print') ? `${printed}\n` : undefined;
-      expect(r.stdout === deliberate || deliberate === undefined).toBe(true);
+      const value = printedBy.get(r);
+      const deliberate = value !== undefined ? `${value}\n` : undefined;
+      if (deliberate !== undefined) expect(r.stdout).toBe(deliberate);
       const visible = `${deliberate === undefined ? r.stdout : ''}\n${r.stderr}`;
       for (const s of secrets) {
         expect(visible.includes(s), `${r.argv.join(' ')} shows a secret`).toBe(false);
