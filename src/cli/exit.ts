@@ -7,7 +7,10 @@ export const ExitCode = Object.freeze({
   error: 1,
   /** Bad usage (unknown command or flag) or an invalid configuration: fix the command line or config. */
   usage: 2,
-  /** A fatal error stopped trading (revoked key, wallet/chain mismatch, corrupt store). */
+  /**
+   * A fatal error stopped trading (revoked key, wallet/chain mismatch, corrupt store), or the server
+   * refused a credential (`harpoon auth`: sign-in refused, session gone, unknown token).
+   */
   fatal: 3,
 });
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -16,7 +19,10 @@ export const EXIT_CODE_HELP: readonly (readonly [number, string])[] = Object.fre
   [ExitCode.ok, 'success'],
   [ExitCode.error, 'unexpected error (run again with --verbose for the stack trace)'],
   [ExitCode.usage, 'bad usage (unknown command or flag) or invalid configuration'],
-  [ExitCode.fatal, 'fatal error: trading stopped (e.g. revoked key, wallet/chain mismatch, corrupt store)'],
+  [
+    ExitCode.fatal,
+    'fatal error: trading stopped (e.g. revoked key, wallet/chain mismatch, corrupt store), or the server refused a credential (harpoon auth)',
+  ],
   [130, 'interrupted twice (Ctrl-C) before a clean stop'],
 ]);
 
