@@ -3,7 +3,6 @@
  * against the recording fake transport: method, exact path, group, auth, priority, idempotency and
  * the query/body wire names.
  */
-import type { SeaportRequest } from '@opensea/api-types';
 import { describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../../src/api/client.ts';
 import type { RequestSpec } from '../../../src/api/request.ts';
@@ -11,6 +10,7 @@ import { Secret } from '../../../src/domain/secret.ts';
 import { ConfigError } from '../../../src/errors/index.ts';
 import { Priority } from '../../../src/ratelimit/types.ts';
 import { RecordingTransport } from '../fakes/transport.ts';
+import { seaportRequest, siweVerifyRequest } from './samples.ts';
 
 const MIXED = '0xABCDEFabcdef0123456789abcdef0123456789AB';
 const ADDR = MIXED.toLowerCase();
@@ -19,24 +19,7 @@ const HASH = HASH_MIXED.toLowerCase();
 const SEAPORT = '0x0000000000000068F116a894984e2DB1123eB395';
 const SLUG = 'cool-cats_2';
 
-const seaportBody: SeaportRequest = {
-  parameters: {
-    offerer: ADDR,
-    zone: '0x0000000000000000000000000000000000000000',
-    offer: [],
-    consideration: [],
-    orderType: 1,
-    startTime: '1',
-    endTime: '2',
-    zoneHash: `0x${'0'.repeat(64)}`,
-    salt: '0x1',
-    conduitKey: `0x${'0'.repeat(64)}`,
-    totalOriginalConsiderationItems: 0,
-    counter: '0',
-  },
-  signature: '0xsig',
-  protocol_address: SEAPORT,
-};
+const seaportBody = seaportRequest(ADDR, SEAPORT);
 
 function setup(reply: unknown = {}) {
   const transport = new RecordingTransport().otherwise({ data: reply });
@@ -621,40 +604,13 @@ const rows: Row[] = [
   },
   {
     name: 'POST SIWE verify',
-    call: (api) =>
-      api.auth.siweVerify({
-        message: {
-          domain: 'opensea.io',
-          address: MIXED,
-          uri: 'https://opensea.io',
-          version: '1',
-          chainId: 1,
-          nonce: 'n0nce',
-          issuedAt: '2024-01-01T00:00:00Z',
-          accountType: 'Ethereum',
-        },
-        signature: '0xsig',
-        chainArch: 'EVM',
-      }),
+    call: (api) => api.auth.siweVerify(siweVerifyRequest(MIXED)),
     expect: {
       method: 'POST',
       path: '/api/v2/auth/siwe/verify',
       auth: 'none',
       idempotent: false,
-      body: {
-        message: {
-          domain: 'opensea.io',
-          address: MIXED,
-          uri: 'https://opensea.io',
-          version: '1',
-          chainId: 1,
-          nonce: 'n0nce',
-          issuedAt: '2024-01-01T00:00:00Z',
-          accountType: 'Ethereum',
-        },
-        signature: '0xsig',
-        chainArch: 'EVM',
-      },
+      body: siweVerifyRequest(MIXED),
     },
   },
   {
