@@ -7,7 +7,7 @@
 //   or expired PAT) is fatal with what to do; never a 401 storm.
 // - a fixed JWT (HARPOON_WALLET_JWT): used as is, never renewed; its 401 is fatal with the fix.
 // - instant API key (no key configured and `api.instantKey`): created at start, renewed before
-//   `expires_at` (an hour early by default), never more than 3 created in any hour (the API's
+//   `expires_at` (at 90 % of its life, at least an hour early), never more than 3 created in any hour (the API's
 //   limit); each new key's `rate_limits` re-size the scheduler.
 //
 // Nothing here logs or throws a secret: values stay in `Secret`, errors carry codes and texts.
@@ -50,12 +50,14 @@ export interface CredentialKeeperOptions {
   readonly onRates?: (rates: GroupRates) => void;
   /** Trading must stop: a credential was refused and cannot be renewed (the message says the fix). */
   readonly onFatal: (e: FatalError) => void;
-  /** Renew an instant key this long before `expires_at`; default one hour. */
+  /** Renew an instant key at least this long before `expires_at` (and at 90 % of its life); default one hour. */
   readonly keyRenewBeforeMs?: number;
   /** Renew a JWT when this fraction of its lifetime has passed; default 0.8. */
   readonly jwtRenewAt?: number;
   /** Waits between attempts of an unanswered exchange or key creation; default 5 s doubling to 5 min. */
   readonly retryBaseMs?: number;
+  /** How often the clock is looked at while a renewal is due later; default 1 s. */
+  readonly checkEveryMs?: number;
   readonly timers?: KeeperTimers;
 }
 
@@ -67,6 +69,8 @@ export interface CredentialStatus {
     readonly renewals: number;
   };
   readonly instantKeysCreated: number;
+  /** The longest a renewal (exchange or key creation) took: how long calls waiting on it paused. */
+  readonly longestRenewalMs: number;
   /** The last renewal problem (code and text, never a secret), cleared by a success. */
   readonly lastError: string | null;
 }
@@ -80,6 +84,8 @@ export interface CredentialKeeper {
   refreshApiKey(): Promise<Secret>;
   /** True when wallet-scoped calls can be made (a JWT is held or can be obtained). */
   readonly hasWalletCredential: boolean;
+  /** True when the current wallet JWT (from the PAT) carries this scope, e.g. `write:orders`. */
+  hasScope(scope: string): boolean;
   status(): CredentialStatus;
   stop(): void;
 }
@@ -102,12 +108,24 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
   const keyEarly = o.keyRenewBeforeMs ?? HOUR;
   const jwtAt = Math.min(0.95, Math.max(0.1, o.jwtRenewAt ?? 0.8));
   const retryBase = o.retryBaseMs ?? 5_000;
+  const checkMs = Math.max(10, o.checkEveryMs ?? 1_000);
   const instant = o.instantKey === true && o.credentials.apiKey() === undefined;
 
   let stopped = false;
   let fatal: FatalError | undefined;
   let jwtExpiresAt: number | null = null;
   let jwtRenewals = 0;
+  let jwtScopes = new Set<string>();
+  let longestRenewalMs = 0;
+  /** Times a renewal (elapsed real time, whatever the clock does), for `longestRenewalMs`. */
+  async function timed<T>(work: Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    try {
+      return await work;
+    } finally {
+      longestRenewalMs = Math.max(longestRenewalMs, Math.round(performance.now() - t0));
+    }
+  }
   let keyExpiresAt: number | null = null;
   /** Creation times within the trailing hour (the API allows 3). */
   const keysCreated: number[] = [];
@@ -133,16 +151,25 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
     throw fail(e);
   }
 
+  /**
+   * Runs `fn` once the clock reaches `atMs`, looking at the clock at least every `checkMs` (so a
+   * clock that jumps — a suspended machine, a moved sandbox clock — is noticed within that time).
+   */
   function schedule(which: 'jwt' | 'key', atMs: number, fn: () => void): void {
     if (stopped) return;
-    const wait = Math.max(0, atMs - o.clock.now());
-    if (which === 'jwt') {
-      if (jwtTimer !== undefined) timers.clear(jwtTimer);
-      jwtTimer = timers.set(fn, wait);
-    } else {
-      if (keyTimer !== undefined) timers.clear(keyTimer);
-      keyTimer = timers.set(fn, wait);
-    }
+    const arm = () => {
+      const wait = Math.max(0, Math.min(atMs - o.clock.now(), checkMs));
+      const h = timers.set(() => {
+        if (stopped) return;
+        if (o.clock.now() >= atMs) fn();
+        else arm();
+      }, wait);
+      if (which === 'jwt') jwtTimer = h;
+      else keyTimer = h;
+    };
+    const old = which === 'jwt' ? jwtTimer : keyTimer;
+    if (old !== undefined) timers.clear(old);
+    arm();
   }
 
   // -- wallet JWT ---------------------------------------------------------------------------
@@ -168,6 +195,10 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
     const lifetime =
       typeof res.expiresIn === 'number' && res.expiresIn > 0 ? res.expiresIn * 1000 : DEFAULT_JWT_LIFETIME_MS;
     const jwt = new Secret(res.accessToken, 'wallet JWT');
+    jwtScopes = new Set([
+      ...(typeof res.scope === 'string' ? res.scope.split(/\s+/).filter(Boolean) : []),
+      ...(Array.isArray(res.tokenScopes) ? res.tokenScopes.map(String) : []),
+    ]);
     o.credentials.setWalletJwt(jwt);
     jwtExpiresAt = now + lifetime;
     jwtRenewals++;
@@ -211,7 +242,7 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
         ),
       );
     const pat = o.pat;
-    jwtFlight ??= exchangeOnce(pat).finally(() => {
+    jwtFlight ??= timed(exchangeOnce(pat)).finally(() => {
       jwtFlight = undefined;
     });
     return jwtFlight;
@@ -248,7 +279,15 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
       { name: res.name, expiresAt: res.expires_at, rateLimits: res.rate_limits },
       'instant API key created',
     );
-    if (keyExpiresAt !== null) schedule('key', keyExpiresAt - keyEarly, () => void renewKey(0));
+    // an hour early, or a tenth of the key's life if that is more (7 d → 16.8 h): a clock that
+    // jumps (a suspended machine) still finds the key renewable before it lapses
+    const created = o.clock.now();
+    if (keyExpiresAt !== null)
+      schedule(
+        'key',
+        keyExpiresAt - Math.max(keyEarly, Math.floor((keyExpiresAt - created) / 10)),
+        () => void renewKey(0),
+      );
     return key;
   }
 
@@ -287,7 +326,7 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
             'or run without one and set api.instantKey: true',
         ),
       );
-    keyFlight ??= createKey().finally(() => {
+    keyFlight ??= timed(createKey()).finally(() => {
       keyFlight = undefined;
     });
     return keyFlight;
@@ -317,6 +356,7 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
     },
     refreshWalletJwt,
     refreshApiKey,
+    hasScope: (scope) => fatal === undefined && jwtScopes.has(scope),
     get hasWalletCredential() {
       return fatal === undefined && (o.pat !== undefined || o.fixedJwt !== undefined);
     },
@@ -332,6 +372,7 @@ export function createCredentialKeeper(o: CredentialKeeperOptions): CredentialKe
           renewals: jwtRenewals,
         },
         instantKeysCreated: keysTotal,
+        longestRenewalMs,
         lastError,
       };
     },

@@ -550,6 +550,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         clock,
         collection,
         standardOf,
+        cancelWithWallet: () => (keeper as CredentialKeeper).hasScope('write:orders'),
         logger: log.child({ part: 'orders' }),
       });
       const rec = await desk.reconcile();

@@ -46,7 +46,8 @@ export interface CollectionInfo {
 
 export interface OrderDeskApi {
   readonly offers: Pick<ApiClient['offers'], 'create' | 'build' | 'createCriteria'>;
-  readonly orders: Pick<ApiClient['orders'], 'cancel' | 'get'>;
+  readonly orders: Pick<ApiClient['orders'], 'cancel' | 'get'> &
+    Partial<Pick<ApiClient['orders'], 'cancelWithWallet'>>;
 }
 
 export interface OrderDeskOptions {
@@ -66,6 +67,11 @@ export interface OrderDeskOptions {
   readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
   /** Approve at least this much when an approval is needed (one approval serves many offers). */
   readonly minApproval?: bigint;
+  /**
+   * True while the wallet JWT carries `write:orders`: off-chain cancels then go with it (the
+   * marketplace may require it); default: the API key alone.
+   */
+  readonly cancelWithWallet?: () => boolean;
   /** Off-chain cancel attempts while unanswered (timeouts, 5xx, 429); default 3. */
   readonly cancelAttempts?: number;
   /** Pause between those attempts; default 500 ms. */
@@ -438,7 +444,10 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     if (offchain)
       for (let attempt = 1; attempt <= attempts; attempt++) {
         try {
-          const res = await o.api.orders.cancel(
+          const viaWallet = o.cancelWithWallet?.() === true && o.api.orders.cancelWithWallet !== undefined;
+          const res = await (viaWallet
+            ? (o.api.orders.cancelWithWallet as typeof o.api.orders.cancel)
+            : o.api.orders.cancel)(
             o.chain,
             order.protocolAddress ?? protocol,
             hash,

@@ -12,7 +12,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSiwxMessage, parseSiwxMessage } from '@opensea/sdk';
 import type { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
@@ -20,6 +19,7 @@ import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daem
 import { Secret } from '../../../src/domain/secret.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { authCounts, patOf, sandboxCall } from './auth-helpers.ts';
 
 const HOUR = 3_600_000;
 const ROOMY = { capacity: 100_000, windowMs: HOUR };
@@ -30,58 +30,10 @@ const dirs: string[] = [];
 const daemons: Daemon[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function call(method: string, path: string, body?: unknown, cookies?: string) {
-  const res = await fetch(`${sb.apiUrl}${path}`, {
-    method,
-    headers: {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(cookies !== undefined ? { cookie: cookies } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
-    cookies: res.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; '),
-  };
-}
-
-/** Signs in with the wallet (SIWE) and creates a PAT; returns it and the session cookies. */
-async function patFor(w: Wallet, scopes: string[]): Promise<{ pat: string; id: string; session: string }> {
-  const n = await call('POST', '/api/v2/auth/siwe/nonce');
-  const message = createSiwxMessage({
-    address: w.address,
-    chainArch: 'EVM',
-    chainId: 1,
-    nonce: n.body['nonce'] as string,
-    statement: 'Sign in to the sandbox.',
-  });
-  const v = await call('POST', '/api/v2/auth/siwe/verify', {
-    message: parseSiwxMessage(message),
-    signature: await w.signMessage(message),
-    chainArch: 'EVM',
-  });
-  expect(v.status, JSON.stringify(v.body)).toBe(200);
-  const t = await call(
-    'POST',
-    '/api/v2/auth/tokens',
-    { label: 'daemon test', scopes, expiresInDays: 30 },
-    v.cookies,
-  );
-  expect(t.status, JSON.stringify(t.body)).toBe(201);
-  return { pat: t.body['token'] as string, id: t.body['id'] as string, session: v.cookies };
-}
-
-const authStats = async () =>
-  (await call('GET', '/_sandbox/auth')).body as unknown as {
-    exchanges: number;
-    refusedExchanges: number;
-    jwtRefusals: number;
-  };
+const call = (method: string, path: string, body?: unknown, cookies?: string) =>
+  sandboxCall(sb, method, path, body, cookies);
+const patFor = (w: Wallet, scopes: string[]) => patOf(sb, w, scopes);
+const authStats = () => authCounts(sb);
 
 async function options(dir: string, patch: (o: DaemonOptions) => DaemonOptions): Promise<DaemonOptions> {
   const o = await demoDaemonOptions(sb, { paper: true, dir, wallet: 0 });

@@ -76,6 +76,7 @@ describe('credential keeper: wallet JWT from a PAT', () => {
       pat: new Secret('pat_value_123456'),
       clock: t.clock,
       timers: t.timers,
+      checkEveryMs: 1000 * HOUR, // one timer per renewal: the schedule is visible in pending()
       onFatal: () => expect.unreachable('no fatal'),
     });
     await k.start();
@@ -92,6 +93,26 @@ describe('credential keeper: wallet JWT from a PAT', () => {
     expect(k.status().walletJwt.expiresAt).toBeGreaterThan(t.clock.now());
   });
 
+  it('a clock that jumps (suspended machine, moved clock) is noticed within a second: renewed at once', async () => {
+    const t = fakeTime();
+    const x = exchanger();
+    let jump = 0;
+    const k = createCredentialKeeper({
+      auth: { exchange: x.exchange, createInstantKey: noKey },
+      credentials: createCredentials({ apiKey: new Secret('key') }),
+      pat: new Secret('pat_value_123456'),
+      clock: { now: () => t.clock.now() + jump },
+      timers: t.timers,
+      onFatal: () => expect.unreachable('no fatal'),
+    });
+    await k.start();
+    expect(t.pending()).toEqual([1000]);
+    jump = 10 * HOUR; // past the 9.6 h renewal point
+    await t.advance(1000);
+    expect(x.calls).toHaveLength(2);
+    expect(k.status().walletJwt.expiresAt).toBe(t.clock.now() + jump + 12 * HOUR);
+  });
+
   it('concurrent 401 refreshes share one exchange (single-flight)', async () => {
     const t = fakeTime();
     const x = exchanger();
@@ -101,6 +122,7 @@ describe('credential keeper: wallet JWT from a PAT', () => {
       pat: new Secret('pat_value_123456'),
       clock: t.clock,
       timers: t.timers,
+      checkEveryMs: 1000 * HOUR, // one timer per renewal: the schedule is visible in pending()
       onFatal: () => undefined,
     });
     await k.start();
@@ -119,6 +141,7 @@ describe('credential keeper: wallet JWT from a PAT', () => {
       pat: new Secret('pat_value_123456'),
       clock: t.clock,
       timers: t.timers,
+      checkEveryMs: 1000 * HOUR, // one timer per renewal: the schedule is visible in pending()
       retryBaseMs: 1000,
       onFatal: (e) => fatals.push(e),
     });
@@ -178,7 +201,7 @@ describe('credential keeper: API keys', () => {
     expect(fatals[0]?.shortMessage).toMatch(/HARPOON_API_KEY/);
   });
 
-  it('instant key: created at start, rates applied, renewed an hour before expires_at, at most 3 per hour', async () => {
+  it('instant key: created at start, rates applied, renewed at 90 % of its 7 days, at most 3 per hour', async () => {
     const t = fakeTime();
     let n = 0;
     const created: number[] = [];
@@ -203,14 +226,15 @@ describe('credential keeper: API keys', () => {
       instantKey: true,
       clock: t.clock,
       timers: t.timers,
+      checkEveryMs: 1000 * HOUR, // one timer per renewal: the schedule is visible in pending()
       onRates: (r) => rates.push(r),
       onFatal: () => expect.unreachable('no fatal'),
     });
     await k.start();
     expect(credentials.apiKey()?.reveal()).toBe('instant-1');
     expect(rates[0]).toMatchObject({ read: { count: 120, windowMs: 60_000 }, fulfillment: { count: 5 } });
-    expect(t.pending()).toEqual([7 * 24 * HOUR - HOUR]);
-    await t.advance(7 * 24 * HOUR - HOUR);
+    expect(t.pending()).toEqual([0.9 * 7 * 24 * HOUR]); // 16.8 h early
+    await t.advance(0.9 * 7 * 24 * HOUR);
     expect(credentials.apiKey()?.reveal()).toBe('instant-2');
     expect(rates).toHaveLength(2);
     // 401s in quick succession: two more keys, then the hour's budget (3) is spent
@@ -244,6 +268,7 @@ describe('credential keeper: API keys', () => {
       instantKey: true,
       clock: t.clock,
       timers: t.timers,
+      checkEveryMs: 1000 * HOUR, // one timer per renewal: the schedule is visible in pending()
       retryBaseMs: 60_000,
       onFatal: (e) => fatals.push(e),
     });

@@ -90,6 +90,10 @@ beforeEach(async () => {
         calls.push('cancel');
         return cancelAnswer();
       },
+      cancelWithWallet: async () => {
+        calls.push('cancel-wallet');
+        return cancelAnswer();
+      },
       get: async () => {
         calls.push('get');
         if (status === undefined) throw new RejectedError('http_404', 'not found');
@@ -380,6 +384,18 @@ describe('order desk: cancelling until really gone', () => {
     ]);
     expect([ra, rb]).toEqual([{ state: 'gone' }, { state: 'gone' }]);
     expect(sender.submits.length - before).toBe(1);
+    expect([state(a), state(b)]).toEqual(['cancelled', 'cancelled']);
+  });
+
+  it('with a wallet JWT that carries write:orders, the off-chain cancel goes with it', async () => {
+    let scoped = false;
+    desk = createOrderDesk({ ...deskOptions, cancelWithWallet: () => scoped });
+    const a = await place('p1');
+    await desk.cancel(a, { intentId: 'c1' });
+    const b = await place('p2', 2n * E17);
+    scoped = true;
+    await desk.cancel(b, { intentId: 'c2' });
+    expect(calls.filter((c) => c.startsWith('cancel'))).toEqual(['cancel', 'cancel-wallet']);
     expect([state(a), state(b)]).toEqual(['cancelled', 'cancelled']);
   });
 
