@@ -61,6 +61,7 @@ import type {
   Route,
   ServerState,
   StreamControl,
+  TraderControl,
 } from './types.ts';
 
 export type { InstantKeyBody, KeyRecord, PreconfiguredKey, Principal } from './keys.ts';
@@ -72,6 +73,9 @@ export type {
   PreparedWindowFill,
   StreamControl,
   StreamFaultTarget,
+  TraderControl,
+  TraderCounts,
+  TraderSettings,
 } from './types.ts';
 
 /**
@@ -138,6 +142,7 @@ export interface AttachParts {
   readonly fixture?: ChainFixture;
   readonly offchain?: OffchainCollection;
   readonly windowFiller?: CancelWindowFiller;
+  readonly traders?: TraderControl;
 }
 
 export interface SandboxServer {
@@ -207,6 +212,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     fixture: undefined,
     offchain: undefined,
     windowFiller: undefined,
+    traders: undefined,
     publicUrl: options.publicUrl?.replace(/\/$/, '') ?? '',
   };
   const counters = new RequestCounters();
@@ -394,6 +400,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       if (parts.fixture !== undefined) state.fixture = parts.fixture;
       if (parts.offchain !== undefined) state.offchain = parts.offchain;
       if (parts.windowFiller !== undefined) state.windowFiller = parts.windowFiller;
+      if (parts.traders !== undefined) state.traders = parts.traders;
     },
     keys,
     auth,

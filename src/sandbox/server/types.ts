@@ -92,6 +92,50 @@ export interface CancelWindowFiller {
   prepare(order: WindowOrder, validUntil: bigint): Promise<PreparedWindowFill | undefined>;
 }
 
+/**
+ * Settings of the simulated traders who answer other wallets' orders (`POST /_sandbox/traders`):
+ * listing takers and offer makers on held items (src/sandbox/simulator/takers.ts).
+ */
+export interface TraderSettings {
+  /** Master switch; `false` stops both without forgetting the rates. */
+  readonly enabled: boolean;
+  /** Probability per taker tick (1 s) that a trader buys an attractive listing of a non-simulated wallet. */
+  readonly listingTakerRate: number;
+  /** A listing is attractive at or below the collection's floor × (1 + premiumBps / 10000), per unit. */
+  readonly premiumBps: number;
+  /** Probability per taker tick that a trader makes an item offer on an NFT a non-simulated wallet holds. */
+  readonly heldItemOfferRate: number;
+}
+
+/** What the listing takers and held-item offer makers did (`traders.counts` of `GET /_sandbox/stats`). */
+export interface TraderCounts {
+  /** Taker ticks run, and ticks that found the previous one still running. */
+  readonly ticks: number;
+  readonly skippedTicks: number;
+  /** Non-simulated wallets' listings bought on chain, and the units bought (ERC1155 partial fills). */
+  readonly listingBuys: number;
+  readonly listingBuyUnits: number;
+  /** The dice chose a buy, but no listing of a non-simulated wallet was attractive. */
+  readonly listingNoTarget: number;
+  readonly listingBuyFailures: number;
+  /** Item offers posted on NFTs non-simulated wallets hold. */
+  readonly heldItemOffers: number;
+  /** The dice chose an offer, but no held item wanted one (none held, or enough offers on it). */
+  readonly heldItemNoTarget: number;
+  /** No trader had the WETH for the offer. */
+  readonly heldItemNoFunds: number;
+  readonly heldItemOfferFailures: number;
+  readonly lastError?: string;
+}
+
+/** The simulator's side of `/_sandbox/traders`. */
+export interface TraderControl {
+  settings(): TraderSettings;
+  /** Applies a validated partial update; returns the settings now in force. */
+  configure(update: Partial<TraderSettings>): TraderSettings;
+  counts(): TraderCounts;
+}
+
 /** The server's collaborators; some arrive after `listen` (the chain needs the server's URL first). */
 export interface ServerState {
   readonly chain: string;
@@ -117,6 +161,8 @@ export interface ServerState {
   offchain: OffchainCollection | undefined;
   /** Fills orders inside a cancel's signature window (`cancel.fillInWindowRate`). */
   windowFiller: CancelWindowFiller | undefined;
+  /** The simulated traders' listing takers and held-item offers (`/_sandbox/traders`); with the simulator. */
+  traders: TraderControl | undefined;
   /** Base URL clients reach the server at (metadata links); set by `listen` unless configured. */
   publicUrl: string;
 }

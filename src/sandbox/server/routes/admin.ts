@@ -2,11 +2,13 @@ import { HttpError } from '../../errors.ts';
 import type { MarketEventKind } from '../../events/log.ts';
 import type { LimitGroup } from '../../ratelimit/token-bucket.ts';
 import { type CancelFaultCounts, type FaultSettings, parseFaultUpdate } from '../faults.ts';
-import type { Route, ServerState } from '../types.ts';
+import { parseTraderUpdate } from '../traders.ts';
+import type { Route, ServerState, TraderCounts, TraderSettings } from '../types.ts';
 
 /**
  * The sandbox's own control surface under `/_sandbox/` (never under `/api`; no key; answered only
- * to loopback peers): counters and fault injection.
+ * to loopback peers): counters, fault injection and the simulated traders' listing takers and
+ * held-item offers.
  */
 
 export interface GroupCounters {
@@ -43,6 +45,11 @@ export interface SandboxStats {
   readonly faults: FaultSettings;
   /** What the injected faults did: the cancel faults' counters, and the cancels held open now. */
   readonly faultCounts: { readonly cancel: Readonly<CancelFaultCounts> & { readonly held: number } };
+  /**
+   * The simulated traders who answer other wallets' orders (listing takers, offers on held items):
+   * their settings and what they did; null while no simulator is attached.
+   */
+  readonly traders: { readonly settings: TraderSettings; readonly counts: TraderCounts } | null;
   readonly streamAttached: boolean;
   /** The stream server's counters, when it reports them. */
   readonly stream: unknown;
@@ -72,6 +79,7 @@ export function collectStats(state: ServerState, counters: RequestCounters, star
         held: state.held.size,
       },
     },
+    traders: state.traders ? { settings: state.traders.settings(), counts: state.traders.counts() } : null,
     streamAttached: state.stream !== undefined,
     stream: state.stream?.stats?.() ?? null,
   };
@@ -138,6 +146,25 @@ export function adminRoutes(state: ServerState, counters: RequestCounters, start
       },
     },
     {
+      method: 'GET',
+      pattern: '/_sandbox/traders',
+      access: 'admin',
+      handler: () => {
+        if (!state.traders) throw noTraders();
+        return { json: state.traders.settings() };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/traders',
+      access: 'admin',
+      handler: async (ctx) => {
+        const update = parseTraderUpdate(await ctx.body());
+        if (!state.traders) throw noTraders();
+        return { json: state.traders.configure(update) };
+      },
+    },
+    {
       method: 'POST',
       pattern: '/_sandbox/reset-faults',
       access: 'admin',
@@ -150,3 +177,6 @@ export function adminRoutes(state: ServerState, counters: RequestCounters, start
     },
   ];
 }
+
+const noTraders = () =>
+  new HttpError(409, 'No market simulator is attached (activity 0): there are no simulated traders to set');
