@@ -24,8 +24,8 @@ export class Inventory {
     for (const c of collections) this.#held.set(c.slug, new Map());
   }
 
-  /** Reads ERC721 owners of every token and the traders' ERC1155 balances. */
-  async load(provider: Provider, traders: readonly string[]): Promise<void> {
+  /** Reads ERC721 owners of every token and the ERC1155 balances of `holders` (the traders, the wallets). */
+  async load(provider: Provider, holders: readonly string[]): Promise<void> {
     const reads: Promise<void>[] = [];
     for (const c of this.#collections) {
       const nft = new Contract(c.contract, NFT_ABI as unknown as string[], provider);
@@ -39,7 +39,7 @@ export class Inventory {
             ),
           );
         } else {
-          for (const t of traders) {
+          for (const t of holders) {
             reads.push(
               (nft.getFunction('balanceOf')(t, tokenId) as Promise<bigint>).then((units) =>
                 this.set(c.slug, tokenId, t, units),
@@ -94,6 +94,25 @@ export class Inventory {
       if (units !== undefined && units > 0n) out.push({ tokenId, units });
     }
     return out.sort((a, b) => (a.tokenId < b.tokenId ? -1 : a.tokenId > b.tokenId ? 1 : 0));
+  }
+
+  /** Every holder of `slug`'s tokens with their units, by token id, then owner (lower case). */
+  holders(slug: string): { readonly tokenId: bigint; readonly owner: string; readonly units: bigint }[] {
+    const out: { tokenId: bigint; owner: string; units: bigint }[] = [];
+    for (const [tokenId, owners] of this.#held.get(slug) ?? []) {
+      for (const [owner, units] of owners) if (units > 0n) out.push({ tokenId, owner, units });
+    }
+    return out.sort((a, b) =>
+      a.tokenId !== b.tokenId
+        ? a.tokenId < b.tokenId
+          ? -1
+          : 1
+        : a.owner < b.owner
+          ? -1
+          : a.owner > b.owner
+            ? 1
+            : 0,
+    );
   }
 
   #tokens(slug: string, tokenId: bigint): Map<string, bigint> {

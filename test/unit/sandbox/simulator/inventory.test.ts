@@ -58,4 +58,18 @@ describe('Inventory', () => {
     transfer(events, apes.slug, 'erc721', 1, A, B);
     expect(inv.holdings(apes.slug, A).map((h) => h.tokenId)).toEqual([1n]);
   });
+
+  it('lists every holder of a collection by token id, then owner (the held items others bid on)', () => {
+    const inv = new Inventory(catalog.collections());
+    inv.set(items.slug, 2n, B, 3n);
+    inv.set(items.slug, 2n, A, 1n);
+    inv.set(items.slug, 1n, B, 5n);
+    inv.set(items.slug, 4n, A, 0n); // nothing held: not listed
+    expect(inv.holders(items.slug)).toEqual([
+      { tokenId: 1n, owner: B.toLowerCase(), units: 5n },
+      { tokenId: 2n, owner: A.toLowerCase(), units: 1n },
+      { tokenId: 2n, owner: B.toLowerCase(), units: 3n },
+    ]);
+    expect(inv.holders(apes.slug)).toEqual([]);
+  });
 });
