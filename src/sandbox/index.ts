@@ -229,6 +229,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         logger: { warn: (d, m) => progress(`sandbox ${m}: ${String(d['error'])}`) },
       });
       simulator = sim;
+      server.attach({ traders: sim.takers });
       cleanup.push(() => sim.stop());
       progress(
         `sandbox: simulating ${activity} market actions/s with traders on wallets ${sim.traderWallets.join(', ')}; posting the initial order book`,

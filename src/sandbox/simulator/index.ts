@@ -24,6 +24,11 @@
  * which listings and offers are in the book — depends on earlier outcomes on the chain and on
  * other clients, so the chain outcome may differ from run to run with timing.
  *
+ * Other wallets' orders (a daemon's, a test's): besides the `buy` action, which buys any maker's
+ * listing up to `BUY_LIMIT` × the floor, listing takers buy attractive listings of non-simulated
+ * wallets and traders bid on NFTs those wallets hold (takers.ts), once per `TAKER_TICK_MS` with
+ * the probabilities of `takers` (switchable at `POST /_sandbox/traders`).
+ *
  * Scheduling: one action per tick of `1000 / activity` ms; actions never overlap — a tick that
  * finds the previous action still running is skipped and counted. An action's failure (a race
  * lost to another client, a reverted transaction) is counted and logged, never thrown.
@@ -46,6 +51,7 @@ import { HttpError } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { SandboxMarket } from '../market/index.ts';
 import { ERC20_ABI, NFT_ABI, OrderType, seaportInterface, type WireParameters } from '../market/seaport.ts';
+import type { TraderControl, TraderCounts, TraderSettings } from '../server/types.ts';
 import { Inventory } from './inventory.ts';
 import {
   fulfillmentTransaction,
@@ -72,9 +78,12 @@ import {
   scalePrice,
 } from './plan.ts';
 import { type SenderPool, TxSender } from './sender.ts';
+import { TAKER_TICK_MS } from './taker-plan.ts';
+import { createTakers } from './takers.ts';
 
 export type { ActionKind, ActionWeights } from './plan.ts';
 export { ACTION_KINDS, DEFAULT_WEIGHTS, planActions } from './plan.ts';
+export { DEFAULT_TRADER_SETTINGS, TAKER_TICK_MS } from './taker-plan.ts';
 
 /** Default activity: actions per second (each action records one or a few market events). */
 export const DEFAULT_ACTIVITY = 3;
@@ -139,6 +148,8 @@ export interface SimulatorOptions {
   readonly logger?: SimulatorLogger;
   /** Transaction senders shared with others who send for the same wallets; default the simulator's own. */
   readonly senders?: SenderPool;
+  /** Listing takers and held-item offers; merged over `DEFAULT_TRADER_SETTINGS` (on, modest rates). */
+  readonly takers?: Partial<TraderSettings>;
 }
 
 export interface ActionCounts {
@@ -163,6 +174,8 @@ export interface SimulatorStats {
   readonly busy: boolean;
   readonly byKind: Readonly<Record<ActionKind, ActionCounts>>;
   readonly initial: { readonly listings: number; readonly offers: number; readonly failed: number };
+  /** Listing takers and held-item offers (their own ticks, not counted in `actions`). */
+  readonly takers: TraderCounts;
   readonly lastError?: string;
 }
 
@@ -179,6 +192,8 @@ export interface Simulator {
   /** Stops ticking and waits for the running action (and a running start) to finish. */
   stop(): Promise<void>;
   stats(): SimulatorStats;
+  /** The listing takers' and held-item offers' settings and counters (`/_sandbox/traders`). */
+  readonly takers: TraderControl;
 }
 
 type Outcome = 'ok' | 'no_target';
@@ -410,6 +425,26 @@ export function createSimulator(options: SimulatorOptions): Simulator {
 
   const openOffers = (t: Trader, c: CatalogCollection) =>
     market.allOffers(c.slug, { maker: t.address, limit: 200 }).items.length;
+
+  const takers = createTakers({
+    market,
+    fixture,
+    ctx,
+    traders,
+    inventory,
+    collections,
+    seed,
+    floorOf,
+    counterOf: (address) => counters.get(address) ?? 0n,
+    openOffers: (address, slug) => market.allOffers(slug, { maker: address, limit: 200 }).items.length,
+    maxOffersPerCollection: MAX_OFFERS_PER_COLLECTION,
+    ...(options.takers !== undefined ? { settings: options.takers } : {}),
+    onFailure: (what, e, detail) => failed(what, e, detail),
+    ...(logger?.info ? { onEvent: (d: Record<string, unknown>, m: string) => logger.info?.(d, m) } : {}),
+  });
+  let takerTimer: NodeJS.Timeout | undefined;
+  let takerTick = 0;
+  let takerCurrent: Promise<void> | undefined;
 
   const listedIds = (t: Trader, c: CatalogCollection) =>
     new Set(
@@ -748,10 +783,10 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   async function run(): Promise<void> {
     state = 'starting';
     unfollow = inventory.follow(events);
-    await inventory.load(
-      fixture.provider,
-      traders.map((t) => t.address),
-    );
+    // ERC1155 balances of every fixture wallet: the traders' own, and what the others hold to bid on.
+    await inventory.load(fixture.provider, [
+      ...new Set([...traders.map((t) => t.address), ...fixture.wallets.map((w) => getAddress(w.address))]),
+    ]);
     admin = new TxSender(fixture.admin, getAddress(await fixture.admin.getAddress()));
     const prepared = await Promise.allSettled(traders.map((t) => prepare(t)));
     for (const [i, r] of prepared.entries()) {
@@ -787,6 +822,21 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         Math.max(1, 1000 / activity),
       );
       timer.unref?.();
+      takerTimer = setInterval(() => {
+        if (stopping) return;
+        if (takerCurrent) {
+          takers.skipped();
+          return;
+        }
+        const n = takerTick++;
+        takerCurrent = takers
+          .tick(n)
+          .catch((e: unknown) => failed('takers', e, { n }))
+          .finally(() => {
+            takerCurrent = undefined;
+          });
+      }, TAKER_TICK_MS);
+      takerTimer.unref?.();
     }
     logger?.info?.(
       { traders: traders.map((t) => t.address), activity, initial: { ...initial } },
@@ -797,6 +847,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   return {
     traders: traders.map((t) => t.address),
     traderWallets,
+    takers: { settings: takers.settings, configure: takers.configure, counts: takers.counts },
 
     start() {
       if (stopping) return Promise.reject(new Error('the simulator was stopped'));
@@ -811,8 +862,10 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       stopping = true;
       if (timer) clearInterval(timer);
       timer = undefined;
+      if (takerTimer) clearInterval(takerTimer);
+      takerTimer = undefined;
       await starting?.catch(() => undefined);
-      while (current) await current;
+      while (current || takerCurrent) await (current ?? takerCurrent);
       unfollow?.();
       unfollow = undefined;
       state = 'stopped';
@@ -842,6 +895,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         busy: current !== undefined,
         byKind: kinds,
         initial: { ...initial },
+        takers: takers.counts(),
         ...(lastError !== undefined ? { lastError } : {}),
       };
     },
