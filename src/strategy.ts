@@ -126,7 +126,63 @@ export interface Mint extends IntentBase {
   readonly paymentToken: PaymentToken;
 }
 
-export type Intent = PlaceOffer | ReplaceOffer | CancelOrder | BuyListing | Swap | Mint;
+/**
+ * List an NFT we hold (signed locally, zone-protected so it can be cancelled off-chain). Risk
+ * refuses a price below the holding's cost basis by more than the loss bound, a listing of an NFT
+ * already listed by us (any strategy), and one too far under the fresh floor.
+ */
+export interface PlaceListing extends IntentBase {
+  readonly kind: 'place_listing';
+  readonly collection: string;
+  readonly nft: NftRef;
+  /** What the buyer pays per unit, fees included, in `paymentToken`'s smallest unit. */
+  readonly price: bigint;
+  /** ETH (the zero address) or an ERC-20 the marketplace takes for listings. */
+  readonly paymentToken: PaymentToken;
+  readonly quantity: bigint;
+  /** Expiry, ms since epoch. */
+  readonly expiresAt: number;
+  /** The strategy's stop-loss rule allows selling below the loss bound (named in logs). */
+  readonly stopLoss?: string;
+}
+
+/** Reprice an own listing: cancelled (gone) first, then listed again at the new price and expiry. */
+export interface ReplaceListing extends IntentBase {
+  readonly kind: 'replace_listing';
+  readonly orderHash: OrderHash;
+  readonly price: bigint;
+  readonly expiresAt: number;
+  readonly stopLoss?: string;
+}
+
+/**
+ * Sell an NFT we hold into someone's offer (item, collection or trait offer) through the API's
+ * fulfillment data and the calldata guard: refused unless we receive at least `minProceeds`.
+ */
+export interface AcceptOffer extends IntentBase {
+  readonly kind: 'accept_offer';
+  readonly orderHash: OrderHash;
+  readonly collection: string;
+  readonly nft: NftRef;
+  /** The offer's gross amount for the units sold (before fees), as the book shows it. */
+  readonly offerPrice: bigint;
+  /** Least we accept to receive in total, after marketplace and creator fees. */
+  readonly minProceeds: bigint;
+  readonly paymentToken: PaymentToken;
+  readonly quantity: bigint;
+  readonly stopLoss?: string;
+}
+
+export type Intent =
+  | PlaceOffer
+  | ReplaceOffer
+  | CancelOrder
+  | BuyListing
+  | Swap
+  | Mint
+  | PlaceListing
+  | ReplaceListing
+  | AcceptOffer;
 export type IntentKind = Intent['kind'];
 export const INTENT_KINDS: readonly IntentKind[] = Object.freeze([
   'place_offer',
@@ -135,6 +191,15 @@ export const INTENT_KINDS: readonly IntentKind[] = Object.freeze([
   'buy_listing',
   'swap',
   'mint',
+  'place_listing',
+  'replace_listing',
+  'accept_offer',
+]);
+/** Intents that sell what we hold (no budget spent; risk checks them against the cost basis). */
+export const SELL_INTENT_KINDS: readonly IntentKind[] = Object.freeze([
+  'place_listing',
+  'replace_listing',
+  'accept_offer',
 ]);
 
 type Opt = { readonly priority?: number; readonly reason?: string; readonly target?: string };
@@ -226,6 +291,64 @@ export function swap(a: Omit<Swap, 'kind' | 'target' | 'priority' | 'reason'> & 
   };
 }
 
+/** The coalescing target of a listing of one NFT: one listing per NFT across strategies. */
+export function listingTarget(nft: NftRef): string {
+  return `list:${nftKeyOf(nft)}`;
+}
+
+export function placeListing(
+  a: Omit<PlaceListing, 'kind' | 'target' | 'priority' | 'reason' | 'quantity'> & Opt & { quantity?: bigint },
+): PlaceListing {
+  return {
+    kind: 'place_listing',
+    ...base(listingTarget(a.nft), a),
+    collection: a.collection,
+    nft: a.nft,
+    price: a.price,
+    paymentToken: a.paymentToken,
+    quantity: a.quantity ?? 1n,
+    expiresAt: a.expiresAt,
+    ...(a.stopLoss !== undefined ? { stopLoss: a.stopLoss } : {}),
+  };
+}
+
+/** `target` should be the listing's target (`listingTarget(nft)`), so it coalesces with a place. */
+export function replaceListing(a: {
+  orderHash: OrderHash;
+  price: bigint;
+  expiresAt: number;
+  target: string;
+  stopLoss?: string;
+  priority?: number;
+  reason?: string;
+}): ReplaceListing {
+  return {
+    kind: 'replace_listing',
+    ...base(a.target, a),
+    orderHash: a.orderHash,
+    price: a.price,
+    expiresAt: a.expiresAt,
+    ...(a.stopLoss !== undefined ? { stopLoss: a.stopLoss } : {}),
+  };
+}
+
+export function acceptOffer(
+  a: Omit<AcceptOffer, 'kind' | 'target' | 'priority' | 'reason' | 'quantity'> & Opt & { quantity?: bigint },
+): AcceptOffer {
+  return {
+    kind: 'accept_offer',
+    ...base(`accept:${a.orderHash}`, a),
+    orderHash: a.orderHash,
+    collection: a.collection,
+    nft: a.nft,
+    offerPrice: a.offerPrice,
+    minProceeds: a.minProceeds,
+    paymentToken: a.paymentToken,
+    quantity: a.quantity ?? 1n,
+    ...(a.stopLoss !== undefined ? { stopLoss: a.stopLoss } : {}),
+  };
+}
+
 export function mint(a: Omit<Mint, 'kind' | 'target' | 'priority' | 'reason'> & Opt): Mint {
   return {
     kind: 'mint',
@@ -266,6 +389,32 @@ export interface DropsView {
 /** Traits of one NFT (from metadata), when the market view knows them. */
 export interface NftTraitsView {
   get(nftKey: string): Known<readonly { readonly type: string; readonly value: string }[]> | undefined;
+}
+
+/** An NFT we hold (from our fills and mints, checked against the chain), with what it cost. */
+export interface Holding {
+  readonly collection: string;
+  readonly nft: NftRef;
+  /** Units held (1 for ERC-721). */
+  readonly quantity: bigint;
+  /** What the units held cost in total: price paid, fees included, plus gas (in `costToken`). */
+  readonly costBasis: bigint;
+  readonly costToken: PaymentToken;
+  /** When the first unit held was acquired, ms since epoch. */
+  readonly acquiredAt: number;
+  /** The strategy that acquired it (null: found on chain, acquired outside harpoon). */
+  readonly strategyId: string | null;
+  /** Our listing standing on it, if any (any strategy's). */
+  readonly listedBy: {
+    readonly orderHash: OrderHash;
+    readonly strategyId: string | null;
+    readonly price: bigint;
+  } | null;
+}
+
+export interface HoldingsView {
+  all(): readonly Holding[];
+  get(nftKey: string): Holding | undefined;
 }
 
 /** Token balances of our wallet, keyed by lower-case token address (zero address = native). */
@@ -313,6 +462,8 @@ export interface StrategyContext<P = unknown> {
   readonly balances: Balances | null;
   readonly drops: DropsView;
   readonly nfts: NftTraitsView;
+  /** NFTs we hold, with cost basis and our listings on them. */
+  readonly holdings: HoldingsView;
 }
 
 export interface Tick {

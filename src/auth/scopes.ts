@@ -31,6 +31,10 @@ export const INTENT_WALLET_ENDPOINTS: Readonly<Record<IntentKind, readonly strin
   buy_listing: [],
   swap: [],
   mint: [ELIGIBILITY],
+  // a listing is zone-protected: repricing and stopping cancel it off-chain
+  place_listing: [CANCEL],
+  replace_listing: [CANCEL],
+  accept_offer: [],
 });
 
 /** The intents of one configured strategy, and whether they are known (a built-in) or assumed. */

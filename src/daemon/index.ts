@@ -70,7 +70,13 @@ import {
   type PaperReport,
   sweepOrphans,
 } from '../execution/index.ts';
-import { createOrderLedger, type LedgerChange, type OrderLedger, storeLedger } from '../ledger/index.ts';
+import {
+  createHoldings,
+  createOrderLedger,
+  type LedgerChange,
+  type OrderLedger,
+  storeLedger,
+} from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
 import { createScheduler, type Scheduler } from '../ratelimit/index.ts';
@@ -285,11 +291,19 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   }
 
   const tokens: PaymentToken[] = [...options.tokens];
-  const tokenSymbol = (addr: string): string => {
+  /** A payment token's symbol and decimals by address (zero address = ETH; unknown: 18 decimals). */
+  const tokenInfo = (addr: string): PaymentToken => {
     const a = addr.toLowerCase();
-    if (a === ZERO_ADDRESS) return 'ETH';
-    return tokens.find((t) => t.address.toLowerCase() === a)?.symbol ?? `${a.slice(0, 8)}…`;
+    if (a === ZERO_ADDRESS) return { address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 };
+    return (
+      tokens.find((t) => t.address.toLowerCase() === a) ?? {
+        address: a as Address,
+        symbol: `${a.slice(0, 8)}…`,
+        decimals: 18,
+      }
+    );
   };
+  const tokenSymbol = (addr: string): string => tokenInfo(addr).symbol;
 
   const intentGuard = configIntentGuard({ collections: options.collections, tokens });
 
@@ -644,10 +658,23 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         },
       });
     const st = store;
+    // what we hold, from our fills and the ledger's listings: read again at most once a second
+    const holdingsOf = createHoldings({ store: st, ledger, chain: options.chain.name, tokenOf: tokenInfo });
+    let holdingsAt = clock.now();
+    const held = {
+      current: () => {
+        if (clock.now() - holdingsAt >= 1_000) {
+          holdingsAt = clock.now();
+          holdingsOf.refresh();
+        }
+        return holdingsOf;
+      },
+    };
     engine = createEngine({
       strategies,
       market: {
         snapshot: () => v.snapshot(),
+        holdings: () => held.current(),
         balances: () => balances?.get() ?? null,
         drops: () => drops ?? { get: () => undefined },
       },

@@ -18,6 +18,7 @@ import { Priority } from '../ratelimit/types.ts';
 import {
   cancelOrder,
   type DropsView,
+  type HoldingsView,
   type Intent,
   type NftTraitsView,
   type OrderUpdate,
@@ -94,9 +95,13 @@ export function defaultWriteCost(intent: Intent): number {
       return intent.target.startsWith('offer:item:') ? 2 : 3;
     case 'cancel_order':
     case 'mint':
+    case 'place_listing':
       return 1;
+    case 'replace_listing':
+      return 2;
     case 'buy_listing':
     case 'swap':
+    case 'accept_offer':
       return 0;
   }
 }
@@ -150,6 +155,7 @@ const SWITCH_ID = '_engine';
 const RISK_SWEEP_CRON = '* * * * *';
 const emptyDrops: DropsView = Object.freeze({ get: () => undefined });
 const emptyNfts: NftTraitsView = Object.freeze({ get: () => undefined });
+const emptyHoldings: HoldingsView = Object.freeze({ all: () => [], get: () => undefined });
 const CLASS_RANK: Record<Intent['kind'], number> = {
   cancel_order: 0,
   buy_listing: 1,
@@ -157,6 +163,9 @@ const CLASS_RANK: Record<Intent['kind'], number> = {
   place_offer: 2,
   mint: 2,
   swap: 2,
+  accept_offer: 1,
+  replace_listing: 2,
+  place_listing: 2,
 };
 
 interface Slot {
@@ -455,6 +464,7 @@ export class Engine {
       balances: this.o.market.balances?.() ?? null,
       drops: this.o.market.drops?.() ?? emptyDrops,
       nfts: this.o.market.nfts?.() ?? emptyNfts,
+      holdings: this.o.market.holdings?.() ?? emptyHoldings,
     };
     return { ctx, state: slot.state };
   }
@@ -710,6 +720,7 @@ export class Engine {
             intentId: q.id,
             strategyId: q.strategyId,
             market: this.o.market.snapshot(),
+            holdings: this.o.market.holdings?.() ?? emptyHoldings,
             now,
           });
         } catch (e) {
@@ -898,9 +909,12 @@ export function schedulerPriority(intent: Intent): Priority {
       return Priority.cancel;
     case 'place_offer':
     case 'replace_offer':
+    case 'place_listing':
+    case 'replace_listing':
       return Priority.bidRefresh;
     case 'swap':
     case 'mint':
+    case 'accept_offer':
       return Priority.trade;
   }
 }

@@ -123,7 +123,11 @@ export class MemoryExecutor implements Executor {
     switch (intent.kind) {
       case 'place_offer':
       case 'replace_offer':
+      case 'place_listing':
+      case 'replace_listing':
         return { orderHash: this.nextHash() };
+      case 'accept_offer':
+        return {};
       case 'buy_listing':
         return { spent: intent.maxPrice };
       case 'mint':

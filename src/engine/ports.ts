@@ -5,7 +5,7 @@ import type { OrderHash } from '../domain/ids.ts';
 import type { OrderLedger } from '../ledger/index.ts';
 import type { MarketSnapshot } from '../market/snapshot.ts';
 import type { Priority } from '../ratelimit/types.ts';
-import type { Balances, DropsView, Intent, NftTraitsView } from '../strategy.ts';
+import type { Balances, DropsView, HoldingsView, Intent, NftTraitsView } from '../strategy.ts';
 
 /** Epoch milliseconds. */
 export interface EngineClock {
@@ -152,6 +152,8 @@ export interface MarketSource {
   balances?(): Balances | null;
   drops?(): DropsView;
   nfts?(): NftTraitsView;
+  /** NFTs we hold (cost basis, our listings on them); default none. */
+  holdings?(): HoldingsView;
 }
 
 /**

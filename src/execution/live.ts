@@ -150,6 +150,53 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor {
         o.onExecution?.('mint', out, ctx.strategyId, intent.drop, intent.paymentToken);
         return outcomeResult('mint', out);
       }
+      case 'place_listing':
+        return {
+          orderHash: await o.desk.list({
+            intentId: ctx.intentId,
+            strategyId: ctx.strategyId,
+            target: intent.target,
+            collection: intent.collection,
+            nft: intent.nft,
+            price: intent.price,
+            paymentToken: intent.paymentToken,
+            quantity: intent.quantity,
+            expiresAt: intent.expiresAt,
+            call,
+          }),
+        };
+      case 'replace_listing':
+        return {
+          orderHash: await o.desk.replaceListing(intent.orderHash, {
+            intentId: ctx.intentId,
+            strategyId: ctx.strategyId,
+            price: intent.price,
+            expiresAt: intent.expiresAt,
+            call,
+          }),
+        };
+      case 'accept_offer': {
+        const info = await o.collection(intent.collection);
+        const standard = o.standardOf !== undefined ? await o.standardOf(intent.nft.contract) : undefined;
+        const out = await o.execution.acceptOffer({
+          intentId: ctx.intentId,
+          strategy: ctx.strategyId,
+          orderHash: intent.orderHash,
+          collection: intent.collection,
+          nft: {
+            contract: intent.nft.contract,
+            tokenId: BigInt(intent.nft.identifier),
+            ...(standard !== undefined ? { standard } : {}),
+          },
+          offerPrice: intent.offerPrice,
+          minProceeds: intent.minProceeds,
+          paymentToken: intent.paymentToken.address,
+          quantity: intent.quantity,
+          feeRecipients: info.fees.map((f) => f.recipient),
+        });
+        o.onExecution?.('sell', out, ctx.strategyId, intent.collection, intent.paymentToken);
+        return outcomeResult('accept_offer', out);
+      }
     }
   }
 

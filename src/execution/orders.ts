@@ -17,10 +17,16 @@
  */
 import type { ApiClient, CallOptions } from '../api/index.ts';
 import type { TxSender } from '../chain/index.ts';
-import type { PaymentToken } from '../domain/events.ts';
-import type { OrderHash } from '../domain/ids.ts';
+import type { NftRef, PaymentToken } from '../domain/events.ts';
+import { type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
 import { BaseError, RejectedError, TransientError } from '../errors/index.ts';
-import { type LedgerOrder, type OrderLedger, offerFacts, offerSpecOf } from '../ledger/index.ts';
+import {
+  type LedgerOrder,
+  type NewLedgerOrder,
+  type OrderLedger,
+  offerFacts,
+  offerSpecOf,
+} from '../ledger/index.ts';
 import { type Logger, silentLogger } from '../observability/index.ts';
 import {
   type Approvals,
@@ -46,6 +52,7 @@ export interface CollectionInfo {
 
 export interface OrderDeskApi {
   readonly offers: Pick<ApiClient['offers'], 'create' | 'build' | 'createCriteria'>;
+  readonly listings: Pick<ApiClient['listings'], 'create'>;
   readonly orders: Pick<ApiClient['orders'], 'cancel' | 'get'> &
     Partial<Pick<ApiClient['orders'], 'cancelWithWallet'>>;
 }
@@ -104,6 +111,21 @@ export interface PlaceInput {
   readonly call?: CallOptions;
 }
 
+export interface ListInput {
+  readonly intentId: string;
+  readonly strategyId: string;
+  readonly target: string;
+  readonly collection: string;
+  readonly nft: NftRef;
+  /** What the buyer pays per unit, fees included. */
+  readonly price: bigint;
+  readonly paymentToken: PaymentToken;
+  readonly quantity: bigint;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+  readonly call?: CallOptions;
+}
+
 export interface CancelOptions {
   /** Record of the cancel (transaction ids). */
   readonly intentId: string;
@@ -117,6 +139,13 @@ export type CancelResult = { readonly state: 'gone' } | { readonly state: 'windo
 
 export interface OrderDesk {
   place(input: PlaceInput): Promise<OrderHash>;
+  /** Lists an NFT we hold (see `list`). */
+  list(input: ListInput): Promise<OrderHash>;
+  /** Cancels our listing (gone first), then lists the same units again at the new price. */
+  replaceListing(
+    orderHash: string,
+    input: Omit<ListInput, 'collection' | 'nft' | 'paymentToken' | 'quantity' | 'target'>,
+  ): Promise<OrderHash>;
   cancel(orderHash: string, options: CancelOptions): Promise<CancelResult>;
   /** Cancels the old order (gone first, unless `overlap`), then places the new one for the same target. */
   replace(
@@ -235,21 +264,41 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       signed = s;
       post = () => o.api.offers.createCriteria(criteriaOfferRequest(s), input.call ?? {});
     }
+    const facts = offerFacts(offer);
+    return recordAndPost(
+      signed,
+      {
+        ...facts,
+        // a criteria offer names the collection's contract when it is known
+        contract:
+          offer.type === 'item' ? offer.nft.contract.toLowerCase() : (info.contract?.toLowerCase() ?? null),
+        standard,
+      },
+      input,
+      post,
+    );
+  }
+
+  /**
+   * Records the signed order in the ledger (from now on it counts, whatever happens to the post),
+   * then posts it: refused → failed; unanswered → stays posted until read back.
+   */
+  async function recordAndPost(
+    signed: { orderHash: string; components: OrderComponents },
+    facts: Pick<NewLedgerOrder, 'side' | 'collection' | 'contract' | 'tokenId' | 'trait' | 'standard'>,
+    input: Pick<PlaceInput, 'intentId' | 'strategyId' | 'target' | 'price' | 'paymentToken' | 'quantity'>,
+    post: () => Promise<{ order_hash?: string | null }>,
+  ): Promise<OrderHash> {
     const hash = signed.orderHash.toLowerCase() as OrderHash;
-    // recorded before the post: from now on it counts, whatever happens to the post
     ledger.post({
       orderHash: hash,
       intentId: input.intentId,
       strategyId: input.strategyId,
       target: input.target,
-      ...offerFacts(offer),
-      // a criteria offer names the collection's contract when it is known
-      contract:
-        offer.type === 'item' ? offer.nft.contract.toLowerCase() : (info.contract?.toLowerCase() ?? null),
-      standard,
+      ...facts,
       price: input.price,
-      paymentToken,
-      quantity,
+      paymentToken: input.paymentToken,
+      quantity: input.quantity,
       expiresAt: Number(signed.components.endTime) * 1000,
       components: signed.components,
       protocolAddress: protocol,
@@ -272,15 +321,60 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
     }
     ledger.note(hash, { kind: 'opened' });
     log.info(
-      {
-        strategy: input.strategyId,
-        orderHash: hash,
-        side: offerFacts(offer).side,
-        price: input.price.toString(),
-      },
-      'offer posted',
+      { strategy: input.strategyId, orderHash: hash, side: facts.side, price: input.price.toString() },
+      facts.side === 'listing' ? 'listing posted' : 'offer posted',
     );
     return hash;
+  }
+
+  /**
+   * Lists an NFT we hold: the conduit's approval for the collection only when missing, a listing
+   * signed locally (zone-protected: cancellable off-chain) with the collection's fees, recorded,
+   * then posted.
+   */
+  async function list(input: ListInput): Promise<OrderHash> {
+    const { nft, quantity, paymentToken } = input;
+    if (quantity <= 0n)
+      throw new RejectedError('listing_bad_quantity', 'a listing needs a quantity of at least 1');
+    const contract = nft.contract.toLowerCase();
+    const standard = o.standardOf !== undefined ? await o.standardOf(contract) : 'erc721';
+    const info = await o.collection(input.collection);
+    const approval = await o.approvals.nft(contract, offerer);
+    if (approval !== null) {
+      log.info({ contract }, 'approving the conduit for the collection (listings)');
+      const res = await o.sender.send(`${input.intentId}/approve-nft-${++txSeq}`, {
+        to: approval.to,
+        data: approval.data,
+        value: approval.value,
+      });
+      if (res.status !== 'success')
+        throw new TransientError('approval_reverted', 'the conduit approval for listings reverted', {
+          maybeProcessed: false,
+        });
+    }
+    const native = paymentToken.address.toLowerCase() === ZERO_ADDRESS;
+    const s = await o.orders.listing({
+      nft: { contract, tokenId: BigInt(nft.identifier), standard },
+      quantity,
+      price: input.price * quantity,
+      currency: native ? { itemType: 0, token: ZERO_ADDRESS } : { itemType: 1, token: paymentToken.address },
+      fees: info.fees,
+      expirySec: Math.max(60, Math.floor((input.expiresAt - o.clock.now()) / 1000)),
+      signedZone: true,
+    });
+    return recordAndPost(
+      s,
+      {
+        side: 'listing',
+        collection: input.collection,
+        contract,
+        tokenId: String(nft.identifier),
+        trait: null,
+        standard,
+      },
+      input,
+      () => o.api.listings.create(o.chain, seaportRequest(s), input.call ?? {}),
+    );
   }
 
   /** The marketplace's word on an order, into the ledger; true when it is gone now. */
@@ -500,6 +594,30 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
 
   return {
     place,
+    list,
+    async replaceListing(orderHash, input) {
+      const old = ledger.get(orderHash);
+      if (old === undefined || old.side !== 'listing' || old.contract === null || old.tokenId === null)
+        throw new RejectedError('replace_unknown_order', `order ${orderHash} is not a listing of ours`);
+      // gone first: two listings of one NFT never stand at once
+      await cancel(orderHash, {
+        intentId: input.intentId,
+        requireGone: true,
+        ...(input.call !== undefined ? { call: input.call } : {}),
+      });
+      return list({
+        ...input,
+        target: old.target ?? '',
+        collection: old.collection,
+        nft: {
+          chain: o.chain as NftRef['chain'],
+          contract: old.contract as NftRef['contract'],
+          identifier: old.tokenId as NftRef['identifier'],
+        },
+        paymentToken: old.paymentToken,
+        quantity: old.quantity - old.filled,
+      });
+    },
     cancel,
     async replace(orderHash, input) {
       const old = ledger.get(orderHash);

@@ -360,6 +360,12 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         });
         return { spent: intent.amountIn, txHash: paperHash(['swap', now]) };
       }
+      case 'place_listing':
+      case 'replace_listing':
+      case 'accept_offer':
+        // selling on paper (listings filled by simulated takers, accepted offers with fees and
+        // gas) is not built yet: refused, clearly, so nothing pretends to have sold
+        return refuse('paper_selling_not_built', `${intent.kind} is not simulated in paper mode yet`);
     }
   }
 

@@ -28,7 +28,8 @@ export function createExecutionReconciler(o: ExecutionReconcilerOptions): Reconc
     switch (intent.kind) {
       case 'buy_listing':
       case 'swap':
-      case 'mint': {
+      case 'mint':
+      case 'accept_offer': {
         const out = o.execution?.status(r.id);
         if (out === undefined) return { status: 'failed' }; // never reached the execution layer
         if (out.state === 'done')
@@ -42,7 +43,9 @@ export function createExecutionReconciler(o: ExecutionReconcilerOptions): Reconc
         return out.state === 'failed' ? { status: 'failed' } : { status: 'unknown' };
       }
       case 'place_offer':
-      case 'replace_offer': {
+      case 'replace_offer':
+      case 'place_listing':
+      case 'replace_listing': {
         const order = o.ledger.byIntent(r.id);
         if (order !== undefined && order.state !== 'failed')
           return { status: 'done', result: { orderHash: order.orderHash } };

@@ -1,3 +1,4 @@
+export * from './holdings.ts';
 export * from './ledger.ts';
 export * from './offer.ts';
 export * from './store.ts';

@@ -43,6 +43,8 @@ export interface LedgerFilter {
 }
 
 export interface OrderLedger {
+  /** The API's chain name its orders are on (NFT keys `chain/contract/id`). */
+  readonly chain: string;
   /** Records a new order before its post (state `posted`: it counts from now on). */
   post(order: NewLedgerOrder): LedgerOrder;
   /** Applies news about one order; null when the order is not ours or nothing changed. */
@@ -394,6 +396,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   }
 
   return {
+    chain: options.chain,
     post(n) {
       const h = key(n.orderHash);
       const now = clock.now();

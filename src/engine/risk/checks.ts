@@ -22,7 +22,12 @@ export type RiskCode =
   | 'risk_daily_cap'
   | 'risk_collection_daily_cap'
   | 'risk_collection_items'
-  | 'risk_unknown_order';
+  | 'risk_unknown_order'
+  | 'risk_not_held'
+  | 'risk_sell_loss'
+  | 'risk_sell_under_floor'
+  | 'risk_already_listed'
+  | 'risk_own_listing';
 
 export interface Refusal {
   readonly code: RiskCode;
@@ -109,6 +114,10 @@ export function commitmentOf(intent: Intent, old?: OldOrder): Commitment | null 
         total: intent.amountIn,
       };
     case 'cancel_order':
+    case 'place_listing':
+    case 'replace_listing':
+    case 'accept_offer':
+      // selling commits no budget: checkSale judges it against what we hold
       return null;
   }
 }
@@ -182,3 +191,68 @@ export function checkFloor(
     );
   return null;
 }
+
+/** Defaults of the selling bounds (RiskLimits.maxLossBps / maxUnderFloorBps). */
+export const DEFAULT_SELL_LIMITS = Object.freeze({ maxLossBps: 2_000, maxUnderFloorBps: 1_500 });
+
+/** What a selling intent would do, for the checks below. */
+export interface Sale {
+  readonly collection: string;
+  readonly nftKey: string;
+  /** Per unit: a listing's price (the buyer pays it, fees included) or an accepted offer's net proceeds. */
+  readonly unitPrice: bigint;
+  readonly quantity: bigint;
+  readonly token: PaymentToken;
+  /** A stop-loss rule of the strategy allows going under the loss bound. */
+  readonly stopLoss: string | undefined;
+}
+
+/**
+ * Never below the cost basis by more than `maxLossBps` (unless a stop-loss rule says so), never
+ * under the fresh floor by more than `maxUnderFloorBps`; the floor must be fresh to sell at all.
+ */
+export function checkSale(
+  s: Sale,
+  held:
+    | { readonly quantity: bigint; readonly costBasis: bigint; readonly costToken: PaymentToken }
+    | undefined,
+  col: CollectionSnapshot | undefined,
+  limits: RiskLimits,
+  now: number,
+): Refusal | null {
+  if (s.quantity <= 0n || s.unitPrice <= 0n)
+    return refuse('risk_invalid', 'price and quantity must be positive');
+  if (held === undefined || held.quantity < s.quantity)
+    return refuse('risk_not_held', `${s.nftKey}: we do not hold ${s.quantity} unit(s) of it`);
+  const maxLoss = BigInt(limits.maxLossBps ?? DEFAULT_SELL_LIMITS.maxLossBps);
+  const sameToken =
+    held.costToken.decimals === s.token.decimals &&
+    (held.costToken.address.toLowerCase() === s.token.address.toLowerCase() ||
+      (ETH_LIKE.has(held.costToken.symbol.toUpperCase()) && ETH_LIKE.has(s.token.symbol.toUpperCase())));
+  if (s.stopLoss === undefined && sameToken) {
+    const unitCost = held.costBasis / held.quantity;
+    const least = (unitCost * (10_000n - maxLoss)) / 10_000n;
+    if (s.unitPrice < least)
+      return refuse(
+        'risk_sell_loss',
+        `${s.nftKey}: ${s.unitPrice} per unit is more than ${maxLoss} bps under its cost ${unitCost} (a stop-loss rule may allow it)`,
+      );
+  }
+  const fresh = checkFreshness(col, s.collection, limits);
+  if (fresh) return fresh;
+  if (col === undefined) return refuse('risk_no_floor', `no floor known for ${s.collection}`);
+  const ref = referenceFloor(col, undefined, s.token);
+  if (ref === null) return refuse('risk_no_floor', `no floor known for ${s.collection}`);
+  if (now - ref.learnedAt > limits.floorMaxAgeMs)
+    return refuse('risk_floor_stale', `floor of ${s.collection} is ${now - ref.learnedAt} ms old`);
+  const under = BigInt(limits.maxUnderFloorBps ?? DEFAULT_SELL_LIMITS.maxUnderFloorBps);
+  const least = (ref.price * (10_000n - under)) / 10_000n;
+  if (s.unitPrice < least)
+    return refuse(
+      'risk_sell_under_floor',
+      `${s.nftKey}: ${s.unitPrice} per unit is more than ${under} bps under the floor ${ref.price}`,
+    );
+  return null;
+}
+
+const ETH_LIKE = new Set(['ETH', 'WETH']);

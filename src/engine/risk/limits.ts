@@ -46,6 +46,10 @@ export interface RiskLimits {
   readonly staleAfterMs: number;
   /** Window of the daily cap (ms); 24 h. */
   readonly dayMs: number;
+  /** Never sell below the cost basis by more than this (bps) without a stop-loss rule; default 2000. */
+  readonly maxLossBps?: number;
+  /** Never list or accept below the fresh floor by more than this (bps); default 1500. */
+  readonly maxUnderFloorBps?: number;
 }
 
 export const DEFAULT_RISK_TIMING = Object.freeze({

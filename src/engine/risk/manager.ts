@@ -6,13 +6,21 @@ import type { OrderHash } from '../../domain/ids.ts';
 import { RejectedError } from '../../errors/index.ts';
 import type { LedgerOrder, OrderLedger } from '../../ledger/index.ts';
 import type { MarketSnapshot } from '../../market/snapshot.ts';
-import type { Intent } from '../../strategy.ts';
+import {
+  type AcceptOffer,
+  type HoldingsView,
+  type Intent,
+  nftKey,
+  type PlaceListing,
+  type ReplaceListing,
+} from '../../strategy.ts';
 import type { ExecutionResult, SpendEntry } from '../ports.ts';
 import {
   type Commitment,
   checkFloor,
   checkFreshness,
   checkMaxPrice,
+  checkSale,
   checkShape,
   commitmentOf,
   type OldOrder,
@@ -57,6 +65,8 @@ export interface CheckInput {
   readonly intentId: string;
   readonly strategyId: string;
   readonly market: MarketSnapshot;
+  /** What we hold (selling intents are checked against it); default none. */
+  readonly holdings?: HoldingsView;
   readonly now: number;
 }
 
@@ -84,6 +94,7 @@ interface Totals {
 
 const zero = (): Totals => ({ exposure: 0n, reserved: 0n, spentAll: 0n, spentDay: 0n, itemsDay: 0n });
 const max0 = (v: bigint) => (v < 0n ? 0n : v);
+const max1 = (v: bigint) => (v < 1n ? 1n : v);
 
 export class RiskManager {
   readonly limits: RiskLimits;
@@ -317,8 +328,8 @@ export class RiskManager {
    */
   check(intent: Intent, input: CheckInput): void {
     const { strategyId } = input;
-    if (intent.kind === 'cancel_order') {
-      this.cancelling.add(intent.orderHash);
+    // commits no budget: held in flight only (a cancel, a sale)
+    const holdNothing = () =>
       this.reservations.set(input.intentId, {
         intentId: input.intentId,
         strategyId,
@@ -329,12 +340,40 @@ export class RiskManager {
         items: 0n,
         held: 'inflight',
       });
+    if (intent.kind === 'cancel_order') {
+      this.cancelling.add(intent.orderHash);
+      holdNothing();
       return;
     }
     if (this.killedAt !== null)
       this.refuse({ code: 'risk_killed', message: 'kill switch is on' }, intent, strategyId);
     if (this.pausedAt !== null)
       this.refuse({ code: 'risk_paused', message: 'trading is paused' }, intent, strategyId);
+    if (
+      intent.kind === 'place_listing' ||
+      intent.kind === 'replace_listing' ||
+      intent.kind === 'accept_offer'
+    ) {
+      const r = this.checkSell(intent, input);
+      if (r !== null) this.refuse(r, intent, strategyId);
+      holdNothing();
+      if (intent.kind === 'replace_listing') this.cancelling.add(intent.orderHash);
+      return;
+    }
+    if (intent.kind === 'buy_listing') {
+      // never buy back our own listing, nor an NFT we hold and list
+      const ours = this.orders.get(intent.orderHash);
+      const held = input.holdings?.get(nftKey(intent.nft));
+      if (ours !== undefined || held?.listedBy != null)
+        this.refuse(
+          {
+            code: 'risk_own_listing',
+            message: `${nftKey(intent.nft)} is listed by us: not buying it`,
+          },
+          intent,
+          strategyId,
+        );
+    }
 
     let old: BookEntry | undefined;
     if (intent.kind === 'replace_offer') {
@@ -376,6 +415,65 @@ export class RiskManager {
       ...(old !== undefined && !overlap ? { sequential: { old: old.orderHash, total: c.total } } : {}),
     });
     if (old !== undefined) this.cancelling.add(old.orderHash);
+  }
+
+  /**
+   * A listing, a reprice or an accepted offer: we hold what is sold, no second listing of one NFT
+   * (across strategies: no self-undercut), and the price within the loss and floor bounds.
+   */
+  private checkSell(intent: PlaceListing | ReplaceListing | AcceptOffer, input: CheckInput): Refusal | null {
+    let collection: string;
+    let key: string;
+    let quantity: bigint;
+    let token: PaymentToken;
+    let unitPrice: bigint;
+    if (intent.kind === 'replace_listing') {
+      const old = this.orders.get(intent.orderHash);
+      if (
+        old === undefined ||
+        old.side !== 'listing' ||
+        !this.orders.counts(old) ||
+        this.isCancelling(intent.orderHash)
+      )
+        return {
+          code: 'risk_unknown_order',
+          message: `order ${intent.orderHash} is not an open listing of ours`,
+        };
+      collection = old.collection;
+      key = `${this.orders.chain}/${(old.contract ?? '').toLowerCase()}/${old.tokenId ?? ''}`;
+      quantity = old.quantity - old.filled;
+      token = old.paymentToken;
+      unitPrice = intent.price;
+    } else {
+      collection = intent.collection;
+      key = nftKey(intent.nft);
+      quantity = intent.quantity;
+      token = intent.paymentToken;
+      unitPrice = intent.kind === 'accept_offer' ? intent.minProceeds / max1(intent.quantity) : intent.price;
+    }
+    const held = input.holdings?.get(key);
+    if (intent.kind === 'place_listing') {
+      const listed = held?.listedBy ?? this.listingInFlight(key);
+      if (listed != null)
+        return {
+          code: 'risk_already_listed',
+          message: `${key} is already listed by us (${typeof listed === 'string' ? listed : listed.orderHash}): reprice that listing instead`,
+        };
+    }
+    return checkSale(
+      { collection, nftKey: key, unitPrice, quantity, token, stopLoss: intent.stopLoss },
+      held,
+      input.market.collection(collection),
+      this.limits,
+      input.now,
+    );
+  }
+
+  /** A place_listing of this NFT still in flight (its listing is not in the ledger yet). */
+  private listingInFlight(key: string): string | null {
+    for (const r of this.reservations.values())
+      if (r.intent.kind === 'place_listing' && nftKey(r.intent.nft) === key) return r.intentId;
+    return null;
   }
 
   private evaluate(
@@ -471,10 +569,15 @@ export class RiskManager {
     this.reservations.delete(intentId);
     const intent = r.intent;
     if (outcome.status === 'failed') {
-      if (intent.kind === 'cancel_order') this.cancelling.delete(intent.orderHash);
-      if (intent.kind === 'replace_offer') this.cancelling.delete(intent.orderHash);
+      if (
+        intent.kind === 'cancel_order' ||
+        intent.kind === 'replace_offer' ||
+        intent.kind === 'replace_listing'
+      )
+        this.cancelling.delete(intent.orderHash);
       return;
     }
+    if (intent.kind === 'replace_listing') this.cancelling.delete(intent.orderHash);
     const res = outcome.result;
     const c = r.commitment;
     switch (intent.kind) {

@@ -39,6 +39,7 @@ let cancelAnswer: () => Promise<{ last_signature_issued_valid_until: string }>;
 let status: string | undefined;
 let allowance: bigint;
 let approvals: { spender: string; data: string }[];
+let nftApproved: boolean;
 let deskOptions: OrderDeskOptions;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -54,6 +55,7 @@ beforeEach(async () => {
   status = 'ACTIVE';
   allowance = 10n ** 30n;
   approvals = [];
+  nftApproved = false;
   ledger = createOrderLedger({
     clock: { now: () => now },
     chain: 'ethereum',
@@ -75,6 +77,12 @@ beforeEach(async () => {
     },
   );
   const api = {
+    listings: {
+      create: async () => {
+        calls.push('list');
+        return post();
+      },
+    },
     offers: {
       create: async () => {
         calls.push('post');
@@ -106,7 +114,7 @@ beforeEach(async () => {
       expect(spender.toLowerCase()).toBe(CONDUIT.toLowerCase());
       return allowance;
     },
-    isApprovedForAll: async () => true,
+    isApprovedForAll: async () => nftApproved,
   };
   const wrapped = createApprovals({ chainId: 1, conduit: CONDUIT }, reader);
   deskOptions = {
@@ -252,6 +260,47 @@ describe('order desk: placing', () => {
       }),
     ).rejects.toMatchObject({ code: 'offer_token_unsupported' });
     expect(ledger.list()).toHaveLength(0);
+  });
+});
+
+describe('order desk: listing what we hold', () => {
+  it('approves the conduit for the collection only when missing, signs a zone-protected listing, records it, posts it', async () => {
+    const listOne = (intentId: string, id: string, price: bigint) =>
+      desk.list({
+        intentId,
+        strategyId: 'seller',
+        target: `list:ethereum/${NFT.toLowerCase()}/${id}`,
+        collection: 'apes',
+        nft: { chain: 'ethereum', contract: NFT as never, identifier: id as never },
+        price,
+        paymentToken: {
+          address: '0x0000000000000000000000000000000000000000' as never,
+          symbol: 'ETH',
+          decimals: 18,
+        },
+        quantity: 1n,
+        expiresAt: now + 3_600_000,
+      });
+    const before = sender.submits.length;
+    const h = await listOne('l1', '7', 2n * E17);
+    expect(sender.submits.length - before).toBe(1); // setApprovalForAll to the conduit
+    expect(sender.calldata.at(-1)?.slice(0, 10)).toBe('0xa22cb465'); // setApprovalForAll
+    expect(sender.calldata.at(-1)?.toLowerCase()).toContain(CONDUIT.slice(2).toLowerCase());
+    expect(calls).toContain('list');
+    const o = ledger.get(h);
+    expect(o).toMatchObject({
+      side: 'listing',
+      state: 'open',
+      tokenId: '7',
+      price: 2n * E17,
+      strategyId: 'seller',
+    });
+    const zone = (o?.components as { zone?: string } | undefined)?.zone;
+    expect(zone?.toLowerCase()).toBe(ZONE.toLowerCase());
+    // approved now: the next listing sends nothing on chain
+    nftApproved = true;
+    await listOne('l2', '8', 3n * E17);
+    expect(sender.submits.length - before).toBe(1);
   });
 });
 

@@ -135,6 +135,7 @@ export function harness<S extends z.ZodType>(strategy: Strategy<S>, raw: unknown
         balances: market.balances(),
         drops: market.drops(),
         nfts: market.nfts(),
+        holdings: { all: () => [], get: () => undefined },
       };
     },
   };
