@@ -238,6 +238,8 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       maxPriceVsFloorBps: fc.risk.maxPriceVsFloorBps,
       floorMaxAgeMs: fc.risk.floorMaxAgeMs,
       staleAfterMs: fc.risk.staleAfterMs,
+      maxLossBps: fc.risk.maxLossBps,
+      maxUnderFloorBps: fc.risk.maxUnderFloorBps,
     },
     engine: { ...fc.engine },
     market: { ...fc.market },

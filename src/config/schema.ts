@@ -382,6 +382,10 @@ const RiskSchema = z.strictObject({
   floorMaxAgeMs: z.number().int().min(1_000).max(86_400_000).default(900_000),
   /** No trading on a collection whose newest information is older than this (ms). */
   staleAfterMs: z.number().int().min(1_000).max(86_400_000).default(300_000),
+  /** Never sell (list, accept an offer) below the cost basis by more than this (bps), unless a stop-loss rule says so. */
+  maxLossBps: z.number().int().min(0).max(10_000).default(2_000),
+  /** Never list or accept more than this many bps under the fresh floor. */
+  maxUnderFloorBps: z.number().int().min(0).max(10_000).default(1_500),
 });
 
 const EngineSchema = z.strictObject({

@@ -224,6 +224,10 @@ export interface RiskConfig {
   readonly floorMaxAgeMs: number;
   /** No trading on a collection whose newest information is older than this (ms); default 300000. */
   readonly staleAfterMs: number;
+  /** Never sell below the cost basis by more than this (bps) without a stop-loss rule; default 2000. */
+  readonly maxLossBps: number;
+  /** Never list or accept more than this many bps under the fresh floor; default 1500. */
+  readonly maxUnderFloorBps: number;
 }
 
 /** Limits of one payment token, in its smallest unit. */

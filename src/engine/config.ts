@@ -44,6 +44,8 @@ export function riskLimitsFromConfig(risk: RiskConfig): RiskLimits {
     floorMaxAgeMs: risk.floorMaxAgeMs,
     staleAfterMs: risk.staleAfterMs,
     dayMs: DEFAULT_RISK_TIMING.dayMs,
+    maxLossBps: risk.maxLossBps,
+    maxUnderFloorBps: risk.maxUnderFloorBps,
   };
 }
 

@@ -48,6 +48,8 @@ function built(env: Record<string, string> = {}) {
         maxOpenOffersTotal: '0.3',
         maxSpendPerDay: '0.4',
         maxFeePerGasGwei: '60',
+        maxLossBps: 1_234,
+        maxUnderFloorBps: 567,
       },
       engine: {
         hookTimeoutMs: 1_500,
@@ -145,6 +147,7 @@ describe('every config section reaches its adapter', () => {
     expect(JSON.stringify(ao.engine.risk, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).toContain(
       '70000000000000000',
     );
+    expect(ao.engine.risk).toMatchObject({ maxLossBps: 1_234, maxUnderFloorBps: 567 });
   });
 
   it('engine → engine timing', () => {
