@@ -203,6 +203,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let stream: StreamClient | undefined;
   let engine: Engine | undefined;
   let engineStarted = false;
+  /** What we hold and what selling earned (cost basis, realized and unrealized PnL). */
+  let holdings: ReturnType<typeof createHoldings> | undefined;
   let keeper: CredentialKeeper | undefined;
   let fatal: FatalError | undefined;
   let onFatal: ((e: FatalError) => void) | undefined;
@@ -244,6 +246,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   function onOrderChange(c: LedgerChange): void {
     if (c.news.kind === 'posted') ordersPlaced++;
     if (c.filledUnits <= 0n) return;
+    holdings?.refresh(); // a sale or a purchase through one of our orders: PnL and holdings change
     const o = c.order;
     pushFill({
       at: clock.now(),
@@ -366,6 +369,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       desk?.reconcile().catch((err: unknown) => log.warn({ err }, 'reading back unsure orders failed')),
     ]);
     ledger?.tick();
+    holdings?.refresh();
     persistWatermarks();
   }
 
@@ -660,6 +664,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const st = store;
     // what we hold, from our fills and the ledger's listings: read again at most once a second
     const holdingsOf = createHoldings({ store: st, ledger, chain: options.chain.name, tokenOf: tokenInfo });
+    holdings = holdingsOf;
     let holdingsAt = clock.now();
     const held = {
       current: () => {
@@ -735,6 +740,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       guardRejections: () => guardRejections,
       rateGroups: () => scheduler?.status().groups ?? [],
       streamAges: () => stream?.status().channels ?? [],
+      pnl: () =>
+        (holdings?.pnl(view?.snapshot()).byStrategy ?? []).map((l) => ({
+          strategy: l.key,
+          symbol: l.token.symbol,
+          decimals: l.token.decimals,
+          realized: l.realized,
+          unrealizedAtFloor: l.unrealizedAtFloor,
+        })),
       spend: () =>
         (engine?.status().risk.tokens ?? []).map((t) => ({
           account: t.symbol ?? t.token,
@@ -910,6 +923,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       guardRejections,
       reconcile: reconcileSummary,
       credentials: keeper?.status(),
+      ...(holdings !== undefined ? { pnl: holdings.pnl(view?.snapshot()) } : {}),
       drops: options.drops.flatMap((slug) => {
         const d = drops?.get(slug)?.value;
         return d !== undefined ? [{ slug, stage: d.stage, eligible: d.eligible }] : [];

@@ -19,6 +19,14 @@ export interface MetricsSource {
     /** The token's decimals (the gauges are in whole tokens). */
     readonly decimals: number;
   }[];
+  /** Profit and loss per strategy (optional: paper and live both give it once they hold NFTs). */
+  pnl?(): readonly {
+    readonly strategy: string;
+    readonly symbol: string;
+    readonly decimals: number;
+    readonly realized: bigint;
+    readonly unrealizedAtFloor: bigint | null;
+  }[];
 }
 
 /** A counter that follows a running total (increments by the difference at each scrape). */
@@ -121,6 +129,30 @@ export function createDaemonMetrics(source: MetricsSource): Registry {
     collect() {
       for (const s of source.spend())
         this.set({ account: s.account }, Number(formatUnits(s.exposure, s.decimals)));
+    },
+  });
+  new Gauge({
+    name: 'harpoon_pnl_realized',
+    help: 'Realized profit (negative: loss) per strategy and token: proceeds − fees − cost basis − gas (whole tokens, approximate)',
+    labelNames: ['strategy', 'token'],
+    registers: [registry],
+    collect() {
+      for (const l of source.pnl?.() ?? [])
+        this.set({ strategy: l.strategy, token: l.symbol }, Number(formatUnits(l.realized, l.decimals)));
+    },
+  });
+  new Gauge({
+    name: 'harpoon_pnl_unrealized_at_floor',
+    help: 'What the NFTs held would earn at the fresh floor, minus their cost basis, per strategy and token (whole tokens)',
+    labelNames: ['strategy', 'token'],
+    registers: [registry],
+    collect() {
+      for (const l of source.pnl?.() ?? [])
+        if (l.unrealizedAtFloor !== null)
+          this.set(
+            { strategy: l.strategy, token: l.symbol },
+            Number(formatUnits(l.unrealizedAtFloor, l.decimals)),
+          );
     },
   });
   return registry;

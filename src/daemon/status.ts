@@ -4,7 +4,7 @@ import { type CredentialStatus, describeCredentials } from '../auth/index.ts';
 import { formatUnits } from '../domain/money.ts';
 import type { EngineStatus } from '../engine/index.ts';
 import type { PaperFill, PaperReport } from '../execution/index.ts';
-import type { OrderLedger } from '../ledger/index.ts';
+import type { OrderLedger, PnlLine } from '../ledger/index.ts';
 import type { StreamStatus } from '../stream/index.ts';
 
 /** One rate-limit group as the status shows it. */
@@ -16,6 +16,16 @@ export interface RateGroupStatus {
   readonly queued: number;
   readonly served: number;
   readonly http429: number;
+}
+
+export interface PnlRow {
+  readonly key: string;
+  readonly symbol: string;
+  readonly sales: number;
+  readonly held: number;
+  readonly realized: string;
+  readonly unrealizedAtFloor: string | null;
+  readonly unrealizedAtBestOffer: string | null;
 }
 
 export interface DaemonStatus {
@@ -121,6 +131,14 @@ export interface DaemonStatus {
   readonly reconcile: Readonly<Record<string, number>>;
   /** Where the API key and the wallet JWT come from, when they expire, renewals (never a value). */
   readonly credentials?: CredentialStatus;
+  /**
+   * Profit and loss (each amount in its token's decimals): realized = proceeds − fees − cost basis
+   * − gas; unrealized values what is held at the fresh floor and at the best collection offer.
+   */
+  readonly pnl?: {
+    readonly byStrategy: readonly PnlRow[];
+    readonly byCollection: readonly PnlRow[];
+  };
   /** The configured drops: stage and whether our wallet may mint (null: not known without a wallet JWT). */
   readonly drops?: readonly {
     readonly slug: string;
@@ -200,6 +218,18 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
     L.push(
       `  drop ${d.slug}: ${d.stage}, ${d.eligible === null ? 'eligibility unknown (no wallet JWT: public stages only)' : d.eligible ? 'eligible' : 'not eligible'}`,
     );
+  for (const [title, rows] of [
+    ['strategy', s.pnl?.byStrategy ?? []],
+    ['collection', s.pnl?.byCollection ?? []],
+  ] as const)
+    for (const r of rows)
+      L.push(
+        `  PnL ${title} ${r.key}: realized ${trim(r.realized)} ${r.symbol} over ${r.sales} sale(s); ${r.held} held${
+          r.held > 0
+            ? `, unrealized ${r.unrealizedAtFloor !== null ? trim(r.unrealizedAtFloor) : '?'} at the floor / ${r.unrealizedAtBestOffer !== null ? trim(r.unrealizedAtBestOffer) : '?'} at the best offer`
+            : ''
+        }`,
+      );
   L.push(`  fills: ${s.fills.total}`);
   for (const f of s.fills.recent.slice(-6))
     L.push(
@@ -259,6 +289,20 @@ export interface StatusSources {
   readonly reconcile: Readonly<Record<string, number>>;
   readonly credentials: CredentialStatus | undefined;
   readonly drops?: DaemonStatus['drops'];
+  readonly pnl?: { readonly byStrategy: readonly PnlLine[]; readonly byCollection: readonly PnlLine[] };
+}
+
+function pnlRow(l: PnlLine): PnlRow {
+  const f = (v: bigint | null) => (v === null ? null : formatUnits(v, l.token.decimals));
+  return {
+    key: l.key,
+    symbol: l.token.symbol,
+    sales: l.sales,
+    held: l.held,
+    realized: formatUnits(l.realized, l.token.decimals),
+    unrealizedAtFloor: f(l.unrealizedAtFloor),
+    unrealizedAtBestOffer: f(l.unrealizedAtBestOffer),
+  };
 }
 
 /** The daemon's status: every amount in its own token's decimals. */
@@ -374,6 +418,9 @@ export function buildStatus(s: StatusSources): DaemonStatus {
     reconcile: { ...s.reconcile },
     ...(s.credentials !== undefined ? { credentials: s.credentials } : {}),
     ...(s.drops !== undefined && s.drops.length > 0 ? { drops: s.drops } : {}),
+    ...(s.pnl !== undefined && (s.pnl.byStrategy.length > 0 || s.pnl.byCollection.length > 0)
+      ? { pnl: { byStrategy: s.pnl.byStrategy.map(pnlRow), byCollection: s.pnl.byCollection.map(pnlRow) } }
+      : {}),
     ...(s.paper ? { paper: paperSummary(s.paper.report) } : {}),
   };
 }

@@ -1,13 +1,16 @@
-// What we hold, and what it cost: every NFT our fills and mints brought in (store `fills`, side
-// `buy`) and did not take out again (side `sell`), with its cost basis — the price paid, fees
-// included, plus the gas of the transaction that brought it (store `spend`, kind `gas`) — the
-// strategy that acquired it, and our listing standing on it (from the order ledger).
+// What we hold, what it cost and what selling it earned: every NFT our fills and mints brought in
+// (store `fills`, side `buy`) and did not take out again (side `sell`), with its cost basis — the
+// price paid, fees included, plus the gas of the transaction that brought it (store `spend`, kind
+// `gas`) — the strategy that acquired it, and our listing standing on it (from the order ledger).
+// Each sale is realized profit or loss to the wei: proceeds − cost basis − marketplace and creator
+// fees − gas of the sale (an accepted offer's transaction; a listing taken by a buyer costs none).
 //
 // One row of `fills` is one unit; an ERC-1155 fill of n units is n rows of the same transaction
 // (the executor records them so). Units leave first-in first-out: the cost basis of what is left
 // is that of the latest acquisitions.
 import type { PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
+import type { MarketSnapshot } from '../market/snapshot.ts';
 import type { Store } from '../store/index.ts';
 import type { Holding, HoldingsView, NftRef } from '../strategy.ts';
 import type { OrderLedger } from './ledger.ts';
@@ -32,9 +35,51 @@ export interface HoldingsOptions {
 const nftKeyOf = (chain: string, contract: string, tokenId: string) =>
   `${chain}/${contract.toLowerCase()}/${tokenId}`;
 
+/** One unit sold: realized = proceeds − fees − cost − sellGas (all in `token`'s smallest unit). */
+export interface RealizedSale {
+  readonly at: number;
+  readonly collection: string;
+  readonly nft: NftRef;
+  readonly token: PaymentToken;
+  /** The strategy that sold it (its listing or accepted offer); null when not known. */
+  readonly soldBy: string | null;
+  /** The strategy that acquired it. */
+  readonly acquiredBy: string | null;
+  /** Gross price the buyer paid (listing) or the offer's amount (accepted offer). */
+  readonly proceeds: bigint;
+  /** Marketplace and creator fees taken out of the proceeds. */
+  readonly fees: bigint;
+  /** The unit's cost basis: price paid plus the gas of its buy. */
+  readonly cost: bigint;
+  /** Gas of the sale's own transaction (accepting an offer), native token. */
+  readonly sellGas: bigint;
+  readonly realized: bigint;
+  readonly txHash: string | null;
+}
+
+export interface PnlLine {
+  /** A strategy id or a collection slug (see `by`). */
+  readonly key: string;
+  readonly token: PaymentToken;
+  readonly sales: number;
+  readonly realized: bigint;
+  /** Held units valued at the fresh floor, minus their cost (null: no floor known). */
+  readonly unrealizedAtFloor: bigint | null;
+  /** Held units valued at the best collection offer, minus their cost (null: none known). */
+  readonly unrealizedAtBestOffer: bigint | null;
+  readonly held: number;
+}
+
 export interface Holdings extends HoldingsView {
   /** Recomputes from the store (after fills); cheap enough to call per hook batch. */
   refresh(): void;
+  /** Every unit sold, in order, with its realized profit or loss. */
+  realized(): readonly RealizedSale[];
+  /** Realized and unrealized profit and loss per strategy (seller, else acquirer) and per collection. */
+  pnl(market?: Pick<MarketSnapshot, 'collection'>): {
+    readonly byStrategy: readonly PnlLine[];
+    readonly byCollection: readonly PnlLine[];
+  };
 }
 
 export function createHoldings(o: HoldingsOptions): Holdings {
@@ -63,10 +108,14 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     "SELECT amount FROM spend WHERE intent_id = ? AND kind = 'gas'",
   );
   let byKey = new Map<string, Holding>();
+  let sales: RealizedSale[] = [];
+  const gasOfIntent = (id: string | null) =>
+    id === null ? 0n : gasOf.all(id).reduce((a, x) => a + BigInt(x.amount), 0n);
 
   function refresh(): void {
     const units = new Map<string, { collection: string; nft: NftRef; units: Unit[] }>();
-    const gasShare = new Map<string, { total: bigint; rows: number }>();
+    const sold: RealizedSale[] = [];
+    const gasShare = new Map<string, { total: bigint; rows: number; charged?: boolean }>();
     const rows = fills.all();
     // gas of a transaction is shared by the units it brought in
     for (const r of rows)
@@ -94,11 +143,35 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         units.set(key, h);
       }
       if (r.side === 'sell') {
-        h.units.shift();
+        const unit = h.units.shift();
+        const sellGas = gasOfIntent(r.intent_id);
+        const proceeds = BigInt(r.price);
+        const fees = BigInt(r.fees);
+        const cost = unit?.cost ?? 0n;
+        sold.push({
+          at: r.filled_at,
+          collection: r.collection,
+          nft: h.nft,
+          token: o.tokenOf(r.token),
+          soldBy: r.strategy,
+          acquiredBy: unit?.strategyId ?? null,
+          proceeds,
+          fees,
+          cost,
+          sellGas,
+          realized: proceeds - fees - cost - sellGas,
+          txHash: r.tx_hash,
+        });
         continue;
       }
       const g = r.intent_id !== null ? gasShare.get(r.intent_id) : undefined;
-      const gas = g !== undefined && g.rows > 0 ? g.total / BigInt(g.rows) : 0n;
+      // an even share of the transaction's gas; the first unit also carries the remainder wei
+      let gas = 0n;
+      if (g !== undefined && g.rows > 0) {
+        gas = g.total / BigInt(g.rows);
+        if (!g.charged) gas += g.total - gas * BigInt(g.rows);
+        g.charged = true;
+      }
       // gas is paid in the native token: it joins the basis only when the price was native too
       const native = r.token.toLowerCase() === ZERO_ADDRESS;
       h.units.push({
@@ -132,11 +205,71 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       });
     }
     byKey = next;
+    sales = sold;
+  }
+
+  function pnl(market?: Pick<MarketSnapshot, 'collection'>) {
+    const lines = (keyOfSale: (s: RealizedSale) => string, keyOfHolding: (h: Holding) => string) => {
+      const out = new Map<
+        string,
+        {
+          token: PaymentToken;
+          sales: number;
+          realized: bigint;
+          floor: bigint | null;
+          offer: bigint | null;
+          held: number;
+        }
+      >();
+      const line = (key: string, token: PaymentToken) => {
+        let l = out.get(key);
+        if (l === undefined) {
+          l = { token, sales: 0, realized: 0n, floor: 0n, offer: 0n, held: 0 };
+          out.set(key, l);
+        }
+        return l;
+      };
+      for (const s of sales) {
+        const l = line(keyOfSale(s), s.token);
+        l.sales++;
+        l.realized += s.realized;
+      }
+      for (const h of byKey.values()) {
+        const l = line(keyOfHolding(h), h.costToken);
+        l.held += Number(h.quantity);
+        const col = market?.collection(h.collection);
+        const floor = col?.floor?.value.price;
+        const offer = col?.bestCollectionOffer?.value.price;
+        l.floor = l.floor === null || floor === undefined ? null : l.floor + floor * h.quantity - h.costBasis;
+        l.offer = l.offer === null || offer === undefined ? null : l.offer + offer * h.quantity - h.costBasis;
+      }
+      return [...out].map(([key, l]) => ({
+        key,
+        token: l.token,
+        sales: l.sales,
+        realized: l.realized,
+        unrealizedAtFloor: l.held === 0 ? 0n : l.floor,
+        unrealizedAtBestOffer: l.held === 0 ? 0n : l.offer,
+        held: l.held,
+      }));
+    };
+    return {
+      byStrategy: lines(
+        (s) => s.soldBy ?? s.acquiredBy ?? 'unknown',
+        (h) => h.strategyId ?? 'unknown',
+      ),
+      byCollection: lines(
+        (s) => s.collection,
+        (h) => h.collection,
+      ),
+    };
   }
 
   refresh();
   return {
     refresh,
+    realized: () => sales,
+    pnl,
     all: () => [...byKey.values()],
     /** By `nftKey(nft)` (`<chain>/<contract lower case>/<token id>`). */
     get: (key) => byKey.get(key),

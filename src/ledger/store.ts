@@ -87,8 +87,30 @@ export function storeLedger(store: Store, now: () => number): LedgerStore {
           tokenId: tx?.tokenId ?? order.tokenId ?? '',
           price: amount,
           token: order.paymentToken.address,
+          // a listing of ours: what went to the marketplace and the creators out of the price
+          ...(order.side === 'listing' ? { fees: listingFees(order, amount) } : {}),
         });
       });
     },
   };
+}
+
+/**
+ * The marketplace and creator fees in `amount` paid for (part of) our listing: the share of its
+ * consideration that goes to anyone but us (the offerer), in the listing's proportions.
+ */
+export function listingFees(order: LedgerOrder, amount: bigint): bigint {
+  const c = order.components as
+    | { offerer?: string; consideration?: readonly { recipient: string; startAmount: bigint | string }[] }
+    | undefined;
+  if (c?.consideration === undefined || c.offerer === undefined) return 0n;
+  const me = c.offerer.toLowerCase();
+  let total = 0n;
+  let others = 0n;
+  for (const item of c.consideration) {
+    const v = BigInt(item.startAmount);
+    total += v;
+    if (item.recipient.toLowerCase() !== me) others += v;
+  }
+  return total === 0n ? 0n : (amount * others) / total;
 }

@@ -232,7 +232,36 @@ describe('buildStatus: amounts in their own token', () => {
       guardRejections: {},
       reconcile: {},
       credentials: undefined,
+      pnl: {
+        byStrategy: [
+          {
+            key: 'seller',
+            token: usdc,
+            sales: 2,
+            held: 1,
+            realized: -1_500_000n,
+            unrealizedAtFloor: 250_000n,
+            unrealizedAtBestOffer: null,
+          },
+        ],
+        byCollection: [],
+      },
     });
+    // profit and loss in the token's own decimals (6 for USDC), a loss negative
+    expect(st.pnl?.byStrategy).toEqual([
+      {
+        key: 'seller',
+        symbol: 'USDC',
+        sales: 2,
+        held: 1,
+        realized: '-1.5',
+        unrealizedAtFloor: '0.25',
+        unrealizedAtBestOffer: null,
+      },
+    ]);
+    expect(renderStatus(st)).toMatch(
+      /PnL strategy seller: realized -1\.5 USDC over 2 sale\(s\); 1 held, unrealized 0\.25 at the floor \/ \? at the best offer/,
+    );
     expect(st.orders.open).toEqual([
       expect.objectContaining({
         price: '12.5',

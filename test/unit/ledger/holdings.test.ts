@@ -103,4 +103,129 @@ describe('holdings: what we hold and what it cost, from our fills', () => {
     expect(h.all()).toEqual([]);
     store.close();
   });
+
+  it('realized profit and loss to the wei: proceeds − fees − cost (price + buy gas) − sell gas; unrealized at floor and best offer', () => {
+    const store = openStore(':memory:');
+    const ledger = createOrderLedger({ clock: { now: () => 0 }, chain: 'ethereum' });
+    const GAS_BUY = 3_123_456_790n; // not a multiple of 3: the first unit carries the remainder
+    const GAS_SELL = 2_000_000_001n;
+    store.intents.create({ id: 'b1', strategy: 'sniper', kind: 'buy_listing', targetKey: 'b1', payload: {} });
+    store.intents.create({
+      id: 's1',
+      strategy: 'seller',
+      kind: 'accept_offer',
+      targetKey: 's1',
+      payload: {},
+    });
+    store.intents.create({
+      id: 'l1',
+      strategy: 'seller',
+      kind: 'place_listing',
+      targetKey: 'l1',
+      payload: {},
+    });
+    store.fills.record({
+      intentId: 'b1',
+      txHash: '0xa',
+      side: 'buy',
+      collection: 'apes',
+      contract: C,
+      tokenId: '1',
+      price: E,
+      token: ETH.address,
+      filledAt: 1,
+    });
+    store.spend.record({
+      strategy: 'sniper',
+      intentId: 'b1',
+      kind: 'gas',
+      token: ETH.address,
+      amount: GAS_BUY,
+      at: 1,
+    });
+    store.fills.record({
+      intentId: 'b1',
+      txHash: '0xb',
+      side: 'buy',
+      collection: 'apes',
+      contract: C,
+      tokenId: '2',
+      price: E,
+      token: ETH.address,
+      filledAt: 2,
+    });
+    store.fills.record({
+      intentId: 'b1',
+      txHash: '0xc',
+      side: 'buy',
+      collection: 'apes',
+      contract: C,
+      tokenId: '3',
+      price: E,
+      token: ETH.address,
+      filledAt: 3,
+    });
+    // #1 sold into an offer (our transaction, gas), #2 by our listing (the buyer's transaction)
+    store.fills.record({
+      intentId: 's1',
+      txHash: '0xd',
+      side: 'sell',
+      collection: 'apes',
+      contract: C,
+      tokenId: '1',
+      price: 12n * 10n ** 17n,
+      token: ETH.address,
+      fees: 3n * 10n ** 16n,
+      filledAt: 4,
+    });
+    store.spend.record({
+      strategy: 'seller',
+      intentId: 's1',
+      kind: 'gas',
+      token: ETH.address,
+      amount: GAS_SELL,
+      at: 4,
+    });
+    store.fills.record({
+      intentId: 'l1',
+      txHash: '0xe',
+      side: 'sell',
+      collection: 'apes',
+      contract: C,
+      tokenId: '2',
+      price: 9n * 10n ** 17n,
+      token: ETH.address,
+      fees: 225n * 10n ** 14n,
+      filledAt: 5,
+    });
+    const h = createHoldings({ store, ledger, chain: 'ethereum', tokenOf: () => ETH });
+    const gasEach = GAS_BUY / 3n; // one buy transaction brought three units
+    expect(h.realized().map((r) => [r.nft.identifier, r.soldBy, r.acquiredBy, r.realized])).toEqual([
+      [
+        '1',
+        'seller',
+        'sniper',
+        12n * 10n ** 17n - 3n * 10n ** 16n - (E + gasEach + (GAS_BUY % 3n)) - GAS_SELL,
+      ],
+      ['2', 'seller', 'sniper', 9n * 10n ** 17n - 225n * 10n ** 14n - (E + gasEach)],
+    ]);
+    const floor = (price: bigint) => ({ value: { price }, learnedAt: 0 });
+    const p = h.pnl({
+      collection: () =>
+        ({ floor: floor(11n * 10n ** 17n), bestCollectionOffer: floor(8n * 10n ** 17n) }) as never,
+    });
+    // every wei of the buy's gas is charged once
+    expect(h.realized().reduce((a, r) => a + r.cost, 0n) + (E + gasEach)).toBe(3n * E + GAS_BUY);
+    const seller = p.byStrategy.find((l) => l.key === 'seller');
+    expect(seller).toMatchObject({ sales: 2, held: 0 });
+    expect(seller?.realized).toBe(h.realized().reduce((a, r) => a + r.realized, 0n));
+    // #3 still held (acquired by the sniper): valued at the floor and at the best offer
+    expect(p.byStrategy.find((l) => l.key === 'sniper')).toMatchObject({
+      held: 1,
+      unrealizedAtFloor: 11n * 10n ** 17n - (E + gasEach),
+      unrealizedAtBestOffer: 8n * 10n ** 17n - (E + gasEach),
+    });
+    expect(p.byCollection).toHaveLength(1);
+    store.close();
+  });
 });
