@@ -5,7 +5,11 @@
 // the intent's cap. Every fill carries what a real one would pay: the price, the marketplace fee
 // and royalties inside it (from the collection's fees) and gas at the current fee level.
 // Orders and fills go into the same ledger as live ones, so risk, budgets and strategies see them
-// exactly as they would see real ones. `report()` says what it would have done.
+// exactly as they would see real ones. Selling: a listing of ours stands in the simulated book and
+// sells when the market shows a buyer would have taken it (a sale in its collection at or above
+// its price), the buyer paying the gas; an accepted offer sells at the offer when the book still
+// shows an offer that high, with the fees taken out and gas at the current fee level.
+// `report()` says what it would have done.
 import { createHash } from 'node:crypto';
 import type { MarketEvent, NftRef, PaymentToken } from '../domain/events.ts';
 import { type Address, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
@@ -19,6 +23,7 @@ import type { Intent, OfferSpec } from '../strategy.ts';
 /** Gas a real execution would use (units), by kind. Offers and off-chain cancels cost none. */
 export const PAPER_GAS_UNITS = Object.freeze({
   buy_listing: 160_000n,
+  accept_offer: 190_000n,
   mint_per_token: 90_000n,
   mint_base: 60_000n,
   swap: 150_000n,
@@ -70,10 +75,10 @@ export interface PaperOrder {
 export interface PaperFill {
   readonly at: number;
   readonly strategyId: string;
-  readonly kind: 'buy' | 'offer_filled' | 'mint' | 'swap';
+  readonly kind: 'buy' | 'offer_filled' | 'mint' | 'swap' | 'listing_sold' | 'offer_accepted';
   readonly collection: string | null;
   readonly item: string | null;
-  /** What we pay (or, for a swap, what we give), in `token`. */
+  /** What we pay (a swap: what we give; a sale: what the buyer paid, fees included), in `token`. */
   readonly price: bigint;
   readonly token: string;
   readonly symbol: string;
@@ -105,7 +110,14 @@ export interface PaperReport {
   readonly totals: Readonly<
     Record<
       string,
-      { readonly spent: bigint; readonly fees: bigint; readonly count: number; readonly decimals: number }
+      {
+        readonly spent: bigint;
+        /** What sales brought in, before fees. */
+        readonly received: bigint;
+        readonly fees: bigint;
+        readonly count: number;
+        readonly decimals: number;
+      }
     >
   >;
   readonly gas: bigint;
@@ -223,12 +235,14 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     ledger.note(orderHash, { kind: 'cancel_accepted', validUntil: now });
   }
 
-  function recordFill(f: PaperFill, contract: string, tokenId: string): void {
+  function recordFill(f: PaperFill, contract: string, tokenId: string, intentId?: string): void {
     fills.push(f);
+    const txHash = paperHash(['fill', f.at, fills.length]);
     o.store?.fills.record({
       ...(f.orderHash !== null ? { orderHash: f.orderHash } : {}),
-      txHash: paperHash(['fill', f.at, fills.length]),
-      side: 'buy',
+      ...(intentId !== undefined ? { intentId } : {}),
+      txHash,
+      side: f.kind === 'offer_accepted' ? 'sell' : 'buy',
       collection: f.collection ?? '',
       contract,
       tokenId,
@@ -237,6 +251,85 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       fees: f.fees,
       filledAt: f.at,
     });
+    // the gas a live run would have paid, where holdings and PnL look for it
+    if (intentId !== undefined && f.gas > 0n)
+      o.store?.spend.record({
+        strategy: f.strategyId,
+        intentId,
+        kind: 'gas',
+        token: ZERO_ADDRESS,
+        amount: f.gas,
+        at: f.at,
+      });
+  }
+
+  /** Our paper listings: the facts (the state is the ledger's). */
+  const listed = new Map<
+    string,
+    {
+      readonly orderHash: OrderHash;
+      readonly strategyId: string;
+      readonly collection: string;
+      readonly nft: NftRef;
+      readonly price: bigint;
+      readonly paymentToken: PaymentToken;
+    }
+  >();
+
+  /** A paper listing: recorded like a real one, its fee split as components (what the fees come from). */
+  async function list(
+    a: {
+      readonly strategyId: string;
+      readonly intentId: string;
+      readonly target: string;
+      readonly collection: string;
+      readonly nft: NftRef;
+      readonly price: bigint;
+      readonly paymentToken: PaymentToken;
+      readonly quantity: bigint;
+      readonly expiresAt: number;
+    },
+    now: number,
+  ): Promise<OrderHash> {
+    const orderHash = paperHash(['list', a.strategyId, nftKeyOf(a.nft), a.price, now, ++seq]);
+    const total = a.price * a.quantity;
+    const feeItems = (await fees(a.collection))
+      .filter((f) => f.required !== false)
+      .map((f) => ({
+        recipient: f.recipient,
+        startAmount: (total * BigInt(Math.round(f.fee * 100))) / 10_000n,
+      }));
+    const ours = total - feeItems.reduce((s, f) => s + f.startAmount, 0n);
+    ledger.post({
+      orderHash,
+      intentId: a.intentId,
+      strategyId: a.strategyId,
+      target: a.target,
+      side: 'listing',
+      collection: a.collection,
+      contract: a.nft.contract.toLowerCase(),
+      tokenId: String(a.nft.identifier),
+      standard: null,
+      trait: null,
+      price: a.price,
+      paymentToken: a.paymentToken,
+      quantity: a.quantity,
+      expiresAt: a.expiresAt,
+      components: {
+        offerer: o.wallet,
+        consideration: [{ recipient: o.wallet, startAmount: ours }, ...feeItems],
+      },
+    });
+    ledger.note(orderHash, { kind: 'opened' });
+    listed.set(orderHash, {
+      orderHash,
+      strategyId: a.strategyId,
+      collection: a.collection,
+      nft: a.nft,
+      price: a.price,
+      paymentToken: a.paymentToken,
+    });
+    return orderHash;
   }
 
   async function execute(intent: Intent, ctx: ExecutionContext): Promise<ExecutionResult> {
@@ -308,6 +401,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           },
           intent.nft.contract,
           String(intent.nft.identifier),
+          ctx.intentId,
         );
         return { spent: total, txHash: paperHash(['buy', intent.orderHash, now]) };
       }
@@ -361,11 +455,81 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         return { spent: intent.amountIn, txHash: paperHash(['swap', now]) };
       }
       case 'place_listing':
-      case 'replace_listing':
-      case 'accept_offer':
-        // selling on paper (listings filled by simulated takers, accepted offers with fees and
-        // gas) is not built yet: refused, clearly, so nothing pretends to have sold
-        return refuse('paper_selling_not_built', `${intent.kind} is not simulated in paper mode yet`);
+        return {
+          orderHash: await list(
+            {
+              strategyId: ctx.strategyId,
+              intentId: ctx.intentId,
+              target: intent.target,
+              collection: intent.collection,
+              nft: intent.nft,
+              price: intent.price,
+              paymentToken: intent.paymentToken,
+              quantity: intent.quantity,
+              expiresAt: intent.expiresAt,
+            },
+            now,
+          ),
+        };
+      case 'replace_listing': {
+        const old = listed.get(intent.orderHash);
+        const l = ledger.get(intent.orderHash);
+        if (old === undefined || l === undefined || !ledger.counts(l) || l.state === 'cancelling')
+          return refuse('paper_order_not_open', `listing ${intent.orderHash} is not an open paper listing`);
+        cancel(intent.orderHash, now);
+        return {
+          orderHash: await list(
+            {
+              strategyId: ctx.strategyId,
+              intentId: ctx.intentId,
+              target: l.target ?? intent.target,
+              collection: old.collection,
+              nft: old.nft,
+              price: intent.price,
+              paymentToken: old.paymentToken,
+              quantity: l.quantity - l.filled,
+              expiresAt: intent.expiresAt,
+            },
+            now,
+          ),
+        };
+      }
+      case 'accept_offer': {
+        // the book must still show an offer at least this high (collection-wide or on the item)
+        const col = ctx.market.collection(intent.collection);
+        const unit = intent.quantity > 0n ? intent.offerPrice / intent.quantity : intent.offerPrice;
+        const best = col?.bestCollectionOffer?.value.price ?? 0n;
+        if (best < unit)
+          return refuse('paper_offer_gone', `no offer of ${unit} per unit on ${intent.collection} any more`);
+        const f = (intent.offerPrice * feeBps(await fees(intent.collection))) / 10_000n;
+        if (intent.offerPrice - f < intent.minProceeds)
+          return refuse(
+            'paper_proceeds_below_min',
+            `proceeds ${intent.offerPrice - f} after fees are below the minimum ${intent.minProceeds}`,
+          );
+        const g = await gas(PAPER_GAS_UNITS.accept_offer);
+        recordFill(
+          {
+            at: now,
+            strategyId: ctx.strategyId,
+            kind: 'offer_accepted',
+            collection: intent.collection,
+            item: nftKeyOf(intent.nft),
+            price: intent.offerPrice,
+            token: intent.paymentToken.address.toLowerCase(),
+            symbol: intent.paymentToken.symbol,
+            decimals: intent.paymentToken.decimals,
+            fees: f,
+            gas: g,
+            orderHash: intent.orderHash,
+            ...(intent.reason !== undefined ? { reason: intent.reason } : {}),
+          },
+          intent.nft.contract.toLowerCase(),
+          String(intent.nft.identifier),
+          ctx.intentId,
+        );
+        return { txHash: paperHash(['accept', intent.orderHash, now]) };
+      }
     }
   }
 
@@ -394,8 +558,52 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     return traits?.some((t) => t.type === offer.traitType && t.value === offer.value) ?? false;
   }
 
+  /** A sale at or above one of our paper listings' price: a buyer would have taken ours (the cheapest). */
+  async function sold(event: Extract<MarketEvent, { kind: 'sale' }>, now: number): Promise<void> {
+    const unit = event.quantity > 0n ? event.price / event.quantity : event.price;
+    let best: (typeof listed extends Map<string, infer V> ? V : never) | undefined;
+    for (const l of ledger.counting()) {
+      const x = listed.get(l.orderHash);
+      if (x === undefined || x.collection !== event.collection || l.state === 'cancelling') continue;
+      if (x.price > unit || x.paymentToken.decimals !== event.paymentToken.decimals) continue;
+      if (nftKeyOf(x.nft) === nftKeyOf(event.nft)) continue; // the sale of this very NFT is not ours
+      if (best === undefined || x.price < best.price) best = x;
+    }
+    if (best === undefined) return;
+    const f = (best.price * feeBps(await fees(best.collection))) / 10_000n;
+    fills.push({
+      at: now,
+      strategyId: best.strategyId,
+      kind: 'listing_sold',
+      collection: best.collection,
+      item: nftKeyOf(best.nft),
+      price: best.price,
+      token: best.paymentToken.address.toLowerCase(),
+      symbol: best.paymentToken.symbol,
+      decimals: best.paymentToken.decimals,
+      fees: f,
+      gas: 0n, // the buyer sends the transaction
+      orderHash: best.orderHash,
+    });
+    o.logger?.info(
+      { strategy: best.strategyId, orderHash: best.orderHash, price: best.price.toString() },
+      'paper: listing sold (a buyer paid as much for the collection)',
+    );
+    // the ledger records the sale (the store's fills row, side sell, with the fees)
+    ledger.note(best.orderHash, {
+      kind: 'filled',
+      fillId: `paper:${event.id}`,
+      units: 1n,
+      amount: best.price,
+      txHash: null,
+      tokenId: String(best.nft.identifier),
+      contract: best.nft.contract.toLowerCase(),
+    });
+  }
+
   async function observe(event: MarketEvent): Promise<void> {
     const now = o.clock.now();
+    if (event.kind === 'sale') return sold(event, now);
     if (event.kind !== 'listing') return;
     // only orders that still count can be filled (not every order ever placed)
     for (const l of ledger.counting()) {
@@ -442,12 +650,16 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   }
 
   function report(): PaperReport {
-    const totals: Record<string, { spent: bigint; fees: bigint; count: number; decimals: number }> = {};
+    const totals: Record<
+      string,
+      { spent: bigint; received: bigint; fees: bigint; count: number; decimals: number }
+    > = {};
     let gasTotal = 0n;
     for (const f of fills) {
-      const t = totals[f.symbol] ?? { spent: 0n, fees: 0n, count: 0, decimals: f.decimals };
+      const t = totals[f.symbol] ?? { spent: 0n, received: 0n, fees: 0n, count: 0, decimals: f.decimals };
       totals[f.symbol] = t;
-      t.spent += f.price;
+      if (f.kind === 'listing_sold' || f.kind === 'offer_accepted') t.received += f.price;
+      else t.spent += f.price;
       t.fees += f.fees;
       t.count++;
       gasTotal += f.gas;
@@ -513,7 +725,7 @@ export function renderPaperReport(
     );
   for (const [sym, t] of Object.entries(r.totals))
     lines.push(
-      `  total ${sym}: ${format(t.spent, t.decimals)} in ${t.count} fill(s), of which fees ${format(t.fees, t.decimals)}`,
+      `  total ${sym}: spent ${format(t.spent, t.decimals)}${t.received > 0n ? `, received ${format(t.received, t.decimals)}` : ''} in ${t.count} fill(s), of which fees ${format(t.fees, t.decimals)}`,
     );
   lines.push(`  gas a live run would have paid: ${format(r.gas)} ETH`);
   return `${lines.join('\n')}\n`;

@@ -5,10 +5,21 @@ import { formatUnits } from '../../../src/domain/money.ts';
 import { ETH_TOKEN, ManualClock, MemoryMarket } from '../../../src/engine/index.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
 import { createPaperExecutor, type PaperExecutor, renderPaperReport } from '../../../src/execution/paper.ts';
-import { createOrderLedger, storeLedger } from '../../../src/ledger/index.ts';
+import { createHoldings, createOrderLedger, storeLedger } from '../../../src/ledger/index.ts';
 import { Priority } from '../../../src/ratelimit/index.ts';
 import { openStore } from '../../../src/store/index.ts';
-import { buyListing, cancelOrder, mint, placeOffer, replaceOffer, swap } from '../../../src/strategy.ts';
+import {
+  acceptOffer,
+  buyListing,
+  cancelOrder,
+  listingTarget,
+  mint,
+  placeListing,
+  placeOffer,
+  replaceListing,
+  replaceOffer,
+  swap,
+} from '../../../src/strategy.ts';
 
 const E = 10n ** 18n;
 const WALLET = '0x00000000000000000000000000000000000000aa' as Address;
@@ -267,6 +278,98 @@ describe('paper executor', () => {
     const text = renderPaperReport(report, (v) => formatUnits(v, 18));
     expect(text).toMatch(/nothing was signed or sent/);
     expect(text).toMatch(/fills: 2/);
-    expect(text).toMatch(/total WETH: 1 in 1 fill/);
+    expect(text).toMatch(/total WETH: spent 1 in 1 fill/);
+  });
+
+  it('selling on paper: a listing sells when a buyer pays as much in its collection (fees out, no gas); an accepted offer pays gas; PnL from the paper store', async () => {
+    const { exec, store, ctx, clock, market, ledger } = setup();
+    // bought #7 on paper first (0.05 ETH + gas)
+    await exec.execute(
+      buyListing({
+        orderHash: HASH,
+        collection: 'apes',
+        nft: nft('7'),
+        maxPrice: E / 10n,
+        paymentToken: ETH_TOKEN,
+      }),
+      ctx('sniper'),
+    );
+    const listed = await exec.execute(
+      placeListing({
+        collection: 'apes',
+        nft: nft('7'),
+        price: E / 10n,
+        paymentToken: ETH_TOKEN,
+        expiresAt: clock.now() + 600_000,
+      }),
+      ctx('seller'),
+    );
+    // reprice: the old one is gone, the new one stands
+    const repriced = await exec.execute(
+      replaceListing({
+        orderHash: listed.orderHash as OrderHash,
+        price: (E * 8n) / 100n,
+        expiresAt: clock.now() + 600_000,
+        target: listingTarget(nft('7')),
+      }),
+      ctx('seller'),
+    );
+    expect(ledger.counts(ledger.get(listed.orderHash as string) as never)).toBe(false);
+    const sale = (id: string, price: bigint) => ({
+      kind: 'sale' as const,
+      id: `s-${id}`,
+      collection: 'apes' as CollectionSlug,
+      chain: 'ethereum' as const,
+      occurredAt: 0,
+      receivedAt: 0,
+      source: 'stream' as const,
+      nft: nft(id),
+      orderHash: null,
+      txHash: null,
+      seller: '0x00000000000000000000000000000000000000cc' as Address,
+      buyer: '0x00000000000000000000000000000000000000dd' as Address,
+      quantity: 1n,
+      price,
+      paymentToken: ETH_TOKEN,
+    });
+    await exec.observe(sale('3', (E * 7n) / 100n)); // below our price: nothing
+    expect(ledger.get(repriced.orderHash as string)?.state).toBe('open');
+    await exec.observe(sale('4', (E * 9n) / 100n)); // a buyer paid more: ours would have sold
+    expect(ledger.get(repriced.orderHash as string)?.state).toBe('filled');
+    const soldFill = exec.fills().find((f) => f.kind === 'listing_sold');
+    expect(soldFill).toMatchObject({ price: (E * 8n) / 100n, fees: (E * 8n * 5n) / 100n / 100n, gas: 0n });
+    // the paper store holds the sale with its fees, so PnL is what a live run would book
+    const h = createHoldings({ store, ledger, chain: 'ethereum', tokenOf: () => ETH_TOKEN });
+    const bought = exec.fills().find((f) => f.kind === 'buy');
+    const [r] = h.realized();
+    expect(r?.realized).toBe(
+      (E * 8n) / 100n - (E * 8n * 5n) / 10_000n - ((bought?.price ?? 0n) + (bought?.gas ?? 0n)),
+    );
+    // accept an offer: needs an offer that high in the book; gas at the paper rate
+    market.setCollection({
+      slug: 'apes',
+      floor: { price: E / 10n },
+      bestCollectionOffer: { price: E / 10n },
+    });
+    const accept = (net: bigint) =>
+      acceptOffer({
+        orderHash: `0x${'33'.repeat(32)}` as OrderHash,
+        collection: 'apes',
+        nft: nft('9'),
+        offerPrice: E / 10n,
+        minProceeds: net,
+        paymentToken: WETH,
+      });
+    await expect(exec.execute(accept(E / 10n), ctx('seller'))).rejects.toMatchObject({
+      code: 'paper_proceeds_below_min',
+    });
+    await exec.execute(accept((E * 9n) / 100n), ctx('seller'));
+    expect(exec.fills().find((f) => f.kind === 'offer_accepted')).toMatchObject({
+      price: E / 10n,
+      fees: ((E / 10n) * 5n) / 100n,
+      gas: 190_000n * 10n ** 9n,
+    });
+    const text = renderPaperReport(exec.report(), (v, d) => formatUnits(v, d ?? 18));
+    expect(text).toMatch(/received 0\.08/);
   });
 });
