@@ -569,6 +569,21 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         collection,
         standardOf,
         cancelWithWallet: () => (keeper as CredentialKeeper).hasScope('write:orders'),
+        // what approvals and on-chain cancels cost: spend rows of the intent (PnL reads them)
+        onGas: (intentId, kind, amount) => {
+          const s = store as Store;
+          try {
+            s.spend.record({
+              strategy: s.intents.get(intentId)?.strategy ?? 'system',
+              intentId,
+              kind,
+              token: ZERO_ADDRESS,
+              amount,
+            });
+          } catch (err) {
+            log.warn({ err, intentId, kind }, 'recording the gas of a transaction failed');
+          }
+        },
         logger: log.child({ part: 'orders' }),
       });
       const rec = await desk.reconcile();

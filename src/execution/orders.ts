@@ -94,6 +94,11 @@ export interface OrderDeskOptions {
   readonly bookSettleMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly logger?: Logger;
+  /**
+   * Gas an approval of ours cost (wei of the native token), by the intent it served and what it
+   * was (`gas:approve-weth`, `gas:approve-nft`, `gas:cancel`): the caller records it (spend, PnL).
+   */
+  readonly onGas?: (intentId: string, kind: string, amount: bigint) => void;
 }
 
 export interface PlaceInput {
@@ -177,6 +182,18 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
   /** Orders whose post or cancel is under way here: `reconcile` leaves them to their own answer. */
   const busy = new Set<string>();
 
+  /** Reports what a transaction of ours cost (mined, reverted or not: gas is paid either way). */
+  function chargeGas(
+    intentId: string,
+    kind: string,
+    res: { receipt?: { gasUsed: bigint; effectiveGasPrice: bigint } },
+  ): void {
+    const r = res.receipt;
+    if (r === undefined || o.onGas === undefined) return;
+    const amount = r.gasUsed * r.effectiveGasPrice;
+    if (amount > 0n) o.onGas(intentId, kind, amount);
+  }
+
   // one approval at a time: offers placed together share it
   let approving: Promise<void> = Promise.resolve();
   function ensureAllowance(token: string, needed: bigint, intentId: string): Promise<void> {
@@ -197,6 +214,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
       data: tx.data,
       value: tx.value,
     });
+    chargeGas(intentId, 'gas:approve-weth', res);
     if (res.status !== 'success')
       throw new TransientError('approval_reverted', 'the conduit approval reverted', {
         maybeProcessed: false,
@@ -347,6 +365,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
         data: approval.data,
         value: approval.value,
       });
+      chargeGas(input.intentId, 'gas:approve-nft', res);
       if (res.status !== 'success')
         throw new TransientError('approval_reverted', 'the conduit approval for listings reverted', {
           maybeProcessed: false,
@@ -484,6 +503,7 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
           data: tx.data,
           value: tx.value,
         });
+        chargeGas((list[0] as OnChain).intentId, 'gas:cancel', r);
         if (r.status !== 'success')
           throw new RejectedError(
             'cancel_reverted',

@@ -105,7 +105,8 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       ORDER BY f.filled_at, f.id`,
   );
   const gasOf = o.store.db.prepare<[string], { amount: string }>(
-    "SELECT amount FROM spend WHERE intent_id = ? AND kind = 'gas'",
+    // the intent's own transaction and the approvals it needed (`gas:<what>`)
+    "SELECT amount FROM spend WHERE intent_id = ? AND (kind = 'gas' OR kind LIKE 'gas:%')",
   );
   let byKey = new Map<string, Holding>();
   let sales: RealizedSale[] = [];

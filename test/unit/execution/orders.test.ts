@@ -281,8 +281,12 @@ describe('order desk: listing what we hold', () => {
         quantity: 1n,
         expiresAt: now + 3_600_000,
       });
+    const gas: [string, string, bigint][] = [];
+    desk = createOrderDesk({ ...deskOptions, onGas: (i, k, a) => gas.push([i, k, a]) });
     const before = sender.submits.length;
     const h = await listOne('l1', '7', 2n * E17);
+    // the approval's gas is reported against the listing's intent (PnL counts it)
+    expect(gas).toEqual([['l1', 'gas:approve-nft', 100_000n * 1_500_000_000n]]);
     expect(sender.submits.length - before).toBe(1); // setApprovalForAll to the conduit
     expect(sender.calldata.at(-1)?.slice(0, 10)).toBe('0xa22cb465'); // setApprovalForAll
     expect(sender.calldata.at(-1)?.toLowerCase()).toContain(CONDUIT.slice(2).toLowerCase());
