@@ -560,6 +560,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
             collection: String(p['collection']),
             contract: String(p['contract']),
             tokenId: String(p['tokenId']),
+            ...(typeof p['quantity'] === 'bigint' ? { quantity: p['quantity'] } : {}),
             price: plan.spent ?? 0n,
             token: String(p['paymentToken']),
           });
@@ -574,6 +575,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
             collection: String(p['collection']),
             contract: String(p['contract']),
             tokenId: String(p['tokenId']),
+            ...(typeof p['quantity'] === 'bigint' ? { quantity: p['quantity'] } : {}),
             price: gross,
             token: String(p['paymentToken']),
             fees: gross > proceeds ? gross - proceeds : 0n,

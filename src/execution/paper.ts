@@ -235,13 +235,20 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     ledger.note(orderHash, { kind: 'cancel_accepted', validUntil: now });
   }
 
-  function recordFill(f: PaperFill, contract: string, tokenId: string, intentId?: string): void {
+  function recordFill(
+    f: PaperFill,
+    contract: string,
+    tokenId: string,
+    intentId?: string,
+    quantity = 1n,
+  ): void {
     fills.push(f);
     const txHash = paperHash(['fill', f.at, fills.length]);
     o.store?.fills.record({
       ...(f.orderHash !== null ? { orderHash: f.orderHash } : {}),
       ...(intentId !== undefined ? { intentId } : {}),
       txHash,
+      quantity,
       side: f.kind === 'offer_accepted' ? 'sell' : 'buy',
       collection: f.collection ?? '',
       contract,
@@ -402,6 +409,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           intent.nft.contract,
           String(intent.nft.identifier),
           ctx.intentId,
+          intent.quantity,
         );
         return { spent: total, txHash: paperHash(['buy', intent.orderHash, now]) };
       }
@@ -527,6 +535,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           intent.nft.contract.toLowerCase(),
           String(intent.nft.identifier),
           ctx.intentId,
+          intent.quantity,
         );
         return { txHash: paperHash(['accept', intent.orderHash, now]) };
       }

@@ -5,9 +5,8 @@
 // Each sale is realized profit or loss to the wei: proceeds − cost basis − marketplace and creator
 // fees − gas of the sale (an accepted offer's transaction; a listing taken by a buyer costs none).
 //
-// One row of `fills` is one unit; an ERC-1155 fill of n units is n rows of the same transaction
-// (the executor records them so). Units leave first-in first-out: the cost basis of what is left
-// is that of the latest acquisitions.
+// A row of `fills` carries its units (ERC-1155 quantities); units leave first-in first-out, so the
+// cost basis of what is left is that of the latest acquisitions.
 import type { PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import type { MarketSnapshot } from '../market/snapshot.ts';
@@ -35,11 +34,12 @@ export interface HoldingsOptions {
 const nftKeyOf = (chain: string, contract: string, tokenId: string) =>
   `${chain}/${contract.toLowerCase()}/${tokenId}`;
 
-/** One unit sold: realized = proceeds − fees − cost − sellGas (all in `token`'s smallest unit). */
+/** One sale (of `quantity` units): realized = proceeds − fees − cost − sellGas (`token`'s smallest unit). */
 export interface RealizedSale {
   readonly at: number;
   readonly collection: string;
   readonly nft: NftRef;
+  readonly quantity: bigint;
   readonly token: PaymentToken;
   /** The strategy that sold it (its listing or accepted offer); null when not known. */
   readonly soldBy: string | null;
@@ -49,7 +49,7 @@ export interface RealizedSale {
   readonly proceeds: bigint;
   /** Marketplace and creator fees taken out of the proceeds. */
   readonly fees: bigint;
-  /** The unit's cost basis: price paid plus the gas of its buy. */
+  /** The units' cost basis: price paid plus their share of the gas of their buys. */
   readonly cost: bigint;
   /** Gas of the sale's own transaction (accepting an offer), native token. */
   readonly sellGas: bigint;
@@ -92,6 +92,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       collection: string;
       contract: string;
       token_id: string;
+      quantity: string;
       price: string;
       token: string;
       fees: string;
@@ -99,8 +100,8 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       strategy: string | null;
     }
   >(
-    `SELECT f.intent_id, f.tx_hash, f.side, f.collection, f.contract, f.token_id, f.price, f.token, f.fees,
-            f.filled_at, i.strategy
+    `SELECT f.intent_id, f.tx_hash, f.side, f.collection, f.contract, f.token_id, f.quantity, f.price, f.token,
+            f.fees, f.filled_at, i.strategy
        FROM fills f LEFT JOIN intents i ON i.id = f.intent_id
       ORDER BY f.filled_at, f.id`,
   );
@@ -116,16 +117,13 @@ export function createHoldings(o: HoldingsOptions): Holdings {
   function refresh(): void {
     const units = new Map<string, { collection: string; nft: NftRef; units: Unit[] }>();
     const sold: RealizedSale[] = [];
-    const gasShare = new Map<string, { total: bigint; rows: number; charged?: boolean }>();
     const rows = fills.all();
-    // gas of a transaction is shared by the units it brought in
+    // the gas of an intent is shared by every unit it brought in (the first also takes the remainder)
+    const gasShare = new Map<string, { total: bigint; units: bigint; charged: boolean }>();
     for (const r of rows)
       if (r.side === 'buy' && r.intent_id !== null) {
-        const g = gasShare.get(r.intent_id) ?? {
-          total: gasOf.all(r.intent_id).reduce((a, x) => a + BigInt(x.amount), 0n),
-          rows: 0,
-        };
-        g.rows++;
+        const g = gasShare.get(r.intent_id) ?? { total: gasOfIntent(r.intent_id), units: 0n, charged: false };
+        g.units += BigInt(r.quantity);
         gasShare.set(r.intent_id, g);
       }
     for (const r of rows) {
@@ -143,44 +141,42 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         };
         units.set(key, h);
       }
+      const q = BigInt(r.quantity) > 0n ? BigInt(r.quantity) : 1n;
+      const price = BigInt(r.price);
       if (r.side === 'sell') {
-        const unit = h.units.shift();
+        const out = h.units.splice(0, Number(q));
         const sellGas = gasOfIntent(r.intent_id);
-        const proceeds = BigInt(r.price);
         const fees = BigInt(r.fees);
-        const cost = unit?.cost ?? 0n;
+        const cost = out.reduce((a, u) => a + u.cost, 0n);
         sold.push({
           at: r.filled_at,
           collection: r.collection,
           nft: h.nft,
+          quantity: q,
           token: o.tokenOf(r.token),
           soldBy: r.strategy,
-          acquiredBy: unit?.strategyId ?? null,
-          proceeds,
+          acquiredBy: out[0]?.strategyId ?? null,
+          proceeds: price,
           fees,
           cost,
           sellGas,
-          realized: proceeds - fees - cost - sellGas,
+          realized: price - fees - cost - sellGas,
           txHash: r.tx_hash,
         });
         continue;
       }
       const g = r.intent_id !== null ? gasShare.get(r.intent_id) : undefined;
-      // an even share of the transaction's gas; the first unit also carries the remainder wei
-      let gas = 0n;
-      if (g !== undefined && g.rows > 0) {
-        gas = g.total / BigInt(g.rows);
-        if (!g.charged) gas += g.total - gas * BigInt(g.rows);
-        g.charged = true;
-      }
       // gas is paid in the native token: it joins the basis only when the price was native too
       const native = r.token.toLowerCase() === ZERO_ADDRESS;
-      h.units.push({
-        cost: BigInt(r.price) + (native ? gas : 0n),
-        token: r.token.toLowerCase(),
-        at: r.filled_at,
-        strategyId: r.strategy,
-      });
+      for (let i = 0n; i < q; i++) {
+        let cost = price / q + (i === 0n ? price % q : 0n);
+        if (g !== undefined && g.units > 0n && native) {
+          cost += g.total / g.units;
+          if (!g.charged) cost += g.total % g.units;
+          g.charged = true;
+        }
+        h.units.push({ cost, token: r.token.toLowerCase(), at: r.filled_at, strategyId: r.strategy });
+      }
     }
     const listings = new Map<string, Holding['listedBy']>();
     for (const l of o.ledger.counting())

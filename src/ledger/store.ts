@@ -85,6 +85,7 @@ export function storeLedger(store: Store, now: () => number): LedgerStore {
           collection: order.collection,
           contract: tx?.contract ?? order.contract ?? '0x0000000000000000000000000000000000000000',
           tokenId: tx?.tokenId ?? order.tokenId ?? '',
+          quantity: units,
           price: amount,
           token: order.paymentToken.address,
           // a listing of ours: what went to the marketplace and the creators out of the price

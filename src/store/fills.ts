@@ -11,6 +11,9 @@ export interface FillRecord {
   readonly collection: string;
   readonly contract: string;
   readonly tokenId: string;
+  /** Units of the NFT (ERC-1155 quantities; 1 for ERC-721). */
+  readonly quantity: bigint;
+  /** For all the units. */
   readonly price: bigint;
   readonly token: string;
   readonly fees: bigint;
@@ -18,7 +21,8 @@ export interface FillRecord {
   readonly filledAt: number;
 }
 
-export type NewFill = Omit<FillRecord, 'id' | 'fees' | 'filledAt'> & {
+export type NewFill = Omit<FillRecord, 'id' | 'fees' | 'filledAt' | 'quantity'> & {
+  readonly quantity?: bigint;
   readonly fees?: bigint;
   readonly filledAt?: number;
 };
@@ -38,6 +42,7 @@ interface Row {
   collection: string;
   contract: string;
   token_id: string;
+  quantity: string;
   price: string;
   token: string;
   fees: string;
@@ -55,6 +60,7 @@ function fromRow(r: Row): FillRecord {
     collection: r.collection,
     contract: r.contract,
     tokenId: r.token_id,
+    quantity: amountFromDb(r.quantity, 'quantity'),
     price: amountFromDb(r.price, 'price'),
     token: r.token,
     fees: amountFromDb(r.fees, 'fees'),
@@ -65,10 +71,10 @@ function fromRow(r: Row): FillRecord {
 
 export function createFillRepo(db: Db, now: () => number): FillRepo {
   const insert = db.prepare(
-    `INSERT OR IGNORE INTO fills (order_hash, intent_id, tx_hash, side, collection, contract, token_id, price, token,
-       fees, block_number, filled_at)
-     VALUES (@orderHash, @intentId, @txHash, @side, @collection, @contract, @tokenId, @price, @token, @fees,
-       @blockNumber, @filledAt)`,
+    `INSERT OR IGNORE INTO fills (order_hash, intent_id, tx_hash, side, collection, contract, token_id, quantity,
+       price, token, fees, block_number, filled_at)
+     VALUES (@orderHash, @intentId, @txHash, @side, @collection, @contract, @tokenId, @quantity, @price, @token,
+       @fees, @blockNumber, @filledAt)`,
   );
   return {
     record(f) {
@@ -81,6 +87,7 @@ export function createFillRepo(db: Db, now: () => number): FillRepo {
           collection: f.collection,
           contract: f.contract.toLowerCase(),
           tokenId: f.tokenId,
+          quantity: amountToDb(f.quantity ?? 1n),
           price: amountToDb(f.price),
           token: f.token.toLowerCase(),
           fees: amountToDb(f.fees ?? 0n),

@@ -199,6 +199,11 @@ DELETE FROM intents WHERE id LIKE 'engine:%' AND substr(id, 8) IN (SELECT id FRO
 UPDATE intents SET id = substr(id, 8), payload = json_object('journal', json(payload)) WHERE id LIKE 'engine:%';
 `,
   },
+  {
+    version: 4,
+    description: 'fills: units of the NFT in each fill (ERC-1155 quantities; 1 for ERC-721)',
+    sql: `ALTER TABLE fills ADD COLUMN quantity TEXT NOT NULL DEFAULT '1';`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -228,4 +228,47 @@ describe('holdings: what we hold and what it cost, from our fills', () => {
     expect(p.byCollection).toHaveLength(1);
     store.close();
   });
+
+  it('ERC-1155 quantities: a fill of n units splits its price and gas per unit (remainders on the first), a sale takes the oldest units', () => {
+    const store = openStore(':memory:');
+    const ledger = createOrderLedger({ clock: { now: () => 0 }, chain: 'ethereum' });
+    store.intents.create({ id: 'b', strategy: 'bidder', kind: 'place_offer', targetKey: 'b', payload: {} });
+    store.fills.record({
+      intentId: 'b',
+      txHash: '0x1',
+      side: 'buy',
+      collection: 'items',
+      contract: C,
+      tokenId: '5',
+      quantity: 3n,
+      price: 10n,
+      token: ETH.address,
+      filledAt: 1,
+    });
+    store.spend.record({
+      strategy: 'bidder',
+      intentId: 'b',
+      kind: 'gas',
+      token: ETH.address,
+      amount: 5n,
+      at: 1,
+    });
+    store.fills.record({
+      txHash: '0x2',
+      side: 'sell',
+      collection: 'items',
+      contract: C,
+      tokenId: '5',
+      quantity: 2n,
+      price: 20n,
+      token: ETH.address,
+      fees: 2n,
+      filledAt: 2,
+    });
+    const h = createHoldings({ store, ledger, chain: 'ethereum', tokenOf: () => ETH });
+    // units cost 3+1 (price) + 1+2 (gas) = 7, then 4 and 4
+    expect(h.realized()).toMatchObject([{ quantity: 2n, proceeds: 20n, fees: 2n, cost: 11n, realized: 7n }]);
+    expect(h.get(`ethereum/${C}/5`)).toMatchObject({ quantity: 1n, costBasis: 4n });
+    store.close();
+  });
 });
