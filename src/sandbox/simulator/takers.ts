@@ -42,6 +42,7 @@ import {
   type TypedDataSigner,
 } from './orders.ts';
 import {
+  attractionLimit,
   attractiveListings,
   chooseUnits,
   DEFAULT_TRADER_SETTINGS,
@@ -96,6 +97,8 @@ const WETH_WRITE = new Interface([
 ]);
 /** Listings a taker tries in one tick before giving up (each failure is counted). */
 const MAX_TAKE_ATTEMPTS = 3;
+/** Pages of 200 listings a taker reads per collection at most. */
+const MAX_BOOK_PAGES = 10;
 /** Held items looked at in one tick. */
 const MAX_OFFER_TARGETS = 8;
 
@@ -169,8 +172,16 @@ export function createTakers(o: TakersOptions): Takers {
   function attractive(): ListingCandidate[] {
     const all: ListingCandidate[] = [];
     for (const c of collections) {
-      for (const l of market.bestListings(c.slug, { limit: 50 }).items) {
-        all.push(candidateOf(c.slug, l as unknown as OrderView));
+      // Unit price ascending: page on until past the limit (a long book hides nothing cheap).
+      const limit = attractionLimit(o.floorOf(c), settings.premiumBps);
+      let next: string | undefined;
+      for (let pages = 0; pages < MAX_BOOK_PAGES; pages++) {
+        const page = market.bestListings(c.slug, { limit: 200, ...(next !== undefined ? { next } : {}) });
+        const items = page.items.map((l) => candidateOf(c.slug, l as unknown as OrderView));
+        all.push(...items);
+        const last = items.at(-1);
+        if (page.next === undefined || last === undefined || last.unitPrice > limit) break;
+        next = page.next;
       }
     }
     return attractiveListings(all, { simulated, premiumBps: settings.premiumBps, floorOf: floor });
