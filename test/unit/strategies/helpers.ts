@@ -4,7 +4,13 @@ import type { Address, OrderHash } from '../../../src/domain/ids.ts';
 import { ETH_TOKEN, ManualClock, MemoryMarket } from '../../../src/engine/memory.ts';
 import { MemoryStrategyState } from '../../../src/engine/runner.ts';
 import type { OwnOrder } from '../../../src/market/snapshot.ts';
-import type { Intent, Strategy, StrategyContext } from '../../../src/strategy.ts';
+import {
+  type Holding,
+  type Intent,
+  nftKey,
+  type Strategy,
+  type StrategyContext,
+} from '../../../src/strategy.ts';
 
 export const E = 10n ** 18n;
 /** ETH amount from a decimal string. */
@@ -101,6 +107,8 @@ export interface Harness<P> {
   readonly market: MemoryMarket;
   readonly state: MemoryStrategyState;
   ownOrders: OwnOrder[];
+  /** What `ctx.holdings` shows (NFTs we hold). */
+  holdings: Holding[];
   budget: bigint | null;
   readonly params: P;
   ctx(): StrategyContext<P>;
@@ -117,6 +125,7 @@ export function harness<S extends z.ZodType>(strategy: Strategy<S>, raw: unknown
     market,
     state,
     ownOrders: [],
+    holdings: [],
     budget: null,
     params,
     ctx() {
@@ -135,7 +144,10 @@ export function harness<S extends z.ZodType>(strategy: Strategy<S>, raw: unknown
         balances: market.balances(),
         drops: market.drops(),
         nfts: market.nfts(),
-        holdings: { all: () => [], get: () => undefined },
+        holdings: {
+          all: () => h.holdings,
+          get: (key) => h.holdings.find((x) => nftKey(x.nft) === key.toLowerCase()),
+        },
       };
     },
   };
@@ -163,6 +175,12 @@ export function brief(intents: readonly Intent[]): string[] {
         return `swap ${i.fromToken.symbol}->${i.toToken.symbol} ${i.amountIn}`;
       case 'mint':
         return `mint ${i.drop} x${i.quantity} @${i.maxPricePerToken}`;
+      case 'place_listing':
+        return `list #${i.nft.identifier} ${i.price}${i.stopLoss !== undefined ? ' stop-loss' : ''}`;
+      case 'replace_listing':
+        return `relist ${i.orderHash.slice(-4)} ${i.price}${i.stopLoss !== undefined ? ' stop-loss' : ''}`;
+      case 'accept_offer':
+        return `accept ${i.orderHash.slice(-4)} net ${i.minProceeds}${i.stopLoss !== undefined ? ' stop-loss' : ''}`;
       default:
         return 'unknown';
     }

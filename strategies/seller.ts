@@ -1,0 +1,536 @@
+// seller: lists the NFTs other strategies acquired — at a markup over their cost, just under the
+// floor, or the higher of both — reprices when the floor moves and before expiry, accepts the best
+// offer when its net proceeds beat the listing's, and after a holding time lets go below cost (a
+// stop-loss, down to a share of the floor).
+//
+// Rules (see strategies/README.md):
+// - Prices are per unit, what the buyer pays; "net" is that less `feeBps` (marketplace + creator
+//   fees, which the strategy API does not carry: a param, per collection if needed).
+// - Bounds, never crossed: the cost bound (net ≥ unit cost × (1 + minProfitBps)) unless the
+//   stop-loss applies, and `maxUnderFloorBps` under the market floor (risk's own cap, mirrored).
+// - The reference floor is the cheapest listing that is NOT ours (by order hash, maker and NFT):
+//   our listings in a collection all follow that same reference, so they never undercut each other
+//   (nor themselves) and do not race down. When the market floor is our own listing, the cheapest
+//   other listing the view knows is used, else the last floor of others remembered (fresh).
+// - One listing per NFT: an NFT listed by another strategy (or by hand) is left alone; an NFT whose
+//   listing or sale is in flight is skipped until the intent's result arrives.
+import {
+  acceptOffer,
+  type CollectionSnapshot,
+  defineStrategy,
+  type Holding,
+  type Intent,
+  listingTarget,
+  type MarketEvent,
+  movedBy,
+  nftKey,
+  type OrderHash,
+  type PaymentToken,
+  paymentTokenSchema,
+  placeListing,
+  replaceListing,
+  type StrategyContext,
+  slugSchema,
+  toScore,
+  traitKey,
+  z,
+} from '../src/strategy.ts';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+/** An intent without a result after this long no longer blocks its NFT. */
+const PENDING_MS = 5 * MINUTE;
+/** An offer whose acceptance failed or was refused is not tried again for this long. */
+const REFUSED_MS = 10 * MINUTE;
+const ETH_LIKE = new Set(['ETH', 'WETH']);
+const bpsSchema = (min: number, max: number) => z.number().int().min(min).max(max);
+
+const params = z
+  .strictObject({
+    /** Sell what these strategies acquired; absent = every holding (also ones of no known strategy). */
+    fromStrategies: z
+      .array(z.string().min(1))
+      .min(1, 'name at least one strategy id, or leave it out')
+      .optional(),
+    /** Only these collections; absent = every collection we hold. */
+    collections: z.array(slugSchema).min(1, 'name at least one collection, or leave it out').optional(),
+    /** markup: cost + markupBps; floor: undercutBps under the floor; max: the higher of both. */
+    pricing: z.enum(['markup', 'floor', 'max']).default('max'),
+    /** Net proceeds over the unit cost (bps). */
+    markupBps: bpsSchema(0, 100_000).default(1_000),
+    /** Under the reference floor (bps). */
+    undercutBps: bpsSchema(0, 5_000).default(100),
+    /** The cost bound: least net profit over the unit cost outside a stop-loss (bps). */
+    minProfitBps: bpsSchema(0, 10_000).default(0),
+    /** Marketplace + creator fees taken from the seller (bps); overestimating is the safe side. */
+    feeBps: bpsSchema(0, 5_000).default(500),
+    /** Per-collection fees overriding feeBps. */
+    collectionFeeBps: z.record(z.string(), bpsSchema(0, 5_000)).default({}),
+    /** The listings' currency; ETH (the zero address) by default. */
+    paymentToken: paymentTokenSchema.prefault({
+      address: '0x0000000000000000000000000000000000000000',
+      symbol: 'ETH',
+      decimals: 18,
+    }),
+    expiryMinutes: z.number().int().min(1).max(43_200).default(30),
+    /** Relist (replace at the current price with a new expiry) this long before expiry. */
+    relistBeforeMinutes: z.number().int().min(0).max(1_440).default(5),
+    /** Reprice when the wanted price moved by at least this much from the listed one (bps). */
+    repriceBps: bpsSchema(1, 10_000).default(200),
+    /** Accept an offer whose net beats the listing's net by this much (bps; negative: by less). */
+    acceptMarginBps: bpsSchema(-5_000, 10_000).default(0),
+    /** Hours of holding after which the listing follows the floor and may go below cost; null: never. */
+    stopLossAfterHours: z.number().positive().max(8_760).nullable().default(24),
+    /** In a stop-loss, never below this share of the reference floor (bps of it). */
+    stopLossFloorBps: bpsSchema(1, 10_000).default(9_000),
+    /** risk.maxUnderFloorBps of the config (risk refuses a sale further under the floor). */
+    maxUnderFloorBps: bpsSchema(0, 10_000).default(1_500),
+    /** A floor older than this is not used (ms). */
+    maxFloorAgeMs: z.number().int().min(1_000).default(600_000),
+    tickCron: z.string().default('*/30 * * * * *'),
+  })
+  .superRefine((p, ctx) => {
+    if (p.relistBeforeMinutes >= p.expiryMinutes)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['relistBeforeMinutes'],
+        message: `relistBeforeMinutes (${p.relistBeforeMinutes}) must be less than expiryMinutes (${p.expiryMinutes})`,
+      });
+    if (p.undercutBps > p.maxUnderFloorBps)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['undercutBps'],
+        message: `undercutBps (${p.undercutBps}) must not exceed maxUnderFloorBps (${p.maxUnderFloorBps}): risk refuses listings further under the floor`,
+      });
+    if (p.stopLossFloorBps < 10_000 - p.maxUnderFloorBps)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stopLossFloorBps'],
+        message: `stopLossFloorBps (${p.stopLossFloorBps}) must be at least ${10_000 - p.maxUnderFloorBps} (10000 − maxUnderFloorBps): risk refuses sales further under the floor`,
+      });
+  });
+
+type Params = z.output<typeof params>;
+type Ctx = StrategyContext<Params>;
+
+/** An item offer seen on the stream for an NFT we hold (JSON state). */
+interface SeenOffer {
+  h: string;
+  /** Price per unit. */
+  p: string;
+  a: string;
+  s: string;
+  d: number;
+  e: number | null;
+  m: string;
+}
+
+interface Pending {
+  t: number;
+  target: string;
+}
+
+interface Offer {
+  orderHash: OrderHash;
+  unit: bigint;
+  token: PaymentToken;
+  what: string;
+}
+
+interface Floors {
+  /** Cheapest listing not ours: what our prices follow. */
+  ref: bigint;
+  /** The market floor as risk sees it (may be ours): the under-floor cap is measured from it. */
+  raw: bigint;
+}
+
+interface Mine {
+  orderHash: OrderHash;
+  price: bigint;
+  expiresAt: number | null;
+}
+
+interface Plan {
+  price: bigint;
+  stopLoss: string | undefined;
+  /** Least price per unit a listing may have (its bounds). */
+  listLower: bigint;
+  /** Least net per unit an accepted offer may bring. */
+  netLower: bigint;
+  /** Net per unit of the cost bound (below it an accepted offer is a stop-loss). */
+  costNet: bigint;
+}
+
+const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
+const max = (...v: bigint[]): bigint => v.reduce((a, b) => (b > a ? b : a));
+const lower = (s: string | null | undefined): string => (s ?? '').toLowerCase();
+
+/** Same money: equal decimals and the same token, ETH and WETH counting as one. */
+function sameMoney(a: PaymentToken, b: PaymentToken): boolean {
+  if (a.decimals !== b.decimals) return false;
+  return (
+    lower(a.address) === lower(b.address) ||
+    (ETH_LIKE.has(a.symbol.toUpperCase()) && ETH_LIKE.has(b.symbol.toUpperCase()))
+  );
+}
+
+function feeOf(p: Params, collection: string): bigint {
+  return BigInt(p.collectionFeeBps[collection] ?? p.feeBps);
+}
+
+const netOf = (gross: bigint, fee: bigint): bigint => (gross * (10_000n - fee)) / 10_000n;
+/** Least gross price whose net is at least `net`. */
+const grossFor = (net: bigint, fee: bigint): bigint => ceilDiv(net * 10_000n, 10_000n - fee);
+
+/** What is ours in the market: order hashes (any strategy's) and the NFTs we hold. */
+function oursOf(ctx: Ctx): { hashes: Set<string>; keys: Set<string> } {
+  const hashes = new Set<string>();
+  for (const o of ctx.market.ownOrders) hashes.add(lower(o.orderHash));
+  for (const o of ctx.ownOrders) hashes.add(lower(o.orderHash));
+  const keys = new Set<string>();
+  for (const h of ctx.holdings.all()) {
+    keys.add(lower(nftKey(h.nft)));
+    if (h.listedBy !== null) hashes.add(lower(h.listedBy.orderHash));
+  }
+  return { hashes, keys };
+}
+
+function isOurs(ctx: Ctx, ours: { hashes: Set<string> }, hash: string | null, maker: string | null): boolean {
+  return (
+    (hash !== null && ours.hashes.has(lower(hash))) ||
+    (maker !== null && ctx.wallet !== null && lower(maker) === lower(ctx.wallet))
+  );
+}
+
+/** The reference floor (cheapest listing not ours) and the raw market floor, or null: do nothing. */
+function floorsOf(ctx: Ctx, col: CollectionSnapshot, ours: ReturnType<typeof oursOf>): Floors | null {
+  const p = ctx.params;
+  const f = col.floor;
+  // risk sells only against a fresh floor; a floor being re-learned is only an upper bound
+  if (col.stale || col.floorRelearning || f === null || ctx.now - f.learnedAt > p.maxFloorAgeMs) return null;
+  if (!sameMoney(f.value.paymentToken, p.paymentToken) || f.value.price <= 0n) return null;
+  const raw = f.value.price;
+  const remembered = ctx.state.get<Record<string, { p: string; at: number }>>('floors') ?? {};
+  if (!isOurs(ctx, ours, f.value.orderHash, f.value.maker)) {
+    remembered[col.slug] = { p: raw.toString(), at: ctx.now };
+    ctx.state.set('floors', remembered);
+    return { ref: raw, raw };
+  }
+  // the floor is our own listing: follow the cheapest other listing, never ourselves
+  let best: bigint | null = null;
+  for (const [key, level] of col.bestListings) {
+    const l = level.value;
+    if (ours.keys.has(lower(key)) || isOurs(ctx, ours, l.orderHash, l.maker)) continue;
+    if (l.expiresAt !== null && l.expiresAt <= ctx.now) continue;
+    if (!sameMoney(l.paymentToken, p.paymentToken)) continue;
+    if (best === null || l.price < best) best = l.price;
+  }
+  if (best !== null) return { ref: best, raw };
+  const r = remembered[col.slug];
+  if (r !== undefined && ctx.now - r.at <= p.maxFloorAgeMs) return { ref: BigInt(r.p), raw };
+  return null;
+}
+
+/** Our standing listing of this NFT; 'skip' while a listing not ours (or not cleared yet) stands. */
+function listingOf(ctx: Ctx, h: Holding): Mine | 'skip' | null {
+  const key = lower(nftKey(h.nft));
+  const own = ctx.ownOrders.find(
+    (o) => o.side === 'listing' && o.status === 'open' && lower(o.nftKey) === key,
+  );
+  if (own !== undefined && (own.expiresAt === null || own.expiresAt > ctx.now))
+    return { orderHash: own.orderHash, price: own.price, expiresAt: own.expiresAt };
+  // another strategy's listing, or ours gone but not cleared yet: risk would refuse a second one
+  return h.listedBy !== null ? 'skip' : null;
+}
+
+function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
+  const p = ctx.params;
+  const unitCost = ceilDiv(h.costBasis, h.quantity);
+  const costNet = ceilDiv(unitCost * BigInt(10_000 + p.minProfitBps), 10_000n);
+  const costBound = grossFor(costNet, fee);
+  const underBound = ceilDiv(floors.raw * BigInt(10_000 - p.maxUnderFloorBps), 10_000n);
+  const floorRule = (floors.ref * BigInt(10_000 - p.undercutBps)) / 10_000n;
+  const markupRule = grossFor(ceilDiv(unitCost * BigInt(10_000 + p.markupBps), 10_000n), fee);
+  const heldMs = ctx.now - h.acquiredAt;
+  const aged = p.stopLossAfterHours !== null && heldMs >= p.stopLossAfterHours * HOUR;
+  if (!aged) {
+    const rule =
+      p.pricing === 'markup' ? markupRule : p.pricing === 'floor' ? floorRule : max(markupRule, floorRule);
+    return {
+      price: max(rule, costBound, underBound),
+      stopLoss: undefined,
+      listLower: max(costBound, underBound),
+      netLower: max(costNet, underBound),
+      costNet,
+    };
+  }
+  // held long enough: follow the floor whatever `pricing` says, down to stopLossFloorBps of it
+  const slBound = max(ceilDiv(floors.ref * BigInt(p.stopLossFloorBps), 10_000n), underBound);
+  const price = max(floorRule, slBound);
+  return {
+    price,
+    stopLoss:
+      price < costBound
+        ? `held ${Math.floor(heldMs / HOUR)} h (stop-loss after ${p.stopLossAfterHours} h): ${price} under the cost bound ${costBound}`
+        : undefined,
+    listLower: slBound,
+    netLower: slBound,
+    costNet,
+  };
+}
+
+/** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
+function bestOffer(
+  ctx: Ctx,
+  h: Holding,
+  col: CollectionSnapshot,
+  ours: ReturnType<typeof oursOf>,
+): Offer | null {
+  const key = nftKey(h.nft);
+  const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
+  const cands: Offer[] = [];
+  const consider = (
+    hash: string | null,
+    maker: string | null,
+    unit: bigint,
+    token: PaymentToken,
+    expiresAt: number | null,
+    what: string,
+  ) => {
+    if (hash === null || unit <= 0n || isOurs(ctx, ours, hash, maker)) return;
+    if ((expiresAt !== null && expiresAt <= ctx.now) || refused[lower(hash)] !== undefined) return;
+    if (!sameMoney(token, h.costToken) || !sameMoney(token, ctx.params.paymentToken)) return;
+    cands.push({ orderHash: hash as OrderHash, unit, token, what });
+  };
+  const co = col.bestCollectionOffer?.value;
+  if (co !== undefined)
+    consider(co.orderHash, co.maker, co.price, co.paymentToken, co.expiresAt, 'collection offer');
+  for (const t of ctx.nfts.get(key)?.value ?? []) {
+    const to = col.bestTraitOffers.get(traitKey(t.type, t.value))?.value;
+    if (to !== undefined)
+      consider(
+        to.orderHash,
+        to.maker,
+        to.price,
+        to.paymentToken,
+        to.expiresAt,
+        `trait offer ${t.type}=${t.value}`,
+      );
+  }
+  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[lower(key)];
+  if (seen !== undefined)
+    consider(
+      seen.h,
+      seen.m,
+      BigInt(seen.p),
+      { address: seen.a, symbol: seen.s, decimals: seen.d } as PaymentToken,
+      seen.e,
+      'item offer',
+    );
+  let best: Offer | null = null;
+  for (const c of cands) if (best === null || c.unit > best.unit) best = c;
+  return best;
+}
+
+/** Drops what no longer matters: results that never came, refusals past, offers expired or not held. */
+function prune(ctx: Ctx): void {
+  const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
+  for (const [k, v] of Object.entries(pending)) if (ctx.now - v.t > PENDING_MS) delete pending[k];
+  ctx.state.set('pending', pending);
+  const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
+  for (const [k, until] of Object.entries(refused)) if (until <= ctx.now) delete refused[k];
+  ctx.state.set('refused', refused);
+  const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
+  for (const [k, o] of Object.entries(offers))
+    if ((o.e !== null && o.e <= ctx.now) || ctx.holdings.get(k) === undefined) delete offers[k];
+  ctx.state.set('offers', offers);
+}
+
+function wanted(p: Params, h: Holding): boolean {
+  if (h.quantity <= 0n) return false;
+  if (p.collections !== undefined && !p.collections.includes(h.collection as (typeof p.collections)[number]))
+    return false;
+  if (p.fromStrategies !== undefined && (h.strategyId === null || !p.fromStrategies.includes(h.strategyId)))
+    return false;
+  return sameMoney(h.costToken, p.paymentToken);
+}
+
+function decide(ctx: Ctx, only?: string): Intent[] {
+  const p = ctx.params;
+  prune(ctx);
+  const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
+  const ours = oursOf(ctx);
+  const out: Intent[] = [];
+  const floorsBySlug = new Map<string, Floors | null>();
+  const expiresAt = ctx.now + p.expiryMinutes * MINUTE;
+  for (const h of ctx.holdings.all()) {
+    if ((only !== undefined && h.collection !== only) || !wanted(p, h)) continue;
+    const key = lower(nftKey(h.nft));
+    if (pending[key] !== undefined) continue;
+    const mine = listingOf(ctx, h);
+    if (mine === 'skip') continue;
+    const col = ctx.market.collection(h.collection);
+    if (col === undefined) continue;
+    if (!floorsBySlug.has(h.collection)) floorsBySlug.set(h.collection, floorsOf(ctx, col, ours));
+    const floors = floorsBySlug.get(h.collection);
+    if (floors == null) continue;
+    const fee = feeOf(p, h.collection);
+    const want = plan(ctx, h, floors, fee);
+    const unitCost = h.costBasis / h.quantity;
+
+    // what our listing will be after this decision
+    let action: 'place' | 'reprice' | 'relist' | null = null;
+    if (mine === null) action = 'place';
+    // a floor move (up or down) of repriceBps, or a listing under its bounds, reprices
+    else if (mine.price < want.listLower || movedBy(mine.price, want.price, p.repriceBps)) action = 'reprice';
+    else if (mine.expiresAt !== null && mine.expiresAt - ctx.now <= p.relistBeforeMinutes * MINUTE)
+      action = 'relist';
+    const listPrice = action === null && mine !== null ? mine.price : want.price;
+
+    const offer = bestOffer(ctx, h, col, ours);
+    if (offer !== null) {
+      const offerNet = netOf(offer.unit, fee);
+      const listNet = netOf(listPrice, fee);
+      if (offerNet >= want.netLower && offerNet * 10_000n >= listNet * BigInt(10_000 + p.acceptMarginBps)) {
+        const stopLoss =
+          offerNet < want.costNet
+            ? `held ${Math.floor((ctx.now - h.acquiredAt) / HOUR)} h (stop-loss after ${p.stopLossAfterHours} h): net ${offerNet} under the cost bound`
+            : undefined;
+        const intent = acceptOffer({
+          orderHash: offer.orderHash,
+          collection: h.collection,
+          nft: h.nft,
+          offerPrice: offer.unit,
+          minProceeds: offerNet,
+          paymentToken: offer.token,
+          quantity: 1n,
+          ...(stopLoss !== undefined ? { stopLoss } : {}),
+          priority: 1 + toScore(offerNet > unitCost ? offerNet - unitCost : 0n, offer.token.decimals),
+          reason: `${offer.what} ${offer.unit} nets ${offerNet}, listing nets ${listNet}`,
+        });
+        pending[key] = { t: ctx.now, target: intent.target };
+        out.push(intent);
+        continue;
+      }
+    }
+    if (action === null) continue;
+    const priority = toScore(want.price > unitCost ? want.price - unitCost : 0n, p.paymentToken.decimals);
+    const sl = want.stopLoss !== undefined ? { stopLoss: want.stopLoss } : {};
+    const why = want.stopLoss ?? `${p.pricing} pricing, floor ${floors.ref}, unit cost ${unitCost}`;
+    const intent =
+      mine === null
+        ? placeListing({
+            collection: h.collection,
+            nft: h.nft,
+            price: want.price,
+            paymentToken: p.paymentToken,
+            quantity: h.quantity,
+            expiresAt,
+            ...sl,
+            priority,
+            reason: why,
+          })
+        : replaceListing({
+            orderHash: mine.orderHash,
+            price: want.price,
+            expiresAt,
+            target: listingTarget(h.nft),
+            ...sl,
+            priority,
+            reason: `${action}: ${mine.price} -> ${want.price} (${why})`,
+          });
+    pending[key] = { t: ctx.now, target: intent.target };
+    out.push(intent);
+  }
+  ctx.state.set('pending', pending);
+  return out;
+}
+
+/** Remembers the best item offer (not ours, not expired) on an NFT we hold. */
+function rememberItemOffer(ctx: Ctx, ev: MarketEvent): void {
+  if (ev.kind !== 'item_offer' || ev.quantity <= 0n) return;
+  const key = lower(nftKey(ev.nft));
+  if (ctx.holdings.get(nftKey(ev.nft)) === undefined) return;
+  if (isOurs(ctx, oursOf(ctx), ev.orderHash, ev.maker)) return;
+  if (ev.expiresAt !== null && ev.expiresAt <= ctx.now) return;
+  const unit = ev.price / ev.quantity;
+  const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
+  const prev = offers[key];
+  if (prev !== undefined && (prev.e === null || prev.e > ctx.now) && BigInt(prev.p) >= unit) return;
+  offers[key] = {
+    h: ev.orderHash,
+    p: unit.toString(),
+    a: ev.paymentToken.address,
+    s: ev.paymentToken.symbol,
+    d: ev.paymentToken.decimals,
+    e: ev.expiresAt,
+    m: ev.maker,
+  };
+  ctx.state.set('offers', offers);
+}
+
+function forgetOffer(ctx: Ctx, orderHash: string): void {
+  const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
+  for (const [k, o] of Object.entries(offers)) if (lower(o.h) === lower(orderHash)) delete offers[k];
+  ctx.state.set('offers', offers);
+}
+
+export default defineStrategy({
+  id: 'seller',
+  version: '1.0.0',
+  description:
+    'Lists what other strategies acquired at a markup or just under the floor, reprices, accepts better offers, stop-loss after a holding time.',
+  params,
+  subscriptions: (p) => ({
+    ...(p.collections !== undefined ? { collections: p.collections } : {}),
+    events: [
+      'listing',
+      'sale',
+      'item_offer',
+      'collection_offer',
+      'trait_offer',
+      'cancel',
+      'order_invalidated',
+    ],
+  }),
+  schedules: (p) => [p.tickCron],
+  init: (ctx) => decide(ctx),
+  onTick: (ctx) => decide(ctx),
+  onEvent(ctx, ev) {
+    if (ev.kind === 'item_offer') rememberItemOffer(ctx, ev);
+    if (ev.kind === 'cancel' || ev.kind === 'order_invalidated') forgetOffer(ctx, ev.orderHash);
+    return decide(ctx, ev.collection);
+  },
+  onOrderUpdate(ctx, u) {
+    const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
+    if (u.kind === 'intent_result') {
+      const i = u.intent;
+      if (i.kind !== 'place_listing' && i.kind !== 'replace_listing' && i.kind !== 'accept_offer') return [];
+      // an unknown outcome keeps the NFT blocked until it is reconciled (or PENDING_MS)
+      if (u.status !== 'unknown')
+        for (const [k, v] of Object.entries(pending)) if (v.target === i.target) delete pending[k];
+      if (i.kind === 'accept_offer') {
+        forgetOffer(ctx, i.orderHash);
+        if (u.status !== 'done' && u.status !== 'unknown') {
+          const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
+          refused[lower(i.orderHash)] = ctx.now + REFUSED_MS;
+          ctx.state.set('refused', refused);
+        }
+      }
+      ctx.state.set('pending', pending);
+      return [];
+    }
+    // our listing sold: forget the NFT (the holdings drop it once the fill is recorded)
+    if (u.status === 'filled') {
+      const key = lower(ctx.ownOrders.find((o) => o.orderHash === u.orderHash)?.nftKey);
+      if (key !== '') {
+        delete pending[key];
+        const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
+        delete offers[key];
+        ctx.state.set('offers', offers);
+        ctx.state.set('pending', pending);
+      }
+    }
+    return [];
+  },
+});
