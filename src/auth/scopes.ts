@@ -13,6 +13,7 @@ export const BUILTIN_STRATEGY_INTENTS: Readonly<Record<string, readonly IntentKi
   'trait-bidder': ['place_offer', 'replace_offer', 'cancel_order'],
   rebalancer: ['swap'],
   'drop-minter': ['mint'],
+  seller: ['place_listing', 'replace_listing', 'accept_offer'],
 });
 
 const CANCEL = '/api/v2/orders/chain/{chain}/protocol/{protocol_address}/{order_hash}/cancel';

@@ -75,6 +75,9 @@ describe('requiredScopes: the smallest scope set of the configured strategies', 
       buyListing: 'buy_listing',
       swap: 'swap',
       mint: 'mint',
+      placeListing: 'place_listing',
+      replaceListing: 'replace_listing',
+      acceptOffer: 'accept_offer',
     };
     for (const [name, intents] of Object.entries(BUILTIN_STRATEGY_INTENTS)) {
       const source = readFileSync(join(REPO, 'strategies', `${name}.ts`), 'utf8');
