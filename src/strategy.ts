@@ -420,6 +420,24 @@ export interface HoldingsView {
 /** Token balances of our wallet, keyed by lower-case token address (zero address = native). */
 export type Balances = Known<ReadonlyMap<string, bigint>>;
 
+/** What one whole token is worth at the market, in the native token. */
+export interface TokenPrice {
+  /** Native smallest units (wei) for one whole token (10^decimals of its smallest units). */
+  readonly priceIn: bigint;
+  /**
+   * `quote`: the swap router's on-chain quote for selling one whole token into WETH (the pool's
+   * fee and the impact of one token included); `api`: the marketplace API's USD prices of the token
+   * and of WETH; `native`: ETH itself and WETH (wrapped one to one), always 1e18.
+   */
+  readonly source: 'quote' | 'api' | 'native';
+}
+
+/** Market prices of the configured payment tokens, refreshed on the daemon's poll timer. */
+export interface PricesView {
+  /** By token address (any case; the zero address = native); undefined = no price known. */
+  get(token: string): Known<TokenPrice> | undefined;
+}
+
 export interface BudgetView {
   /**
    * What this strategy may still commit in `token` (address or symbol): the smallest of the global
@@ -464,6 +482,8 @@ export interface StrategyContext<P = unknown> {
   readonly nfts: NftTraitsView;
   /** NFTs we hold, with cost basis and our listings on them. */
   readonly holdings: HoldingsView;
+  /** Market prices of the payment tokens (swap quotes, else the API's), with their age. */
+  readonly prices: PricesView;
 }
 
 export interface Tick {

@@ -22,6 +22,7 @@ import {
   type Intent,
   type NftTraitsView,
   type OrderUpdate,
+  type PricesView,
   type StrategyContext,
 } from '../strategy.ts';
 import { plain } from './codec.ts';
@@ -156,6 +157,7 @@ const RISK_SWEEP_CRON = '* * * * *';
 const emptyDrops: DropsView = Object.freeze({ get: () => undefined });
 const emptyNfts: NftTraitsView = Object.freeze({ get: () => undefined });
 const emptyHoldings: HoldingsView = Object.freeze({ all: () => [], get: () => undefined });
+const emptyPrices: PricesView = Object.freeze({ get: () => undefined });
 const CLASS_RANK: Record<Intent['kind'], number> = {
   cancel_order: 0,
   buy_listing: 1,
@@ -465,6 +467,7 @@ export class Engine {
       drops: this.o.market.drops?.() ?? emptyDrops,
       nfts: this.o.market.nfts?.() ?? emptyNfts,
       holdings: this.o.market.holdings?.() ?? emptyHoldings,
+      prices: this.o.market.prices?.() ?? emptyPrices,
     };
     return { ctx, state: slot.state };
   }

@@ -12,7 +12,15 @@ import {
   type TraitFloor,
   traitKey,
 } from '../market/snapshot.ts';
-import type { Balances, DropStatus, DropsView, Intent, NftTraitsView } from '../strategy.ts';
+import type {
+  Balances,
+  DropStatus,
+  DropsView,
+  Intent,
+  NftTraitsView,
+  PricesView,
+  TokenPrice,
+} from '../strategy.ts';
 import type {
   EngineClock,
   ExecutionContext,
@@ -265,6 +273,7 @@ export class MemoryMarket implements MarketSource {
   balanceMap: Balances | null = null;
   readonly dropMap = new Map<string, Known<DropStatus>>();
   readonly nftTraits = new Map<string, Known<readonly { type: string; value: string }[]>>();
+  readonly priceMap = new Map<string, Known<TokenPrice>>();
   private cached: MarketSnapshot | null = null;
 
   constructor(readonly clock: EngineClock) {}
@@ -371,5 +380,20 @@ export class MemoryMarket implements MarketSource {
 
   nfts(): NftTraitsView {
     return { get: (key) => this.nftTraits.get(key) };
+  }
+
+  /** Sets a token's market price (wei per whole token). */
+  setPrice(
+    token: PaymentToken | string,
+    priceIn: bigint,
+    at?: number,
+    source: TokenPrice['source'] = 'quote',
+  ): void {
+    const key = (typeof token === 'string' ? token : token.address).toLowerCase();
+    this.priceMap.set(key, this.known({ priceIn, source }, at));
+  }
+
+  prices(): PricesView {
+    return { get: (token) => this.priceMap.get(token.toLowerCase()) };
   }
 }

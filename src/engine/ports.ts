@@ -5,7 +5,7 @@ import type { OrderHash } from '../domain/ids.ts';
 import type { OrderLedger } from '../ledger/index.ts';
 import type { MarketSnapshot } from '../market/snapshot.ts';
 import type { Priority } from '../ratelimit/types.ts';
-import type { Balances, DropsView, HoldingsView, Intent, NftTraitsView } from '../strategy.ts';
+import type { Balances, DropsView, HoldingsView, Intent, NftTraitsView, PricesView } from '../strategy.ts';
 
 /** Epoch milliseconds. */
 export interface EngineClock {
@@ -154,6 +154,8 @@ export interface MarketSource {
   nfts?(): NftTraitsView;
   /** NFTs we hold (cost basis, our listings on them); default none. */
   holdings?(): HoldingsView;
+  /** Market prices of the payment tokens; default none known. */
+  prices?(): PricesView;
 }
 
 /**

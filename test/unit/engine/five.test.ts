@@ -29,6 +29,8 @@ describe('the five strategies together through the engine', () => {
       traitFloors: [{ type: 'Fur', value: 'Gold', price: eth('2') }],
     });
     market.setBalances({ [WETH.address]: eth('2') });
+    market.setPrice(WETH, eth('1'), NOW, 'native');
+    market.setPrice(USDC, 400_000_000_000_000n);
     market.setDrop({
       slug: 'genesis',
       stage: 'active',

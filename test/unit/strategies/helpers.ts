@@ -110,6 +110,8 @@ export interface Harness<P> {
   /** What `ctx.holdings` shows (NFTs we hold). */
   holdings: Holding[];
   budget: bigint | null;
+  /** What the strategy logged, in order. */
+  readonly logs: { level: 'debug' | 'info' | 'warn' | 'error'; obj: object; msg?: string }[];
   readonly params: P;
   ctx(): StrategyContext<P>;
 }
@@ -127,9 +129,11 @@ export function harness<S extends z.ZodType>(strategy: Strategy<S>, raw: unknown
     ownOrders: [],
     holdings: [],
     budget: null,
+    logs: [],
     params,
     ctx() {
-      const noop = () => undefined;
+      const at = (level: Harness<unknown>['logs'][number]['level']) => (obj: object, msg?: string) =>
+        void h.logs.push({ level, obj, ...(msg !== undefined ? { msg } : {}) });
       return {
         id: strategy.id,
         now: clock.now(),
@@ -139,7 +143,7 @@ export function harness<S extends z.ZodType>(strategy: Strategy<S>, raw: unknown
         budget: { remaining: () => h.budget },
         state,
         params,
-        log: { debug: noop, info: noop, warn: noop, error: noop },
+        log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
         wallet: WALLET,
         balances: market.balances(),
         drops: market.drops(),
@@ -148,6 +152,7 @@ export function harness<S extends z.ZodType>(strategy: Strategy<S>, raw: unknown
           all: () => h.holdings,
           get: (key) => h.holdings.find((x) => nftKey(x.nft) === key.toLowerCase()),
         },
+        prices: market.prices(),
       };
     },
   };
