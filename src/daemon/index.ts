@@ -19,7 +19,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Interface, JsonRpcProvider } from 'ethers';
+import { JsonRpcProvider } from 'ethers';
 import {
   type ApiClient,
   createApiClient,
@@ -93,8 +93,9 @@ import { type ControlServer, type HealthReport, startControlServer, toJson } fro
 import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
+import { routerAmountOut } from './router.ts';
 import { buildStatus, type DaemonStatus } from './status.ts';
-import { createBalancesReader, createDropsReader } from './views.ts';
+import { createBalancesReader, createDropsReader, createPricesReader, type PricesReader } from './views.ts';
 import { adapterOptions } from './wiring.ts';
 
 export { renderPaperReport } from '../execution/index.ts';
@@ -141,10 +142,6 @@ export interface Daemon {
   pause(): Promise<void>;
   resume(): Promise<void>;
 }
-
-const ROUTER = new Interface([
-  'function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[] amounts)',
-]);
 
 type State = 'new' | 'starting' | 'built' | 'running' | 'stopping' | 'stopped' | 'failed';
 
@@ -240,6 +237,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   const guardRejections: Record<string, number> = {};
   let balances: ReturnType<typeof createBalancesReader> | undefined;
   let drops: ReturnType<typeof createDropsReader> | undefined;
+  let prices: PricesReader | undefined;
   const collectionInfo = new Map<string, Promise<CollectionInfo>>();
 
   /** A fill of one of our orders (live or paper), from the ledger (which records it in the store): shown. */
@@ -365,6 +363,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     await Promise.all([
       balances?.refresh().catch((err: unknown) => log.warn({ err }, 'balances unavailable')),
       drops?.refresh(),
+      prices?.refresh().catch((err: unknown) => log.warn({ err }, 'token prices unavailable')),
       // posts and cancels whose answer was lost are read back; passed windows and expiries settle
       desk?.reconcile().catch((err: unknown) => log.warn({ err }, 'reading back unsure orders failed')),
     ]);
@@ -468,6 +467,18 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
 
     // 4. sender reconcile, seaport, guard, execution reconcile (before any spend)
     balances = createBalancesReader({ rpc, wallet, tokens, clock, logger: log });
+    // the payment tokens at the market: the first router's quote, else the API's USD prices
+    const router = options.chain.routers[0];
+    prices = createPricesReader({
+      tokens,
+      weth: options.chain.weth,
+      chain: options.chain.name,
+      rpc,
+      ...(router !== undefined ? { router } : {}),
+      api,
+      clock,
+      logger: log.child({ part: 'prices' }),
+    });
     const k = keeper;
     drops = createDropsReader({
       api,
@@ -662,14 +673,13 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         expectedAmountOut: async (from, to, amountIn) => {
           const router = options.chain.routers[0];
           if (router === undefined) return undefined;
-          const path = [from, to].map((a) => (a.toLowerCase() === ZERO_ADDRESS ? options.chain.weth : a));
           try {
-            const raw = await (rpc as ChainRpc).call({
-              to: router,
-              data: ROUTER.encodeFunctionData('getAmountsOut', [amountIn, path]),
-            });
-            const [amounts] = ROUTER.decodeFunctionResult('getAmountsOut', raw) as unknown as [bigint[]];
-            return amounts[amounts.length - 1];
+            return await routerAmountOut(
+              { rpc: rpc as ChainRpc, router, weth: options.chain.weth },
+              from,
+              to,
+              amountIn,
+            );
           } catch (err) {
             log.warn({ err }, 'router reference price unavailable');
             return undefined;
@@ -697,6 +707,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         holdings: () => held.current(),
         balances: () => balances?.get() ?? null,
         drops: () => drops ?? { get: () => undefined },
+        prices: () => prices ?? { get: () => undefined },
       },
       executor,
       orders: ledger,

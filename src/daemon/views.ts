@@ -1,5 +1,6 @@
-// What hook contexts see besides the market snapshot: the wallet's balances (read from the chain)
-// and the status of configured drops (read from the API), refreshed on a timer.
+// What hook contexts see besides the market snapshot: the wallet's balances (read from the chain),
+// the status of configured drops (read from the API) and the payment tokens' market prices (the
+// swap router's quote on the chain, else the API's), refreshed on a timer.
 
 import type { DropEligibilityResponse } from '@opensea/api-types';
 import { Interface } from 'ethers';
@@ -9,7 +10,8 @@ import type { PaymentToken } from '../domain/events.ts';
 import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { Known } from '../market/snapshot.ts';
 import type { Logger } from '../observability/index.ts';
-import type { Balances, DropStatus, DropsView } from '../strategy.ts';
+import type { Balances, DropStatus, DropsView, PricesView, TokenPrice } from '../strategy.ts';
+import { routerAmountOut } from './router.ts';
 
 const ERC20 = new Interface(['function balanceOf(address owner) view returns (uint256)']);
 
@@ -145,5 +147,106 @@ export function createDropsReader(o: {
     },
     get: (slug) => known.get(slug),
     contract: (slug) => contracts.get(slug),
+  };
+}
+
+export interface PricesReader extends PricesView {
+  refresh(): Promise<void>;
+}
+
+const WEI_PER_ETH = 10n ** 18n;
+
+/** A USD price as the API writes it ("2500.12", rarely "1e-7") in 1e-18 dollars; undefined when not positive. */
+export function usdOf(text: string | undefined): bigint | undefined {
+  if (text === undefined) return undefined;
+  const t = text.trim();
+  const decimal = /^\d+(\.\d+)?$/;
+  // rarely written with an exponent ("1e-7"): as a decimal with 18 places
+  const plain = decimal.test(t) ? t : Number(t).toFixed(18);
+  if (!decimal.test(plain)) return undefined;
+  const [whole = '0', frac = ''] = plain.split('.');
+  const v = BigInt(whole) * WEI_PER_ETH + BigInt(frac.slice(0, 18).padEnd(18, '0'));
+  return v > 0n ? v : undefined;
+}
+
+/**
+ * One whole token of each payment token valued in wei, refreshed on the poll timer: the router's
+ * `getAmountsOut` for selling one whole token into WETH (the on-chain quote the daemon swaps by;
+ * the chain is the truth), or — without a router, or when the router has no pool for it — the
+ * API's USD price of the token over the API's USD price of WETH, asked in one batch read at most
+ * every `apiIntervalMs`. ETH and WETH are worth 1e18 by definition. A token whose price cannot be
+ * read keeps its last price, which ages (strategies see `learnedAt` and refuse stale prices).
+ */
+export function createPricesReader(o: {
+  readonly tokens: readonly PaymentToken[];
+  readonly weth: string;
+  /** Chain name for the API's token endpoints. */
+  readonly chain: string;
+  readonly rpc?: Pick<ChainRpc, 'call'>;
+  /** The first swap router of the config; absent = the API's prices only. */
+  readonly router?: string;
+  readonly api?: Pick<ApiClient, 'tokens'>;
+  /** Least time between two API reads of prices (ms); default 60 000. */
+  readonly apiIntervalMs?: number;
+  readonly clock: { now(): number };
+  readonly logger?: Logger;
+}): PricesReader {
+  const weth = o.weth.toLowerCase();
+  const isNative = (a: string) => a === ZERO_ADDRESS || a === weth;
+  const others = o.tokens.filter((t) => !isNative(t.address.toLowerCase()));
+  const apiIntervalMs = o.apiIntervalMs ?? 60_000;
+  const known = new Map<string, Known<TokenPrice>>();
+  const { rpc, router, api } = o;
+  let apiAt: number | undefined;
+
+  /** Prices `t` at the router's quote for one whole token into WETH; false when there is none. */
+  async function quoted(t: PaymentToken): Promise<boolean> {
+    if (rpc === undefined || router === undefined) return false;
+    try {
+      const out = await routerAmountOut({ rpc, router, weth }, t.address, weth, 10n ** BigInt(t.decimals));
+      if (out > 0n) {
+        const value: TokenPrice = { priceIn: out, source: 'quote' };
+        known.set(t.address.toLowerCase(), { value, learnedAt: o.clock.now(), from: 'poll' });
+        return true;
+      }
+      o.logger?.warn({ token: t.symbol }, 'the router quotes nothing for the token');
+    } catch (err) {
+      o.logger?.warn({ err, token: t.symbol }, 'router quote unavailable');
+    }
+    return false;
+  }
+
+  /** The API's USD prices of `rest` over WETH's, in one batch read. */
+  async function fromApi(rest: readonly PaymentToken[]): Promise<void> {
+    if (api === undefined || rest.length === 0) return;
+    const now = o.clock.now();
+    if (apiAt !== undefined && now - apiAt < apiIntervalMs) return;
+    apiAt = now;
+    const addresses = [weth, ...rest.map((t) => t.address.toLowerCase())];
+    const res = await api.tokens.batch(addresses.map((address) => ({ chain: o.chain, address })));
+    const usd = new Map(res.tokens.map((t) => [t.address.toLowerCase(), usdOf(t.usd_price)]));
+    const perEth = usd.get(weth);
+    for (const t of rest) {
+      const tokenUsd = usd.get(t.address.toLowerCase());
+      if (tokenUsd === undefined || perEth === undefined) {
+        o.logger?.warn({ token: t.symbol }, 'the API gives no USD price for the token or for WETH');
+        continue;
+      }
+      const value: TokenPrice = { priceIn: (tokenUsd * WEI_PER_ETH) / perEth, source: 'api' };
+      known.set(t.address.toLowerCase(), { value, learnedAt: o.clock.now(), from: 'rest' });
+    }
+  }
+
+  return {
+    async refresh() {
+      const ok = await Promise.all(others.map(quoted));
+      await fromApi(others.filter((_, i) => !ok[i]));
+    },
+    get(token) {
+      const key = token.toLowerCase();
+      if (isNative(key))
+        return { value: { priceIn: WEI_PER_ETH, source: 'native' }, learnedAt: o.clock.now(), from: 'own' };
+      return known.get(key);
+    },
   };
 }
