@@ -666,7 +666,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
             strategy: strategyId,
             kind,
             collection: what,
-            price: formatUnits(out.spent ?? 0n, token.decimals),
+            price: formatUnits((kind === 'sell' ? out.proceeds : out.spent) ?? 0n, token.decimals),
             symbol: token.symbol,
           });
         },
