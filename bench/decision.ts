@@ -95,6 +95,8 @@ const apes = {
 function refresh(): void {
   market.setCollection(apes);
   market.setBalances({ [WETH.address]: 3n * E, [USDC.address]: 1_000_000_000n });
+  market.setPrice(WETH, E, undefined, 'native');
+  market.setPrice(USDC, 400_000_000_000_000n); // 0.0004 ETH per USDC, as the rebalancer's reference
   market.setDrop({
     slug: 'genesis',
     stage: 'active',

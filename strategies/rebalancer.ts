@@ -1,11 +1,15 @@
 // rebalancer: on a cron schedule, swaps toward target token weights from the wallet's balances,
-// valued at a configured reference price per token; within slippage and a minimum trade size.
+// valued at the market (ctx.prices: the swap router's quote, else the API's token price); within
+// slippage and a minimum trade size. A token's optional referencePrice is a sanity band: when the
+// market is further from it than maxDeviationBps, nothing is traded. No fresh price, no trade.
 import {
   amountSchema,
   defineStrategy,
+  formatUnits,
   type Intent,
   type PaymentToken,
   paymentTokenSchema,
+  type StrategyContext,
   swap,
   toScore,
   z,
@@ -20,8 +24,11 @@ const params = z
           token: paymentTokenSchema,
           /** Relative target weight (any positive numbers; they are normalised). */
           weight: z.number().positive(),
-          /** Value of one whole token in the reference unit (e.g. ETH), 18 decimals. */
-          referencePrice: amountSchema(18),
+          /**
+           * What one whole token should be worth in ETH (18 decimals), as a sanity band: when the
+           * market price is further from it than maxDeviationBps, the run trades nothing. Optional.
+           */
+          referencePrice: amountSchema(18).optional(),
           /** Never sell below this balance (in whole tokens; e.g. gas money for the native token). */
           keep: amountSchema(36).prefault('0'),
         }),
@@ -34,12 +41,16 @@ const params = z
     slippageBps: z.number().int().min(1).max(5_000).default(50),
     maxSwapsPerRun: z.number().int().min(1).max(10).default(2),
     maxBalanceAgeMs: z.number().int().min(1_000).default(300_000),
+    /** Oldest market price a run trades on (ms). */
+    maxPriceAgeMs: z.number().int().min(1_000).default(300_000),
+    /** Largest distance (bps of referencePrice) of a market price from a token's referencePrice. */
+    maxDeviationBps: z.number().int().min(1).max(1_000_000).default(2_000),
   })
   .refine((p) => new Set(p.tokens.map((t) => t.token.address)).size === p.tokens.length, {
     message: 'a token is listed twice',
     path: ['tokens'],
   })
-  .refine((p) => p.tokens.every((t) => t.referencePrice > 0n), {
+  .refine((p) => p.tokens.every((t) => t.referencePrice === undefined || t.referencePrice > 0n), {
     message: 'every referencePrice must be above 0',
     path: ['tokens'],
   });
@@ -54,7 +65,7 @@ interface Position {
   diff: bigint;
 }
 
-/** Value (reference unit, 18 decimals) of `amount` smallest units. */
+/** Value (wei) of `amount` smallest units at `price` wei per whole token. */
 function worth(amount: bigint, price: bigint, decimals: number): bigint {
   return (amount * price) / 10n ** BigInt(decimals);
 }
@@ -62,6 +73,37 @@ function worth(amount: bigint, price: bigint, decimals: number): bigint {
 /** Smallest units of a token worth `value`. */
 function amountFor(value: bigint, price: bigint, decimals: number): bigint {
   return (value * 10n ** BigInt(decimals)) / price;
+}
+
+type Params = z.output<typeof params>;
+
+/**
+ * Each token's market price (wei per whole token), or why the run must not trade: a price missing,
+ * older than maxPriceAgeMs, or further from the token's referencePrice than maxDeviationBps.
+ */
+function marketPrices(ctx: StrategyContext<Params>): bigint[] | { why: string; token: string } {
+  const p = ctx.params;
+  const out: bigint[] = [];
+  for (const t of p.tokens) {
+    const token = t.token.symbol;
+    const known = ctx.prices.get(t.token.address);
+    if (known === undefined || known.value.priceIn <= 0n) return { why: 'no market price', token };
+    const age = ctx.now - known.learnedAt;
+    if (age > p.maxPriceAgeMs)
+      return { why: `market price ${Math.round(age / 1000)} s old (max ${p.maxPriceAgeMs / 1000} s)`, token };
+    const price = known.value.priceIn;
+    const ref = t.referencePrice;
+    if (ref !== undefined) {
+      const d = price > ref ? price - ref : ref - price;
+      if (d * 10_000n > ref * BigInt(p.maxDeviationBps))
+        return {
+          why: `market price ${formatUnits(price, 18)} ETH (${known.value.source}) is more than ${p.maxDeviationBps} bps from referencePrice ${formatUnits(ref, 18)}`,
+          token,
+        };
+    }
+    out.push(price);
+  }
+  return out;
 }
 
 export default defineStrategy({
@@ -74,16 +116,25 @@ export default defineStrategy({
   onTick(ctx) {
     const p = ctx.params;
     const bal = ctx.balances;
-    if (bal === null || ctx.now - bal.learnedAt > p.maxBalanceAgeMs) return [];
-    const positions: Position[] = p.tokens.map((t) => {
+    if (bal === null || ctx.now - bal.learnedAt > p.maxBalanceAgeMs) {
+      ctx.log.info({ reason: bal === null ? 'no balances' : 'balances too old' }, 'rebalancer: no trade');
+      return [];
+    }
+    const prices = marketPrices(ctx);
+    if (!Array.isArray(prices)) {
+      ctx.log.warn({ token: prices.token, reason: prices.why }, 'rebalancer: no trade');
+      return [];
+    }
+    const positions: Position[] = p.tokens.map((t, i) => {
       const balance = bal.value.get(t.token.address.toLowerCase()) ?? 0n;
+      const price = prices[i] as bigint;
       return {
         token: t.token,
-        price: t.referencePrice,
+        price,
         decimals: t.token.decimals,
         balance,
         keep: (t.keep * 10n ** BigInt(t.token.decimals)) / 10n ** 36n,
-        value: worth(balance, t.referencePrice, t.token.decimals),
+        value: worth(balance, price, t.token.decimals),
         diff: 0n,
       };
     });
@@ -118,7 +169,7 @@ export default defineStrategy({
           amountIn,
           slippageBps: p.slippageBps,
           priority: toScore(value),
-          reason: `rebalance ${surplus.token.symbol} -> ${deficit.token.symbol} worth ${value} (ref unit, 1e18 = 1)`,
+          reason: `rebalance ${surplus.token.symbol} -> ${deficit.token.symbol} worth ${formatUnits(value, 18)} ETH at market`,
         }),
       );
       surplus.diff -= value;
