@@ -33,14 +33,15 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   {
     name: 'demo',
     summary:
-      'quick start: the sandbox marketplace and the daemon trading on it with all five strategies (npm start)',
+      'quick start: the sandbox marketplace and the daemon trading on it with all six strategies (npm start)',
     description: [
       'Starts the local sandbox marketplace (REST API, stream, a local chain with Seaport 1.6, a swap',
-      'venue and a drop) with simulated traders, then the daemon on config/demo.yaml with all five',
-      'strategies (sniper, collection-bidder, trait-bidder, rebalancer, drop-minter) trading against',
-      "it with one of the sandbox's funded wallets (its key stays in memory). A live summary shows the",
-      'events seen, intents, orders placed, fills, spend against budgets, rate budget left per group',
-      'and stream freshness: the same status the control endpoint serves. Ctrl-C stops everything.',
+      'venue and a drop) with simulated traders, then the daemon on config/demo.yaml with all six',
+      'strategies (sniper, collection-bidder, trait-bidder, rebalancer, drop-minter, seller) trading',
+      "against it with one of the sandbox's funded wallets (its key stays in memory). A live summary",
+      'shows the events seen, intents, orders placed, fills, profit and loss, spend against budgets,',
+      'rate budget left per group and stream freshness: the same status the control endpoint serves.',
+      'Ctrl-C stops everything.',
     ].join('\n'),
     flags: [SECONDS_FLAG, PAPER_FLAG],
     examples: ['npm start', 'harpoon demo --seconds 90', 'harpoon demo --paper'],

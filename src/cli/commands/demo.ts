@@ -152,7 +152,7 @@ export function fillPlaceholders(value: unknown, facts: Readonly<Record<string, 
 
 /**
  * `harpoon demo` (what `npm start` runs): the local sandbox marketplace with simulated market
- * activity, and the daemon with all five strategies on config/demo.yaml trading against it, with
+ * activity, and the daemon with all six strategies on config/demo.yaml trading against it, with
  * a live summary built from the same status as /status. Ctrl-C (or --seconds) stops everything.
  */
 export async function runDemo(ctx: CommandContext): Promise<number> {
@@ -167,12 +167,14 @@ export async function runDemo(ctx: CommandContext): Promise<number> {
   out('');
   out('A local marketplace (REST API, real-time stream, a local chain with the real Seaport 1.6');
   out('contracts, a swap venue and a drop) starts with simulated traders listing, bidding, buying');
-  out('and selling. Then the daemon starts on config/demo.yaml with all five strategies:');
+  out('and selling. Then the daemon starts on config/demo.yaml with all six strategies:');
   out('  sniper             buys listings priced well under the floor');
   out('  collection-bidder  keeps a collection offer under the floor, rebids when outbid');
   out('  trait-bidder       keeps trait offers under the trait floors');
   out('  rebalancer         swaps toward target token weights on a schedule');
   out('  drop-minter        mints the active drop');
+  out('  seller             lists what the sniper bought, reprices, sells into better offers');
+  out('The summary shows the loop: a snipe, its listing, the sale and the profit or loss to the wei.');
   out('Strategies only propose intents; the engine checks each against the risk limits (budgets,');
   out('open-offer exposure, daily cap, stale data) and the calldata guard before anything is signed.');
   out(

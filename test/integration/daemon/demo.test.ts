@@ -57,9 +57,11 @@ describe('harpoon demo', () => {
     expect(r.stdout).toMatch(
       /rate budget left: read \d+\/\d+ per 1h, write \d+\/\d+ per 1h, fulfillment \d+\/\d+ per 1m/,
     );
-    for (const id of ['sniper', 'collection-bidder', 'trait-bidder', 'rebalancer', 'drop-minter'])
+    for (const id of ['sniper', 'collection-bidder', 'trait-bidder', 'rebalancer', 'drop-minter', 'seller'])
       expect(r.stdout).toMatch(new RegExp(`\\n {4}${id} +stopped +hooks +[1-9]`));
     expect(r.stdout).toMatch(/spend against budgets \(last 24 h\):\n {4}ETH\+WETH +spent/);
+    // the loop: what the sniper bought was sold, and the summary says what it earned
+    expect(r.stdout).toMatch(/PnL strategy seller: realized -?\d[\d.]* (ETH|WETH) over [1-9]\d* sale/);
     // the demo wallet (anvil's account #1, 0x7099…79C8) trades, and its key never reaches the output
     expect(r.stderr).toMatch(/0x70997970c51812dc3a010c7d01b50e0d17dc79c8/i);
     expect(r.stdout + r.stderr).not.toContain(
