@@ -304,6 +304,52 @@ describe('accept an offer on an NFT we own', () => {
     const fill = w.store.fills.list().find((f) => f.intentId === intentId);
     expect(fill).toMatchObject({ side: 'sell', price, fees: price - netOf(price) });
   });
+
+  it('tampered fulfillment data for accepting an offer is refused before signing: nonce unchanged, the NFT stays ours', async () => {
+    const id = ownedBy(1, 1);
+    const price = ETH / 2n;
+    const parameters = await offerParameters(ctx(), offerer, { slug: APES, price, tokenId: id });
+    const signature = await sign(ctx(), offerer, parameters);
+    const posted = await http('POST', `/api/v2/orders/${sb.chain}/seaport/offers`, {
+      parameters,
+      signature,
+      protocol_address: sb.seaport,
+    });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    const input = {
+      orderHash: posted.body['order_hash'] as string,
+      collection: APES,
+      nft: { contract: apes(), tokenId: id, standard: 'erc721' as const },
+      offerPrice: price,
+      minProceeds: netOf(price),
+      paymentToken: sb.weth,
+      feeRecipients: fees(),
+    };
+    expect(await nft().getFunction('ownerOf')(id)).toBe(me.address);
+    const before = await chainNonce();
+    const modes: [string, string][] = [
+      ['recipient', 'guard_recipient_mismatch'],
+      ['target', 'guard_target_not_allowed'],
+      ['extra_item', 'guard_unknown_consideration_recipient'],
+    ];
+    try {
+      for (const [mode, code] of modes) {
+        expect((await http('POST', '/_sandbox/faults', { tamper: mode }, null)).status).toBe(200);
+        const intentId = nextId(`tampered-accept-${mode}`);
+        const e = await rejection(w.executor.acceptOffer({ intentId, ...input }));
+        expect(e.code, `${mode}: ${e.message}`).toBe(code);
+        expect(w.store.intents.get(intentId)).toMatchObject({ state: 'failed', error: code });
+      }
+    } finally {
+      await http('POST', '/_sandbox/reset-faults', undefined, null);
+    }
+    expect(await chainNonce()).toBe(before);
+    expect(await nft().getFunction('ownerOf')(id)).toBe(me.address);
+    // the clean answer sells it
+    const out = await w.executor.acceptOffer({ intentId: nextId('accept'), ...input });
+    expect(out.state).toBe('done');
+    expect(await nft().getFunction('ownerOf')(id)).toBe(offerer.address);
+  });
 });
 
 describe('swap and mint settle on chain', () => {
