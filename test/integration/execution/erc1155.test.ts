@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { createApiClient } from '../../../src/api/client.ts';
 import type { ExecutionContext } from '../../../src/engine/index.ts';
 import { createLiveExecutor, type OrderDesk } from '../../../src/execution/index.ts';
-import type { OrderLedger } from '../../../src/ledger/index.ts';
+import { createHoldings, type OrderLedger } from '../../../src/ledger/index.ts';
 import { Priority } from '../../../src/ratelimit/types.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { fulfillmentTransaction, listingParameters, sign } from '../../../src/sandbox/simulator/orders.ts';
@@ -373,6 +373,68 @@ describe('ERC-1155 through the daemon’s order path', () => {
       // nothing more moved
       expect(await units(me.address, id)).toBe(unitsBefore + 2n);
       expect(wethBefore - (await wethOf(me.address))).toBe(2n * UNIT);
+    });
+  });
+
+  it('a listing of 3 units (desk.list): a trader buys 2 on chain; the ledger, the sell fill (2 units, fees) and the holdings follow', async () => {
+    const id = 2n; // we bought 3 units of it above
+    const held = await units(me.address, id);
+    expect(held).toBeGreaterThanOrEqual(3n);
+    const eth = {
+      address: '0x0000000000000000000000000000000000000000' as never,
+      symbol: 'ETH',
+      decimals: 18,
+    };
+    const hash = await desk.list({
+      intentId: nextId('list'),
+      strategyId: 'seller',
+      target: `list:${sb.chain}/${items().toLowerCase()}/${id}`,
+      collection: ITEMS,
+      nft: nftRef(id),
+      price: UNIT,
+      paymentToken: eth,
+      quantity: 3n,
+      expiresAt: Date.now() + 3_600_000,
+    });
+    expect(ledger.get(hash)).toMatchObject({
+      side: 'listing',
+      state: 'open',
+      quantity: 3n,
+      standard: 'erc1155',
+    });
+    expect((await orderOf(hash)).status).toBe('ACTIVE');
+    const issued = await http('POST', '/api/v2/listings/fulfillment_data', {
+      listing: { hash, chain: sb.chain, protocol_address: sb.seaport },
+      fulfiller: { address: trader.address },
+      units_to_fill: 2,
+    });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const ethBefore = await sb.fixture.provider.getBalance(me.address);
+    const tx = await trader.sendTransaction(fulfillmentTransaction(issued.body as never));
+    const receipt = await tx.wait();
+    expect(receipt?.status).toBe(1);
+    expect(await units(me.address, id)).toBe(held - 2n);
+    const received = (await sb.fixture.provider.getBalance(me.address)) - ethBefore;
+    // the sale reaches the ledger as the stream client would poll it
+    const record = await until('the sale event', async () => {
+      const page = await api.events.byCollection(ITEMS, { event_type: 'sale' });
+      return page.asset_events.find(
+        (r) => String((r as { order_hash?: string }).order_hash ?? '').toLowerCase() === hash,
+      );
+    });
+    const sale = normalizeRestEvent(record, { receivedAt: Date.now(), source: 'poll', collection: ITEMS });
+    if (sale === null) throw new Error('no sale');
+    ledger.apply(sale);
+    expect(ledger.get(hash)).toMatchObject({ state: 'partly_filled', filled: 2n });
+    const fill = w.store.fills.list().find((f) => f.orderHash === hash);
+    expect(fill).toMatchObject({ side: 'sell', quantity: 2n, price: 2n * UNIT });
+    // what we received is the price less the collection's fees (to the wei)
+    expect((fill?.price ?? 0n) - (fill?.fees ?? 0n)).toBe(received);
+    const h = createHoldings({ store: w.store, ledger, chain: sb.chain, tokenOf: () => eth });
+    expect(h.realized().find((r) => r.txHash === receipt?.hash.toLowerCase())).toMatchObject({
+      quantity: 2n,
+      proceeds: 2n * UNIT,
+      fees: 2n * UNIT - received,
     });
   });
 });
