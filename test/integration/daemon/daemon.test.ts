@@ -233,7 +233,7 @@ describe('live: every strategy trades for real on the sandbox', () => {
     expect(s.events.total).toBeGreaterThan(0);
     expect(s.fills.total).toBeGreaterThanOrEqual(3);
     expect(s.strategies.map((x) => x.id).sort()).toEqual(
-      ['collection-bidder', 'drop-minter', 'rebalancer', 'sniper', 'trait-bidder'].sort(),
+      ['collection-bidder', 'drop-minter', 'rebalancer', 'seller', 'sniper', 'trait-bidder'].sort(),
     );
     expect(s.rateBudget.map((g) => g.group).sort()).toEqual(['fulfillment', 'read', 'write']);
     expect(s.spend.length).toBeGreaterThan(0);

@@ -39,11 +39,11 @@ describe('requiredScopes: the smallest scope set of the configured strategies', 
     expect(requiredScopes([], AUTH_SCOPES).scopes).toEqual([]);
   });
 
-  it('the demo config (all five built-ins) needs exactly read:eligibility and write:orders', () => {
+  it('the demo config (all six built-ins) needs exactly read:eligibility and write:orders', () => {
     const demo = parse(readFileSync(join(REPO, 'config/demo.yaml'), 'utf8')) as {
       strategies: { id: string; module: string }[];
     };
-    expect(demo.strategies).toHaveLength(5);
+    expect(demo.strategies).toHaveLength(6);
     const r = requiredScopes(demo.strategies, AUTH_SCOPES);
     expect(r.scopes).toEqual(['read:eligibility', 'write:orders']);
     // never a scope a trading daemon has no use for
