@@ -1,6 +1,6 @@
 /**
  * The daemon against the real sandbox (HTTP API, stream, anvil with Seaport 1.6, swap venue,
- * drop) with simulated market activity, on config/demo.yaml (all five strategies):
+ * drop) with simulated market activity, on config/demo.yaml (all six strategies):
  * - live: each strategy trades for real — the sniper's NFTs are ours on chain, the rebalancer's
  *   swap moved HRP into the wallet, the drop minter's tokens are ours, the bidders' offers stand
  *   on the marketplace; the control endpoint (/status, /health, /metrics) reports it; stop() is
