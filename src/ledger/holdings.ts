@@ -83,51 +83,40 @@ export interface Holdings extends HoldingsView {
 }
 
 export function createHoldings(o: HoldingsOptions): Holdings {
-  const fills = o.store.db.prepare<
-    [],
-    {
-      intent_id: string | null;
-      tx_hash: string | null;
-      side: 'buy' | 'sell';
-      collection: string;
-      contract: string;
-      token_id: string;
-      quantity: string;
-      price: string;
-      token: string;
-      fees: string;
-      filled_at: number;
-      strategy: string | null;
+  /** The strategy of an intent (who acquired or sold), cached: intents never change strategy. */
+  const strategies = new Map<string, string | null>();
+  const strategyOf = (intentId: string | undefined): string | null => {
+    if (intentId === undefined) return null;
+    let v = strategies.get(intentId);
+    if (v === undefined) {
+      v = o.store.intents.get(intentId)?.strategy ?? null;
+      strategies.set(intentId, v);
     }
-  >(
-    `SELECT f.intent_id, f.tx_hash, f.side, f.collection, f.contract, f.token_id, f.quantity, f.price, f.token,
-            f.fees, f.filled_at, i.strategy
-       FROM fills f LEFT JOIN intents i ON i.id = f.intent_id
-      ORDER BY f.filled_at, f.id`,
-  );
+    return v;
+  };
   const gasOf = o.store.db.prepare<[string], { amount: string }>(
     // the intent's own transaction and the approvals it needed (`gas:<what>`)
     "SELECT amount FROM spend WHERE intent_id = ? AND (kind = 'gas' OR kind LIKE 'gas:%')",
   );
   let byKey = new Map<string, Holding>();
   let sales: RealizedSale[] = [];
-  const gasOfIntent = (id: string | null) =>
-    id === null ? 0n : gasOf.all(id).reduce((a, x) => a + BigInt(x.amount), 0n);
+  const gasOfIntent = (id: string | undefined) =>
+    id === undefined ? 0n : gasOf.all(id).reduce((a, x) => a + BigInt(x.amount), 0n);
 
   function refresh(): void {
     const units = new Map<string, { collection: string; nft: NftRef; units: Unit[] }>();
     const sold: RealizedSale[] = [];
-    const rows = fills.all();
+    const rows = o.store.fills.list();
     // the gas of an intent is shared by every unit it brought in (the first also takes the remainder)
     const gasShare = new Map<string, { total: bigint; units: bigint; charged: boolean }>();
     for (const r of rows)
-      if (r.side === 'buy' && r.intent_id !== null) {
-        const g = gasShare.get(r.intent_id) ?? { total: gasOfIntent(r.intent_id), units: 0n, charged: false };
-        g.units += BigInt(r.quantity);
-        gasShare.set(r.intent_id, g);
+      if (r.side === 'buy' && r.intentId !== undefined) {
+        const g = gasShare.get(r.intentId) ?? { total: gasOfIntent(r.intentId), units: 0n, charged: false };
+        g.units += r.quantity;
+        gasShare.set(r.intentId, g);
       }
     for (const r of rows) {
-      const key = nftKeyOf(o.chain, r.contract, r.token_id);
+      const key = nftKeyOf(o.chain, r.contract, r.tokenId);
       let h = units.get(key);
       if (h === undefined) {
         h = {
@@ -135,37 +124,37 @@ export function createHoldings(o: HoldingsOptions): Holdings {
           nft: {
             chain: o.chain as NftRef['chain'],
             contract: r.contract.toLowerCase() as NftRef['contract'],
-            identifier: r.token_id as NftRef['identifier'],
+            identifier: r.tokenId as NftRef['identifier'],
           },
           units: [],
         };
         units.set(key, h);
       }
-      const q = BigInt(r.quantity) > 0n ? BigInt(r.quantity) : 1n;
-      const price = BigInt(r.price);
+      const q = r.quantity > 0n ? r.quantity : 1n;
+      const price = r.price;
       if (r.side === 'sell') {
         const out = h.units.splice(0, Number(q));
-        const sellGas = gasOfIntent(r.intent_id);
-        const fees = BigInt(r.fees);
+        const sellGas = gasOfIntent(r.intentId);
+        const fees = r.fees;
         const cost = out.reduce((a, u) => a + u.cost, 0n);
         sold.push({
-          at: r.filled_at,
+          at: r.filledAt,
           collection: r.collection,
           nft: h.nft,
           quantity: q,
           token: o.tokenOf(r.token),
-          soldBy: r.strategy,
+          soldBy: strategyOf(r.intentId),
           acquiredBy: out[0]?.strategyId ?? null,
           proceeds: price,
           fees,
           cost,
           sellGas,
           realized: price - fees - cost - sellGas,
-          txHash: r.tx_hash,
+          txHash: r.txHash ?? null,
         });
         continue;
       }
-      const g = r.intent_id !== null ? gasShare.get(r.intent_id) : undefined;
+      const g = r.intentId !== undefined ? gasShare.get(r.intentId) : undefined;
       // gas is paid in the native token: it joins the basis only when the price was native too
       const native = r.token.toLowerCase() === ZERO_ADDRESS;
       for (let i = 0n; i < q; i++) {
@@ -175,7 +164,12 @@ export function createHoldings(o: HoldingsOptions): Holdings {
           if (!g.charged) cost += g.total % g.units;
           g.charged = true;
         }
-        h.units.push({ cost, token: r.token.toLowerCase(), at: r.filled_at, strategyId: r.strategy });
+        h.units.push({
+          cost,
+          token: r.token.toLowerCase(),
+          at: r.filledAt,
+          strategyId: strategyOf(r.intentId),
+        });
       }
     }
     const listings = new Map<string, Holding['listedBy']>();

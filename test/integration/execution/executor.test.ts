@@ -261,19 +261,24 @@ describe('buy a listing (the snipe path)', () => {
   });
 });
 
+/** The offerer's signed WETH item offer on NFT #id, posted to the sandbox; its order hash. */
+async function postOffer(id: bigint, price: bigint): Promise<string> {
+  const parameters = await offerParameters(ctx(), offerer, { slug: APES, price, tokenId: id });
+  const signature = await sign(ctx(), offerer, parameters);
+  const posted = await http('POST', `/api/v2/orders/${sb.chain}/seaport/offers`, {
+    parameters,
+    signature,
+    protocol_address: sb.seaport,
+  });
+  expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+  return posted.body['order_hash'] as string;
+}
+
 describe('accept an offer on an NFT we own', () => {
   it('NFT and fee approvals to the conduit, then the fill: the NFT goes, the proceeds come', async () => {
     const id = ownedBy(1);
     const price = ETH;
-    const parameters = await offerParameters(ctx(), offerer, { slug: APES, price, tokenId: id });
-    const signature = await sign(ctx(), offerer, parameters);
-    const posted = await http('POST', `/api/v2/orders/${sb.chain}/seaport/offers`, {
-      parameters,
-      signature,
-      protocol_address: sb.seaport,
-    });
-    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
-    const orderHash = posted.body['order_hash'] as string;
+    const orderHash = await postOffer(id, price);
     expect(await nft().getFunction('ownerOf')(id)).toBe(me.address);
     const wethBefore = (await erc20(sb.weth).getFunction('balanceOf')(me.address)) as bigint;
     const intentId = nextId('accept');
@@ -308,16 +313,8 @@ describe('accept an offer on an NFT we own', () => {
   it('tampered fulfillment data for accepting an offer is refused before signing: nonce unchanged, the NFT stays ours', async () => {
     const id = ownedBy(1, 1);
     const price = ETH / 2n;
-    const parameters = await offerParameters(ctx(), offerer, { slug: APES, price, tokenId: id });
-    const signature = await sign(ctx(), offerer, parameters);
-    const posted = await http('POST', `/api/v2/orders/${sb.chain}/seaport/offers`, {
-      parameters,
-      signature,
-      protocol_address: sb.seaport,
-    });
-    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
     const input = {
-      orderHash: posted.body['order_hash'] as string,
+      orderHash: await postOffer(id, price),
       collection: APES,
       nft: { contract: apes(), tokenId: id, standard: 'erc721' as const },
       offerPrice: price,
