@@ -889,7 +889,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     await view?.stop().catch((err: unknown) => log.warn({ err }, 'market view stop failed'));
     if (paperExec !== undefined) {
       try {
-        writeFileSync(options.paperReportPath, `${toJson(paperExec.report(), 2)}\n`, { mode: 0o600 });
+        writeFileSync(options.paperReportPath, `${toJson(paperReport(), 2)}\n`, { mode: 0o600 });
         progress(`paper report saved: ${options.paperReportPath}`);
       } catch (err) {
         log.warn({ err }, 'saving the paper report failed');
@@ -905,6 +905,22 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     store?.close();
     state = 'stopped';
     progress('stopped');
+  }
+
+  /** What paper trading would have done, with its profit and loss (from the paper store). */
+  function paperReport(): PaperReport | undefined {
+    if (paperExec === undefined) return undefined;
+    const report = paperExec.report();
+    const st = status();
+    return st.pnl === undefined
+      ? report
+      : {
+          ...report,
+          pnl: {
+            byStrategy: st.pnl.byStrategy.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
+            byCollection: st.pnl.byCollection.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
+          },
+        };
   }
 
   function health(): HealthReport {
@@ -1032,7 +1048,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     get url() {
       return control?.url;
     },
-    paperReport: () => paperExec?.report(),
+    paperReport,
     get engine() {
       return engine;
     },

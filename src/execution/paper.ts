@@ -122,6 +122,23 @@ export interface PaperReport {
   >;
   readonly gas: bigint;
   readonly openOrders: readonly PaperOrder[];
+  /**
+   * Profit and loss of what was sold on paper, per strategy and per collection (amounts in the
+   * token's decimals, as status shows them); added by the daemon from the paper store.
+   */
+  readonly pnl?: {
+    readonly byStrategy: readonly PaperPnlRow[];
+    readonly byCollection: readonly PaperPnlRow[];
+  };
+}
+
+export interface PaperPnlRow {
+  readonly key: string;
+  readonly symbol: string;
+  readonly sales: number;
+  readonly held: number;
+  readonly realized: string;
+  readonly unrealizedAtFloor: string | null;
 }
 
 export interface PaperExecutor extends Executor {
@@ -737,5 +754,13 @@ export function renderPaperReport(
       `  total ${sym}: spent ${format(t.spent, t.decimals)}${t.received > 0n ? `, received ${format(t.received, t.decimals)}` : ''} in ${t.count} fill(s), of which fees ${format(t.fees, t.decimals)}`,
     );
   lines.push(`  gas a live run would have paid: ${format(r.gas)} ETH`);
+  for (const [title, rows] of [
+    ['strategy', r.pnl?.byStrategy ?? []],
+    ['collection', r.pnl?.byCollection ?? []],
+  ] as const)
+    for (const p of rows)
+      lines.push(
+        `  PnL ${title} ${p.key}: realized ${p.realized} ${p.symbol} over ${p.sales} sale(s); ${p.held} held${p.held > 0 && p.unrealizedAtFloor !== null ? `, unrealized ${p.unrealizedAtFloor} at the floor` : ''}`,
+      );
   return `${lines.join('\n')}\n`;
 }

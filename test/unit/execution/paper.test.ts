@@ -369,7 +369,19 @@ describe('paper executor', () => {
       fees: ((E / 10n) * 5n) / 100n,
       gas: 190_000n * 10n ** 9n,
     });
-    const text = renderPaperReport(exec.report(), (v, d) => formatUnits(v, d ?? 18));
+    const text = renderPaperReport(
+      {
+        ...exec.report(),
+        pnl: {
+          byStrategy: [
+            { key: 'seller', symbol: 'ETH', sales: 1, held: 0, realized: '0.02584', unrealizedAtFloor: null },
+          ],
+          byCollection: [],
+        },
+      },
+      (v, d) => formatUnits(v, d ?? 18),
+    );
     expect(text).toMatch(/received 0\.08/);
+    expect(text).toMatch(/PnL strategy seller: realized 0\.02584 ETH over 1 sale\(s\); 0 held/);
   });
 });
