@@ -21,7 +21,12 @@ import { createLiveExecutor, type OrderDesk } from '../../../src/execution/index
 import { createHoldings, type OrderLedger } from '../../../src/ledger/index.ts';
 import { Priority } from '../../../src/ratelimit/types.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { fulfillmentTransaction, listingParameters, sign } from '../../../src/sandbox/simulator/orders.ts';
+import {
+  fulfillmentTransaction,
+  listingParameters,
+  offerParameters,
+  sign,
+} from '../../../src/sandbox/simulator/orders.ts';
 import type { SeaportReader } from '../../../src/seaport/index.ts';
 import { buyListing } from '../../../src/strategy.ts';
 import { normalizeRestEvent } from '../../../src/stream/normalize.ts';
@@ -435,6 +440,51 @@ describe('ERC-1155 through the daemon’s order path', () => {
       quantity: 2n,
       proceeds: 2n * UNIT,
       fees: 2n * UNIT - received,
+    });
+  });
+
+  it('accepting a trader’s offer for 2 units of an ERC-1155 we hold: guard, settlement, 2 units go, proceeds after fees come; the sell fill has 2 units', async () => {
+    let id = 0n;
+    for (let i = 1n; i <= 12n && id === 0n; i++) if ((await units(me.address, i)) >= 2n) id = i;
+    expect(id, 'an id we hold 2 units of').toBeGreaterThan(0n);
+    const qty = 2n;
+    const price = qty * UNIT;
+    const parameters = await offerParameters(ctx(), trader, {
+      slug: ITEMS,
+      price,
+      tokenId: id,
+      quantity: qty,
+    });
+    const signature = await sign(ctx(), trader, parameters);
+    const posted = await http('POST', `/api/v2/orders/${sb.chain}/seaport/offers`, {
+      parameters,
+      signature,
+      protocol_address: sb.seaport,
+    });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    const fee = collFees().reduce((a, f) => a + (price * BigInt(Math.round(f.fee * 100))) / 10_000n, 0n);
+    const unitsBefore = await units(me.address, id);
+    const wethBefore = await wethOf(me.address);
+    const intentId = nextId('accept-1155');
+    const out = await w.executor.acceptOffer({
+      intentId,
+      orderHash: posted.body['order_hash'] as string,
+      collection: ITEMS,
+      nft: { contract: items(), tokenId: id, standard: 'erc1155' },
+      offerPrice: price,
+      minProceeds: price - fee,
+      paymentToken: sb.weth,
+      quantity: qty,
+      feeRecipients: collFees().map((f) => f.recipient),
+    });
+    expect(out).toMatchObject({ state: 'done', proceeds: price - fee });
+    expect(await units(me.address, id)).toBe(unitsBefore - qty);
+    expect(await wethOf(me.address)).toBe(wethBefore + price - fee);
+    expect(w.store.fills.list().find((f) => f.intentId === intentId)).toMatchObject({
+      side: 'sell',
+      quantity: qty,
+      price,
+      fees: fee,
     });
   });
 });
