@@ -95,7 +95,13 @@ import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { routerAmountOut } from './router.ts';
 import { buildStatus, type DaemonStatus } from './status.ts';
-import { createBalancesReader, createDropsReader, createPricesReader, type PricesReader } from './views.ts';
+import {
+  createBalancesReader,
+  createDropsReader,
+  createPricesReader,
+  nftBalanceReader,
+  type PricesReader,
+} from './views.ts';
 import { adapterOptions } from './wiring.ts';
 
 export { renderPaperReport } from '../execution/index.ts';
@@ -202,6 +208,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let engineStarted = false;
   /** What we hold and what selling earned (cost basis, realized and unrealized PnL). */
   let holdings: ReturnType<typeof createHoldings> | undefined;
+  let holdingsCheckedAt = 0;
   let keeper: CredentialKeeper | undefined;
   let fatal: FatalError | undefined;
   let onFatal: ((e: FatalError) => void) | undefined;
@@ -369,6 +376,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     ]);
     ledger?.tick();
     holdings?.refresh();
+    // what we hold, checked against the chain at most every 30 s (units moved out by hand)
+    if (holdings !== undefined && rpc !== undefined && clock.now() - holdingsCheckedAt >= 30_000) {
+      holdingsCheckedAt = clock.now();
+      const balanceOf = nftBalanceReader({ rpc, wallet, standardOf });
+      await holdings
+        .verify((nft) => balanceOf(nft), clock.now())
+        .catch((err: unknown) => log.warn({ err }, 'checking holdings against the chain failed'));
+    }
     persistWatermarks();
   }
 

@@ -14,6 +14,34 @@ import type { Balances, DropStatus, DropsView, PricesView, TokenPrice } from '..
 import { routerAmountOut } from './router.ts';
 
 const ERC20 = new Interface(['function balanceOf(address owner) view returns (uint256)']);
+const NFT = new Interface([
+  'function ownerOf(uint256 id) view returns (address)',
+  'function balanceOf(address owner, uint256 id) view returns (uint256)',
+]);
+
+/**
+ * Units of an NFT our wallet holds on chain: 1 or 0 for ERC-721 (`ownerOf`), `balanceOf` for
+ * ERC-1155. For checking holdings against the chain.
+ */
+export function nftBalanceReader(o: {
+  readonly rpc: Pick<ChainRpc, 'call'>;
+  readonly wallet: string;
+  readonly standardOf: (contract: string) => Promise<'erc721' | 'erc1155'>;
+}): (nft: { readonly contract: string; readonly identifier: string }) => Promise<bigint> {
+  return async (nft) => {
+    const id = BigInt(nft.identifier);
+    if ((await o.standardOf(nft.contract)) === 'erc1155') {
+      const raw = await o.rpc.call({
+        to: nft.contract,
+        data: NFT.encodeFunctionData('balanceOf', [o.wallet, id]),
+      });
+      return NFT.decodeFunctionResult('balanceOf', raw)[0] as bigint;
+    }
+    const raw = await o.rpc.call({ to: nft.contract, data: NFT.encodeFunctionData('ownerOf', [id]) });
+    const owner = String(NFT.decodeFunctionResult('ownerOf', raw)[0]).toLowerCase();
+    return owner === o.wallet.toLowerCase() ? 1n : 0n;
+  };
+}
 
 export interface BalancesReader {
   refresh(): Promise<void>;

@@ -73,6 +73,12 @@ export interface PnlLine {
 export interface Holdings extends HoldingsView {
   /** Recomputes from the store (after fills); cheap enough to call per hook batch. */
   refresh(): void;
+  /**
+   * Checks every holding against the chain (`balanceOf` answers the units our wallet has: 0 or 1
+   * for ERC-721); a holding the chain shows fewer units of shrinks to them. Returns how many were
+   * checked.
+   */
+  verify(balanceOf: (nft: NftRef) => Promise<bigint>, now?: number): Promise<number>;
   /** Every unit sold, in order, with its realized profit or loss. */
   realized(): readonly RealizedSale[];
   /** Realized and unrealized profit and loss per strategy (seller, else acquirer) and per collection. */
@@ -99,6 +105,8 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     "SELECT amount FROM spend WHERE intent_id = ? AND (kind = 'gas' OR kind LIKE 'gas:%')",
   );
   let byKey = new Map<string, Holding>();
+  /** Units the chain showed at the last verify, by NFT key (absent: not checked yet). */
+  const onChain = new Map<string, { units: bigint; at: number }>();
   let sales: RealizedSale[] = [];
   const gasOfIntent = (id: string | undefined) =>
     id === undefined ? 0n : gasOf.all(id).reduce((a, x) => a + BigInt(x.amount), 0n);
@@ -182,6 +190,15 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         });
     const next = new Map<string, Holding>();
     for (const [key, h] of units) {
+      // what the chain says we still have caps what the fills say (units moved out by hand:
+      // the newest leave first here, so the basis left is the oldest units')
+      const chain = onChain.get(key);
+      if (chain !== undefined) {
+        // units acquired before the check: at most what the chain showed; later ones on top
+        const before = h.units.filter((u) => u.at <= chain.at);
+        const after = h.units.filter((u) => u.at > chain.at);
+        if (chain.units < BigInt(before.length)) h.units = [...before.slice(0, Number(chain.units)), ...after];
+      }
       if (h.units.length === 0) continue;
       const first = h.units[0] as Unit;
       next.set(key, {
@@ -259,6 +276,23 @@ export function createHoldings(o: HoldingsOptions): Holdings {
   refresh();
   return {
     refresh,
+    async verify(balanceOf, now = Date.now()) {
+      let changed = false;
+      for (const [key, h] of byKey) {
+        let units: bigint;
+        try {
+          units = await balanceOf(h.nft);
+        } catch {
+          continue; // unreadable now: the fills' word stands until the next check
+        }
+        if (onChain.get(key)?.units !== units) changed = true;
+        onChain.set(key, { units, at: now });
+      }
+      if (changed) refresh();
+      return [...byKey.values()].filter((h) =>
+        onChain.has(nftKeyOf(o.chain, h.nft.contract, h.nft.identifier)),
+      ).length;
+    },
     realized: () => sales,
     pnl,
     all: () => [...byKey.values()],
