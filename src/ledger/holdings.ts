@@ -197,7 +197,8 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         // units acquired before the check: at most what the chain showed; later ones on top
         const before = h.units.filter((u) => u.at <= chain.at);
         const after = h.units.filter((u) => u.at > chain.at);
-        if (chain.units < BigInt(before.length)) h.units = [...before.slice(0, Number(chain.units)), ...after];
+        if (chain.units < BigInt(before.length))
+          h.units = [...before.slice(0, Number(chain.units)), ...after];
       }
       if (h.units.length === 0) continue;
       const first = h.units[0] as Unit;
