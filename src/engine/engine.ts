@@ -192,6 +192,13 @@ export class Engine {
   /** Intents whose outcome is unknown: id -> coalescing key (that key is blocked until settled). */
   private readonly unresolved = new Map<string, string>();
   private readonly skipped = new Map<string, number>();
+  /** Strategies the operator paused one by one (saved with the kill/pause switch). */
+  private readonly pausedStrategies = new Set<string>();
+  private switches: { killed: number | null; paused: number | null; reason: string | null } = {
+    killed: null,
+    paused: null,
+    reason: null,
+  };
   private readonly recentSkips: SkipRecord[] = [];
   private readonly cronTasks: { stop(): void }[] = [];
   private pendingWrites = 0;
@@ -293,11 +300,20 @@ export class Engine {
     }
     this.syncRisk();
     const sw = (await this.o.stateStore.load(SWITCH_ID))?.switch as
-      | { killed: number | null; paused: number | null; reason: string | null }
+      | { killed: number | null; paused: number | null; reason: string | null; strategies?: unknown }
       | undefined;
+    if (sw !== undefined) this.switches = { killed: sw.killed, paused: sw.paused, reason: sw.reason };
     if (sw?.killed != null) await this.kill(sw.reason ?? 'kill switch (before restart)');
     else if (sw?.paused != null) this.risk.pause(sw.paused);
     await Promise.all([...this.slots.values()].map((s) => this.runHook(s, 'init', [])));
+    // strategies paused one by one stay paused, after their init (a strategy no longer configured
+    // is forgotten)
+    if (Array.isArray(sw?.strategies))
+      for (const id of sw.strategies)
+        if (typeof id === 'string' && this.slots.has(id)) {
+          this.slots.get(id)?.runner.pause();
+          this.pausedStrategies.add(id);
+        }
     const cron = this.o.cron ?? nodeCron;
     // The engine's own risk sweep, every minute, whatever the strategies' schedules (and while paused).
     this.cronTasks.push(
@@ -406,11 +422,40 @@ export class Engine {
     paused: number | null;
     reason: string | null;
   }): Promise<void> {
+    this.switches = v;
     try {
-      await this.o.stateStore.save(SWITCH_ID, { switch: JSON.stringify(v) }, []);
+      await this.o.stateStore.save(
+        SWITCH_ID,
+        { switch: JSON.stringify({ ...v, strategies: [...this.pausedStrategies] }) },
+        [],
+      );
     } catch (err) {
       this.log.error({ err }, 'saving the kill/pause switch failed');
     }
+  }
+
+  /**
+   * Pauses one strategy: its hooks stop running (no new intents from it); its open orders and state
+   * stay. Remembered across restarts until resumeStrategy(). False when no such strategy.
+   */
+  async pauseStrategy(strategyId: string): Promise<boolean> {
+    const slot = this.slots.get(strategyId);
+    if (slot === undefined) return false;
+    slot.runner.pause();
+    this.pausedStrategies.add(strategyId);
+    await this.saveSwitches(this.switches);
+    return true;
+  }
+
+  /** Ends the pause of one strategy (a strategy disabled for errors needs enable()). */
+  async resumeStrategy(strategyId: string): Promise<boolean> {
+    const slot = this.slots.get(strategyId);
+    if (slot === undefined) return false;
+    slot.runner.resume();
+    this.pausedStrategies.delete(strategyId);
+    await this.saveSwitches(this.switches);
+    this.drain();
+    return true;
   }
 
   /** Re-enables a strategy that was disabled for repeated errors. */

@@ -5,7 +5,7 @@ import { StrategyError } from '../errors/index.ts';
 import { INTENT_KINDS, type Intent, type StrategyContext, type StrategyState } from '../strategy.ts';
 
 export type HookName = 'init' | 'onEvent' | 'onTick' | 'onOrderUpdate' | 'onStop';
-export type RunnerState = 'idle' | 'running' | 'disabled' | 'stopped';
+export type RunnerState = 'idle' | 'running' | 'paused' | 'disabled' | 'stopped';
 
 export interface RunnerOptions {
   readonly id: string;
@@ -243,6 +243,16 @@ export class StrategyRunner {
   /** Marks the strategy stopped (after onStop). */
   stop(): void {
     if (this.stateName !== 'disabled') this.stateName = 'stopped';
+  }
+
+  /** Operator pause of this strategy alone: no hooks run until resume() (a running hook finishes). */
+  pause(): void {
+    if (this.stateName === 'idle' || this.stateName === 'running') this.stateName = 'paused';
+  }
+
+  /** Ends an operator pause (a disabled strategy stays disabled: enable() clears that). */
+  resume(): void {
+    if (this.stateName === 'paused') this.stateName = 'idle';
   }
 
   /** Re-enables a disabled strategy (operator action); the error window starts empty. */

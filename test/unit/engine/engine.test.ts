@@ -526,6 +526,50 @@ describe('engine: kill switch, pause, exposure headroom, restart', () => {
     expect(seen).toBe(2);
   });
 
+  it('one strategy paused: its hooks stop, the others run, its orders stay; the pause survives a restart', async () => {
+    const seen = { a: 0, b: 0 };
+    const strategies = () => [
+      load(
+        scripted('a', {
+          event: () => {
+            seen.a++;
+            return [offer('apes', eth('0.9'))];
+          },
+        }),
+      ),
+      load(
+        scripted('b', {
+          event: () => {
+            seen.b++;
+            return [];
+          },
+        }),
+      ),
+    ];
+    const s = setup(strategies());
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(await s.engine.pauseStrategy('a')).toBe(true);
+    expect(await s.engine.pauseStrategy('nope')).toBe(false);
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(seen).toEqual({ a: 1, b: 2 });
+    expect(s.engine.status().strategies.find((x) => x.id === 'a')?.state).toBe('paused');
+    expect(s.engine.status().risk.openOffers).toBe(1);
+    await s.engine.stop();
+    const again = setup(strategies(), { stateStore: s.stateStore });
+    await again.engine.start();
+    await again.engine.onEvent(listing({ price: 1n }));
+    await again.engine.idle();
+    expect(seen).toEqual({ a: 1, b: 3 });
+    expect(await again.engine.resumeStrategy('a')).toBe(true);
+    await again.engine.onEvent(listing({ price: 1n }));
+    await again.engine.idle();
+    expect(seen).toEqual({ a: 2, b: 4 });
+    expect(again.engine.status().strategies.find((x) => x.id === 'a')?.state).toBe('idle');
+  });
+
   it('after a fill eats the daily headroom, offers are cancelled so the worst case stays within the cap', async () => {
     const s = setup(
       [
