@@ -19,22 +19,19 @@ import { type LedgerOrder, type OrderLedger, offerFacts } from '../ledger/index.
 import type { Logger } from '../observability/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Intent, OfferSpec } from '../strategy.ts';
+import {
+  acceptOutcome,
+  buyOutcome,
+  type CollectionFeeInfo,
+  feeOf,
+  listingCrossesOffer,
+  listingTakenBySale,
+  nftKeyOf,
+  PAPER_GAS_UNITS,
+  traitMatches,
+} from './fill-model.ts';
 
-/** Gas a real execution would use (units), by kind. Offers and off-chain cancels cost none. */
-export const PAPER_GAS_UNITS = Object.freeze({
-  buy_listing: 160_000n,
-  accept_offer: 190_000n,
-  mint_per_token: 90_000n,
-  mint_base: 60_000n,
-  swap: 150_000n,
-});
-
-export interface CollectionFeeInfo {
-  /** Percent, as the API gives it (2.5 = 2.5 %). */
-  readonly fee: number;
-  readonly recipient: string;
-  readonly required?: boolean;
-}
+export { type CollectionFeeInfo, PAPER_GAS_UNITS } from './fill-model.ts';
 
 export interface PaperExecutorOptions {
   readonly clock: { now(): number };
@@ -54,6 +51,11 @@ export interface PaperExecutorOptions {
   readonly dropPrice?: (slug: string) => bigint | undefined;
   /** A swap quote's marketplace fee (bps), when the API gives one. */
   readonly swapFeeBps?: (intent: Extract<Intent, { kind: 'swap' }>) => Promise<number | undefined>;
+  /**
+   * Whether the listing a buy targets still stands once our transaction would land (the backtest
+   * knows what the tape did during our latency). Default: it does if the book shows it now.
+   */
+  readonly standsAfterLatency?: (orderHash: string, nft: NftRef, at: number) => boolean;
   /** The paper store (never the live one): orders and fills are recorded in it. */
   readonly store?: Store;
   readonly logger?: Logger;
@@ -156,16 +158,6 @@ function paperHash(parts: readonly (string | number | bigint)[]): OrderHash {
   const h = createHash('sha256').update(PAPER_SALT);
   for (const p of parts) h.update(`|${String(p)}`);
   return `0x${h.digest('hex')}` as OrderHash;
-}
-
-function nftKeyOf(nft: NftRef): string {
-  return `${nft.chain}/${nft.contract.toLowerCase()}/${nft.identifier}`;
-}
-
-function feeBps(fees: readonly CollectionFeeInfo[]): bigint {
-  let bps = 0;
-  for (const f of fees) if (f.required !== false) bps += Math.round(f.fee * 100);
-  return BigInt(bps);
 }
 
 export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
@@ -400,12 +392,11 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       case 'buy_listing': {
         const col = ctx.market.collection(intent.collection);
         const level = col?.bestListings.get(nftKeyOf(intent.nft))?.value;
-        if (level === undefined || (level.orderHash !== null && level.orderHash !== intent.orderHash))
-          return refuse('paper_listing_gone', `listing ${intent.orderHash} is no longer on the book`);
-        const total = level.price * intent.quantity;
-        if (total > intent.maxPrice)
-          return refuse('paper_price_above_cap', `listing costs ${total}, above the cap ${intent.maxPrice}`);
-        const f = (total * feeBps(await fees(intent.collection))) / 10_000n;
+        const stands = o.standsAfterLatency?.(intent.orderHash, intent.nft, now) ?? true;
+        const out = buyOutcome(level, intent, stands);
+        if ('code' in out) return refuse(out.code, out.message);
+        const total = out.total;
+        const f = feeOf(total, await fees(intent.collection));
         const g = await gas(PAPER_GAS_UNITS.buy_listing);
         recordFill(
           {
@@ -522,16 +513,13 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       case 'accept_offer': {
         // the book must still show an offer at least this high (collection-wide or on the item)
         const col = ctx.market.collection(intent.collection);
-        const unit = intent.quantity > 0n ? intent.offerPrice / intent.quantity : intent.offerPrice;
-        const best = col?.bestCollectionOffer?.value.price ?? 0n;
-        if (best < unit)
-          return refuse('paper_offer_gone', `no offer of ${unit} per unit on ${intent.collection} any more`);
-        const f = (intent.offerPrice * feeBps(await fees(intent.collection))) / 10_000n;
-        if (intent.offerPrice - f < intent.minProceeds)
-          return refuse(
-            'paper_proceeds_below_min',
-            `proceeds ${intent.offerPrice - f} after fees are below the minimum ${intent.minProceeds}`,
-          );
+        const out = acceptOutcome(
+          col?.bestCollectionOffer?.value.price ?? 0n,
+          intent,
+          await fees(intent.collection),
+        );
+        if ('code' in out) return refuse(out.code, out.message);
+        const f = out.fees;
         const g = await gas(PAPER_GAS_UNITS.accept_offer);
         recordFill(
           {
@@ -564,39 +552,24 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     listing: Extract<MarketEvent, { kind: 'listing' }>,
   ): Promise<boolean> {
     const l = ledger.get(order.orderHash);
-    if (l === undefined || !ledger.counts(l) || order.offer.collection !== listing.collection) return false;
+    if (l === undefined || !ledger.counts(l)) return false;
     // a cancel accepted but not assured yet: a fulfillment signature could still fill it
     if (l.state === 'cancelling' && l.cancelValidUntil === null) return false;
-    if (listing.maker.toLowerCase() === o.wallet.toLowerCase() || listing.isPrivate) return false;
-    const unit = listing.quantity > 0n ? listing.price / listing.quantity : listing.price;
-    if (unit > order.price) return false;
-    // the listing's payment token is worth the same as our offer's (ETH vs WETH)
-    const eth = (t: PaymentToken) => t.address === ZERO_ADDRESS || /^w?eth$/i.test(t.symbol);
-    if (
-      !(eth(listing.paymentToken) && eth(order.paymentToken)) &&
-      listing.paymentToken.address.toLowerCase() !== order.paymentToken.address.toLowerCase()
-    )
-      return false;
-    const offer = order.offer;
-    if (offer.type === 'collection') return true;
-    if (offer.type === 'item') return nftKeyOf(offer.nft) === nftKeyOf(listing.nft);
-    const traits = await o.traitsOf?.(listing.nft);
-    return traits?.some((t) => t.type === offer.traitType && t.value === offer.value) ?? false;
+    const crosses = listingCrossesOffer(order, listing, o.wallet);
+    if (crosses !== 'traits') return crosses;
+    return traitMatches(order.offer, await o.traitsOf?.(listing.nft));
   }
 
   /** A sale at or above one of our paper listings' price: a buyer would have taken ours (the cheapest). */
   async function sold(event: Extract<MarketEvent, { kind: 'sale' }>, now: number): Promise<void> {
-    const unit = event.quantity > 0n ? event.price / event.quantity : event.price;
-    let best: (typeof listed extends Map<string, infer V> ? V : never) | undefined;
+    const ours: (typeof listed extends Map<string, infer V> ? V : never)[] = [];
     for (const l of ledger.counting()) {
       const x = listed.get(l.orderHash);
-      if (x === undefined || x.collection !== event.collection || l.state === 'cancelling') continue;
-      if (x.price > unit || x.paymentToken.decimals !== event.paymentToken.decimals) continue;
-      if (nftKeyOf(x.nft) === nftKeyOf(event.nft)) continue; // the sale of this very NFT is not ours
-      if (best === undefined || x.price < best.price) best = x;
+      if (x !== undefined && l.state !== 'cancelling') ours.push(x);
     }
+    const best = listingTakenBySale(ours, event);
     if (best === undefined) return;
-    const f = (best.price * feeBps(await fees(best.collection))) / 10_000n;
+    const f = feeOf(best.price, await fees(best.collection));
     fills.push({
       at: now,
       strategyId: best.strategyId,
@@ -635,7 +608,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     for (const l of ledger.counting()) {
       const order = placed.get(l.orderHash);
       if (order === undefined || !(await crossed(order, event))) continue;
-      const f = (order.price * feeBps(await fees(order.offer.collection))) / 10_000n;
+      const f = feeOf(order.price, await fees(order.offer.collection));
       const fill: PaperFill = {
         at: now,
         strategyId: order.strategyId,
