@@ -23,9 +23,14 @@ export function throttledBody(retryAfterSeconds: number): string {
 
 /** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
 export function setRateLimitHeaders(res: ServerResponse, d: TakeDecision): void {
-  res.setHeader('X-RateLimit-Limit', String(d.limit));
-  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
-  res.setHeader('X-RateLimit-Reset', String(d.resetEpochSeconds));
+  rateLimitHeaders((name, value) => res.setHeader(name, value), d);
+}
+
+/** X-RateLimit-Limit/Remaining/Reset of a decision, through any header setter. */
+export function rateLimitHeaders(set: (name: string, value: string) => void, d: TakeDecision): void {
+  set('X-RateLimit-Limit', String(d.limit));
+  set('X-RateLimit-Remaining', String(d.remaining));
+  set('X-RateLimit-Reset', String(d.resetEpochSeconds));
 }
 
 export interface ApplyRateLimitOptions {

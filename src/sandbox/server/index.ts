@@ -10,7 +10,8 @@ import { MarketData } from '../data/service.ts';
 import { HttpError } from '../errors.ts';
 import type { EventLog } from '../events/log.ts';
 import type { Market } from '../market/types.ts';
-import { groupOfRequest, setRateLimitHeaders } from '../ratelimit/http.ts';
+import { createSandboxMcpHandler, MCP_PATH } from '../mcp/index.ts';
+import { groupOfRequest, rateLimitHeaders } from '../ratelimit/http.ts';
 import {
   type BucketLimit,
   type LimiterClock,
@@ -27,6 +28,7 @@ import {
   sendError,
   sendJson,
   sendText,
+  toJson,
 } from './http.ts';
 import {
   advertisedOf,
@@ -54,6 +56,9 @@ import { searchRoutes } from './routes/search.ts';
 import { swapRoutes } from './routes/swap.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import type {
+  ApiAnswer,
+  ApiCall,
+  ApiInvocation,
   CancelWindowFiller,
   LegacyOrderRenderer,
   Reply,
@@ -267,16 +272,16 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     sendJson(res, 500, { errors: ['Internal server error'] });
   }
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = pathOf(req.url);
-    const method = (req.method ?? 'GET').toUpperCase();
-    const query = queryOf(req.url);
+  /**
+   * The pipeline of one `/api` request after the transport (HTTP here, the agent-protocol tools in
+   * src/sandbox/mcp): API key (401) → injected 429 → the token bucket of the key's account and the
+   * request's group (429; X-RateLimit-* through `setHeader`) → injected 500 → route (404/405) →
+   * wallet JWT (401/403) → handler. Errors are thrown as `HttpError`.
+   */
+  async function serve(call: ApiCall): Promise<Reply> {
+    const { method, path, setHeader } = call;
     const isApi = path === '/api' || path.startsWith('/api/');
     const isAdmin = path === '/_sandbox' || path.startsWith('/_sandbox/');
-
-    if (isAdmin && !isLoopback(req.socket.remoteAddress)) {
-      throw new HttpError(403, 'The sandbox admin surface answers only local clients');
-    }
     const match = router.match(method, path);
     const route = match.kind === 'found' ? match.handler : undefined;
     let principal: Principal | undefined;
@@ -285,7 +290,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       const { latencyMs } = faults.settings;
       if (latencyMs > 0) await sleep(latencyMs);
       if (route?.access !== 'public') {
-        principal = keys.authenticate(headerValue(req.headers['x-api-key']));
+        principal = keys.authenticate(call.apiKey);
         if (!principal) {
           counters.unauthorized++;
           throw new HttpError(401, 'Invalid API key');
@@ -295,16 +300,16 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
         c.requests++;
         if (faults.rollRateLimit()) {
           c.throttled++;
-          setRateLimitHeaders(res, limiter.peek(principal.account, group));
-          res.setHeader('Retry-After', '1');
+          rateLimitHeaders(setHeader, limiter.peek(principal.account, group));
+          setHeader('Retry-After', '1');
           throw new HttpError(429, 'Request was throttled. Expected available in 1 second.');
         }
         const d = limiter.take(principal.account, group);
-        setRateLimitHeaders(res, d);
+        rateLimitHeaders(setHeader, d);
         if (!d.allowed) {
           c.throttled++;
           const secs = d.retryAfterSeconds ?? 1;
-          res.setHeader('Retry-After', String(secs));
+          setHeader('Retry-After', String(secs));
           throw new HttpError(429, `Request was throttled. Expected available in ${secs} seconds.`);
         }
       }
@@ -315,37 +320,96 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     }
 
     if (match.kind === 'method_not_allowed') {
-      res.setHeader('Allow', match.allowed.join(', '));
+      setHeader('Allow', match.allowed.join(', '));
       throw new HttpError(405, `Method ${method} is not allowed on ${path}`);
     }
     if (match.kind === 'not_found' || !route) throw new HttpError(404, `Not found: ${method} ${path}`);
     if (route.access === 'admin' && !isAdmin) throw new HttpError(404, `Not found: ${method} ${path}`);
 
-    // Wallet-scoped routes: the JWT after the API key and the bucket (401 / 403).
+    // Wallet-scoped routes: the JWT after the API key and the bucket (401 / 403). A caller that
+    // demands the wallet (`walletScope`: the agent-protocol's wallet tools) gets it checked always.
     let wallet: WalletIdentity | undefined;
     const w = route.wallet;
-    if (w && (w.required?.() !== false || req.headers.authorization !== undefined)) {
-      wallet = auth.bearer(headerValue(req.headers.authorization), w.scope, w.forbiddenBody);
+    if (call.walletScope !== undefined) {
+      wallet = auth.bearer(call.authorization, call.walletScope, w?.forbiddenBody);
+    } else if (w && (w.required?.() !== false || call.authorization !== undefined)) {
+      wallet = auth.bearer(call.authorization, w.scope, w.forbiddenBody);
     }
 
-    let bodyPromise: Promise<unknown> | undefined;
     const ctx: RequestContext = {
-      req,
-      res,
+      req: call.req,
+      res: call.res,
       path,
       params: match.kind === 'found' ? match.params : {},
-      query,
+      query: call.query,
       principal,
       wallet,
+      body: call.body,
+    };
+    return route.handler(ctx);
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req.url);
+    const isAdmin = path === '/_sandbox' || path.startsWith('/_sandbox/');
+    if (isAdmin && !isLoopback(req.socket.remoteAddress)) {
+      throw new HttpError(403, 'The sandbox admin surface answers only local clients');
+    }
+    if (path === MCP_PATH) {
+      await mcp(req, res);
+      return;
+    }
+    let bodyPromise: Promise<unknown> | undefined;
+    const r = await serve({
+      method: (req.method ?? 'GET').toUpperCase(),
+      path,
+      query: queryOf(req.url),
+      apiKey: headerValue(req.headers['x-api-key']),
+      authorization: headerValue(req.headers.authorization),
+      req,
+      res,
+      setHeader: (name, value) => res.setHeader(name, value),
       body: () => {
         bodyPromise ??= readJsonBody(req, state.bodyLimit);
         return bodyPromise;
       },
-    };
-    const r = await route.handler(ctx);
+    });
     if (!bodyPromise) req.resume();
     reply(res, r);
   }
+
+  /** One API request made in-process (an agent-protocol tool): the answer, or the error as an answer. */
+  async function invoke(call: ApiInvocation): Promise<ApiAnswer> {
+    const headers: Record<string, string> = {};
+    const path = call.path;
+    try {
+      const r = await serve({
+        method: call.method.toUpperCase(),
+        path,
+        query: call.query ?? new URLSearchParams(),
+        apiKey: call.apiKey,
+        authorization: call.authorization,
+        ...(call.walletScope !== undefined ? { walletScope: call.walletScope } : {}),
+        req: call.req,
+        res: call.res,
+        setHeader: (name, value) => {
+          headers[name] = value;
+        },
+        body: () => Promise.resolve(call.body),
+      });
+      if ('text' in r) return { status: r.status ?? 200, body: r.text, headers };
+      return {
+        status: r.status ?? 200,
+        body: JSON.parse(toJson(r.json)) as unknown,
+        headers: { ...headers, ...r.headers },
+      };
+    } catch (err) {
+      if (err instanceof HttpError) return { status: err.status, body: err.toBody(), headers };
+      return { status: 500, body: { errors: ['Internal server error'] }, headers };
+    }
+  }
+
+  const mcp = createSandboxMcpHandler({ invoke, bodyLimit: state.bodyLimit, chain: () => state.chain });
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     dispatch(req, res).catch((err: unknown) => {

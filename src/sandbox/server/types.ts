@@ -27,6 +27,45 @@ export interface RequestContext {
   body(): Promise<unknown>;
 }
 
+/** One `/api` request as the server's pipeline sees it, whatever carried it (HTTP, an agent tool). */
+export interface ApiCall {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** The `X-API-KEY` header. */
+  readonly apiKey: string | undefined;
+  /** The `Authorization` header. */
+  readonly authorization: string | undefined;
+  /** Check the wallet JWT for this scope whatever the route says (the agent-protocol's wallet tools). */
+  readonly walletScope?: string;
+  /** The transport's request and response (peer address; a held request drops this response). */
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Where the pipeline's headers go (X-RateLimit-*, Retry-After, Allow). */
+  setHeader(name: string, value: string): void;
+  body(): Promise<unknown>;
+}
+
+/** An API request made in-process (src/sandbox/mcp): the body is already parsed. */
+export interface ApiInvocation {
+  readonly method: string;
+  readonly path: string;
+  readonly query?: URLSearchParams;
+  readonly apiKey: string | undefined;
+  readonly authorization: string | undefined;
+  readonly walletScope?: string;
+  readonly body?: unknown;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+}
+
+/** Its answer: the status, the body as a JSON client parses it (errors as `{errors}`), the headers. */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /** A handler's answer: JSON (default) or text. Errors are thrown as `HttpError`. */
 export type Reply =
   | { readonly status?: number; readonly json: unknown; readonly headers?: Readonly<Record<string, string>> }

@@ -3,6 +3,7 @@ import { AUTH_SCOPES } from '@opensea/api-types';
 import { AuthHttpError } from '../../auth/errors.ts';
 import { ACCESS_COOKIE, type IssuedSession, REFRESH_COOKIE } from '../../auth/service.ts';
 import { HttpError } from '../../errors.ts';
+import { scopeTools } from '../../mcp/tools.ts';
 import type { Reply, RequestContext, Route, ServerState } from '../types.ts';
 
 /**
@@ -17,7 +18,8 @@ import type { Reply, RequestContext, Route, ServerState } from '../types.ts';
  * - `POST /api/v2/auth/tokens/exchange` `{subjectToken, subjectTokenType: ACCESS_TOKEN}` →
  *   `{accessToken, tokenType, expiresIn, scope, tokenScopes}`; every refusal is 403
  *   "Token exchange is not available".
- * - `GET /api/v2/auth/scopes` → `{scopes: [{name, displayName, description, group, endpoints, mcpTools}]}`.
+ * - `GET /api/v2/auth/scopes` → `{scopes: [{name, displayName, description, group, endpoints, mcpTools}]}`;
+ *   `mcpTools` are the tools of the sandbox's agent-protocol server needing the scope (src/sandbox/mcp).
  *
  * Errors of these endpoints are `{"error": {message, status, code}}` (`AuthErrorResponse`).
  *
@@ -137,7 +139,8 @@ export function authRoutes(state: ServerState): Route[] {
       method: 'GET',
       pattern: '/api/v2/auth/scopes',
       access: 'public',
-      handler: () => ({ json: { scopes: AUTH_SCOPES } }),
+      // each scope's agent tools are the wallet tools of the sandbox's MCP server (one table)
+      handler: () => ({ json: { scopes: AUTH_SCOPES.map((s) => ({ ...s, mcpTools: scopeTools(s.name) })) } }),
     },
     {
       method: 'GET',
