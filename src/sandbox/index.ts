@@ -11,6 +11,7 @@ import {
 } from './data/offchain.ts';
 import { EventLog } from './events/log.ts';
 import { createMarket, legacyOrderOf, type SandboxMarket } from './market/index.ts';
+import { MCP_PATH } from './mcp/index.ts';
 import type { BucketLimit, LimitGroup } from './ratelimit/token-bucket.ts';
 import { createSandboxServer, type SandboxServer } from './server/index.ts';
 import type { KeyCreationLimit } from './server/keys.ts';
@@ -78,6 +79,8 @@ export interface SandboxCollectionInfo {
 export interface SandboxInfo {
   readonly apiUrl: string;
   readonly streamUrl: string;
+  /** The agent-protocol (MCP) server, Streamable HTTP (`{mcp_url}` of the spec). */
+  readonly mcpUrl: string;
   readonly rpcUrl: string;
   readonly chain: string;
   readonly chainId: number;
@@ -242,6 +245,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const info: SandboxInfo = Object.freeze({
       apiUrl,
       streamUrl,
+      mcpUrl: `${apiUrl}${MCP_PATH}`,
       rpcUrl: fixture.anvil.rpcUrl,
       chain,
       chainId,

@@ -57,6 +57,7 @@ export async function runSandbox(ctx: CommandContext): Promise<number> {
       `${JSON.stringify({
         apiUrl: info.apiUrl,
         streamUrl: info.streamUrl,
+        mcpUrl: info.mcpUrl,
         rpcUrl: info.rpcUrl,
         chain: info.chain,
         chainId: info.chainId,

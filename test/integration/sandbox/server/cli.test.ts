@@ -59,6 +59,7 @@ describe('harpoon sandbox', () => {
     expect(Object.keys(info)).toEqual([
       'apiUrl',
       'streamUrl',
+      'mcpUrl',
       'rpcUrl',
       'chain',
       'chainId',

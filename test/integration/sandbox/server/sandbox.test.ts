@@ -53,6 +53,7 @@ describe('createSandbox', () => {
   it('describes itself: URLs, chain, contracts, collections, a working key, funded wallets', async () => {
     expect(sb.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sb.streamUrl).toBe(`${sb.apiUrl.replace('http', 'ws')}/socket`);
+    expect(sb.mcpUrl).toBe(`${sb.apiUrl}/mcp`);
     expect(sb.chain).toBe('ethereum');
     expect(sb.chainId).toBe(1);
     expect(Number(await sb.fixture.provider.send('eth_chainId', []))).toBe(1);
@@ -70,6 +71,7 @@ describe('createSandbox', () => {
     expect(JSON.parse(JSON.stringify(sb.info()))).toEqual({
       apiUrl: sb.apiUrl,
       streamUrl: sb.streamUrl,
+      mcpUrl: sb.mcpUrl,
       rpcUrl: sb.rpcUrl,
       chain: 'ethereum',
       chainId: 1,
