@@ -327,10 +327,30 @@ export class RiskManager {
    * when any limit would be crossed. Cancels always pass (even when killed).
    */
   check(intent: Intent, input: CheckInput): void {
+    const a = this.assess(intent, input);
+    if ('refusal' in a) this.refuse(a.refusal, intent, input.strategyId);
+    this.reservations.set(input.intentId, a.hold);
+    for (const h of a.cancelling) this.cancelling.add(h);
+  }
+
+  /**
+   * What `check` would answer now, changing nothing: no reservation, no refusal counted (an
+   * operator's or agent's "what if"). Null when the intent would pass.
+   */
+  preview(intent: Intent, input: Omit<CheckInput, 'intentId'>): Refusal | null {
+    const a = this.assess(intent, { ...input, intentId: '' });
+    return 'refusal' in a ? a.refusal : null;
+  }
+
+  /** The verdict on `intent`: a refusal, or what to hold and which orders start cancelling. */
+  private assess(
+    intent: Intent,
+    input: CheckInput,
+  ): { readonly refusal: Refusal } | { readonly hold: Reservation; readonly cancelling: readonly string[] } {
     const { strategyId } = input;
     // commits no budget: held in flight only (a cancel, a sale)
-    const holdNothing = () =>
-      this.reservations.set(input.intentId, {
+    const nothing = (cancelling: readonly string[] = []) => ({
+      hold: {
         intentId: input.intentId,
         strategyId,
         intent,
@@ -338,83 +358,76 @@ export class RiskManager {
         tokenKey: null,
         amount: 0n,
         items: 0n,
-        held: 'inflight',
-      });
-    if (intent.kind === 'cancel_order') {
-      this.cancelling.add(intent.orderHash);
-      holdNothing();
-      return;
-    }
-    if (this.killedAt !== null)
-      this.refuse({ code: 'risk_killed', message: 'kill switch is on' }, intent, strategyId);
-    if (this.pausedAt !== null)
-      this.refuse({ code: 'risk_paused', message: 'trading is paused' }, intent, strategyId);
+        held: 'inflight' as const,
+      },
+      cancelling,
+    });
+    if (intent.kind === 'cancel_order') return nothing([intent.orderHash]);
+    if (this.killedAt !== null) return { refusal: { code: 'risk_killed', message: 'kill switch is on' } };
+    if (this.pausedAt !== null) return { refusal: { code: 'risk_paused', message: 'trading is paused' } };
     if (
       intent.kind === 'place_listing' ||
       intent.kind === 'replace_listing' ||
       intent.kind === 'accept_offer'
     ) {
       const r = this.checkSell(intent, input);
-      if (r !== null) this.refuse(r, intent, strategyId);
-      holdNothing();
-      if (intent.kind === 'replace_listing') this.cancelling.add(intent.orderHash);
-      return;
+      if (r !== null) return { refusal: r };
+      return nothing(intent.kind === 'replace_listing' ? [intent.orderHash] : []);
     }
     if (intent.kind === 'buy_listing') {
       // never buy back our own listing, nor an NFT we hold and list
       const ours = this.orders.get(intent.orderHash);
       const held = input.holdings?.get(nftKey(intent.nft));
       if (ours !== undefined || held?.listedBy != null)
-        this.refuse(
-          {
+        return {
+          refusal: {
             code: 'risk_own_listing',
             message: `${nftKey(intent.nft)} is listed by us: not buying it`,
           },
-          intent,
-          strategyId,
-        );
+        };
     }
 
     let old: BookEntry | undefined;
     if (intent.kind === 'replace_offer') {
       old = this.bookEntry(intent.orderHash);
       if (old === undefined || this.isCancelling(intent.orderHash))
-        this.refuse(
-          { code: 'risk_unknown_order', message: `order ${intent.orderHash} is not an open own offer` },
-          intent,
-          strategyId,
-        );
+        return {
+          refusal: {
+            code: 'risk_unknown_order',
+            message: `order ${intent.orderHash} is not an open own offer`,
+          },
+        };
     }
     const c = commitmentOf(intent, old);
-    if (c === null) this.refuse({ code: 'risk_invalid', message: 'nothing to check' }, intent, strategyId);
+    if (c === null) return { refusal: { code: 'risk_invalid', message: 'nothing to check' } };
     const lim = limitsFor(this.limits, c.token);
     if (lim === undefined)
-      this.refuse(
-        { code: 'risk_no_limits', message: `no risk limits configured for token ${c.token.symbol}` },
-        intent,
-        strategyId,
-      );
+      return {
+        refusal: { code: 'risk_no_limits', message: `no risk limits configured for token ${c.token.symbol}` },
+      };
     // A replace posts its new order while the old one still counts only when both fit together;
     // otherwise the old one must be really gone first (the executor waits for it).
     const overlap = old !== undefined && this.evaluate(c, lim, undefined, input) === null;
     const r = overlap ? null : this.evaluate(c, lim, old, input);
-    if (r !== null) this.refuse(r, intent, strategyId);
+    if (r !== null) return { refusal: r };
     const amount =
       c.type === 'exposure' ? (overlap ? c.total : max0(c.total - (old?.amount ?? 0n))) : c.total;
     const items = c.type === 'swap' ? 0n : max0(c.quantity - (old?.quantity ?? 0n));
-    this.reservations.set(input.intentId, {
-      intentId: input.intentId,
-      strategyId,
-      intent,
-      commitment: c,
-      tokenKey: accountOf(this.limits, c.token),
-      amount,
-      items,
-      held: 'inflight',
-      ...(old !== undefined ? { overlap } : {}),
-      ...(old !== undefined && !overlap ? { sequential: { old: old.orderHash, total: c.total } } : {}),
-    });
-    if (old !== undefined) this.cancelling.add(old.orderHash);
+    return {
+      hold: {
+        intentId: input.intentId,
+        strategyId,
+        intent,
+        commitment: c,
+        tokenKey: accountOf(this.limits, c.token),
+        amount,
+        items,
+        held: 'inflight',
+        ...(old !== undefined ? { overlap } : {}),
+        ...(old !== undefined && !overlap ? { sequential: { old: old.orderHash, total: c.total } } : {}),
+      },
+      cancelling: old !== undefined ? [old.orderHash] : [],
+    };
   }
 
   /**

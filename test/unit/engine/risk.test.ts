@@ -440,6 +440,27 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(s.risk.openOffers()).toHaveLength(1);
   });
 
+  it('preview answers what check would, and changes nothing: no reservation, no refusal counted', () => {
+    const s = setup(limits({ eth: { maxExposure: eth('1') } }));
+    const input = { strategyId: 's1', market: s.market.snapshot(), now: NOW };
+    expect(s.risk.preview(offer('apes', eth('0.9')), input)).toBeNull();
+    expect(s.risk.preview(offer('apes', eth('0.9')), input)).toBeNull();
+    expect(s.risk.remaining('s1', WETH, NOW)).toBe(eth('1'));
+    expect(s.risk.preview(offer('apes', eth('1.1')), input)).toMatchObject({ code: 'risk_price_over_floor' });
+    expect(s.risk.refusalCounts()).toEqual({});
+    // the same offer through check reserves: a second one no longer fits, and the preview says so
+    s.check(offer('apes', eth('0.9')));
+    expect(s.risk.preview(offer('cats', eth('0.5')), input)).toMatchObject({ code: 'risk_exposure' });
+    expect(s.code(offer('cats', eth('0.5')))).toBe('risk_exposure');
+    expect(s.risk.refusalCounts()).toEqual({ risk_exposure: 1 });
+    s.risk.kill(NOW);
+    expect(s.risk.preview(buy(eth('0.1')), input)).toEqual({
+      code: 'risk_killed',
+      message: 'kill switch is on',
+    });
+    expect(s.risk.preview(cancelOrder({ orderHash: hash(1) }), input)).toBeNull();
+  });
+
   it('remaining: the smallest of exposure room, daily cap, budgets', () => {
     const s = setup(
       limits({
