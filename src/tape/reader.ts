@@ -1,0 +1,168 @@
+/**
+ * Reads a tape block by block. Safe on a tape still being written, or cut by a crash: reading
+ * stops cleanly at the first block that is not whole (short header, short payload, checksum or
+ * inflate failure) and says where (`torn`, `validBytes`).
+ *
+ *   const tape = openTape('market.tape');
+ *   for (const r of tape.records()) ...      // header first
+ *   tape.torn                                 // after iterating: was the tail cut?
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { crc32, inflateRawSync } from 'node:zlib';
+import {
+  BLOCK_HEADER_BYTES,
+  decodeRecord,
+  MAX_BLOCK_BYTES,
+  TAPE_MAGIC,
+  TAPE_MAGIC_BYTES,
+  TapeFormatError,
+  type TapeHeader,
+  type TapeRecord,
+} from './format.ts';
+
+export interface TapeScan {
+  /** Bytes of whole blocks (magic included): where a writer continues. */
+  readonly validBytes: number;
+  readonly blocks: number;
+  /** The file had bytes past the last whole block. */
+  readonly torn: boolean;
+  readonly tornReason: string | null;
+}
+
+interface Block {
+  readonly payload: Buffer;
+  readonly end: number;
+}
+
+class BlockReader {
+  private readonly fd: number;
+  private readonly size: number;
+  offset = TAPE_MAGIC_BYTES.length;
+  torn = false;
+  tornReason: string | null = null;
+  blocks = 0;
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'r');
+    this.size = fstatSync(this.fd).size;
+    const magic = Buffer.alloc(TAPE_MAGIC_BYTES.length);
+    const n = readSync(this.fd, magic, 0, magic.length, 0);
+    if (n < magic.length || !magic.equals(TAPE_MAGIC_BYTES)) {
+      closeSync(this.fd);
+      throw new TapeFormatError(
+        `${path} is not a harpoon tape (it does not start with ${JSON.stringify(TAPE_MAGIC)})`,
+      );
+    }
+  }
+
+  stop(reason: string): undefined {
+    this.torn = this.offset < this.size;
+    this.tornReason = this.torn ? reason : null;
+    return undefined;
+  }
+
+  next(): Block | undefined {
+    if (this.offset >= this.size) return this.stop('end');
+    if (this.size - this.offset < BLOCK_HEADER_BYTES) return this.stop('short block header');
+    const head = Buffer.alloc(BLOCK_HEADER_BYTES);
+    readSync(this.fd, head, 0, BLOCK_HEADER_BYTES, this.offset);
+    const len = head.readUInt32BE(0);
+    const sum = head.readUInt32BE(4);
+    if (len === 0 || len > MAX_BLOCK_BYTES) return this.stop(`bad block length ${len}`);
+    const start = this.offset + BLOCK_HEADER_BYTES;
+    if (this.size - start < len) return this.stop('short block');
+    const payload = Buffer.allocUnsafe(len);
+    readSync(this.fd, payload, 0, len, start);
+    if (crc32(payload) !== sum) return this.stop('block checksum mismatch');
+    this.blocks++;
+    return { payload, end: start + len };
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** Whole blocks of a tape and whether its tail is torn (no record is decoded). */
+export function scanTape(path: string): TapeScan {
+  const r = new BlockReader(path);
+  try {
+    for (let b = r.next(); b !== undefined; b = r.next()) {
+      try {
+        inflateRawSync(b.payload);
+      } catch {
+        r.stop('block does not inflate');
+        break;
+      }
+      r.offset = b.end;
+    }
+    return { validBytes: r.offset, blocks: r.blocks, torn: r.torn, tornReason: r.tornReason };
+  } finally {
+    r.close();
+  }
+}
+
+export interface Tape {
+  readonly path: string;
+  /** Every record, the header first, up to the last whole block. */
+  records(): Generator<TapeRecord>;
+  /** The header (the first record). */
+  header(): TapeHeader;
+  /** Set once records() has run to the end. */
+  readonly torn: boolean;
+  readonly tornReason: string | null;
+  readonly blocks: number;
+}
+
+export function openTape(path: string): Tape {
+  let torn = false;
+  let tornReason: string | null = null;
+  let blocks = 0;
+  function* records(): Generator<TapeRecord> {
+    const r = new BlockReader(path);
+    try {
+      for (let b = r.next(); b !== undefined; b = r.next()) {
+        let text: string;
+        try {
+          text = inflateRawSync(b.payload).toString('utf8');
+        } catch {
+          r.stop('block does not inflate');
+          break;
+        }
+        r.offset = b.end;
+        let i = 0;
+        while (i < text.length) {
+          const nl = text.indexOf('\n', i);
+          const end = nl < 0 ? text.length : nl;
+          if (end > i) yield decodeRecord(text.slice(i, end));
+          i = end + 1;
+        }
+      }
+      torn = r.torn;
+      tornReason = r.tornReason;
+      blocks = r.blocks;
+    } finally {
+      r.close();
+    }
+  }
+  return {
+    path,
+    records,
+    header() {
+      for (const r of records()) {
+        if (r.k !== 'header') throw new TapeFormatError(`${path}: the first record is not the header`);
+        return r;
+      }
+      throw new TapeFormatError(`${path}: the tape has no whole block yet`);
+    },
+    get torn() {
+      return torn;
+    },
+    get tornReason() {
+      return tornReason;
+    },
+    get blocks() {
+      return blocks;
+    },
+  };
+}

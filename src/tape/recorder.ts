@@ -1,0 +1,203 @@
+/**
+ * Records the market as the market view sees it: give the view `recorder.api` instead of the API
+ * client (every REST answer it reads is written with its call, collection and page cursor), and
+ * hand every normalized event to `recorder.event`. Besides, what paper execution charges is kept
+ * beside it: each collection's fees (once), the gas price (every `gasEveryMs`) and the traits of
+ * every NFT first seen in a listing (so trait offers can be matched again), and once a second the
+ * stream's freshness of each collection.
+ *
+ *   const rec = createTapeRecorder({ path, chain, collections, paymentTokens, clock, source: 'daemon' });
+ *   const view = createMarketView({ api: rec.wrapApi(api), ... });
+ *   stream.subscribe((e) => { rec.event(e); view.apply(e); });
+ *   await rec.close();
+ */
+import type { MarketEvent, NftRef, PaymentToken } from '../domain/events.ts';
+import { nftKey } from '../domain/events.ts';
+import type { MarketApi } from '../market/api.ts';
+import type { RestCall, TapeHeader, TapeRecord } from './format.ts';
+import { openTapeWriter, type TapeWriter } from './writer.ts';
+
+export interface TapeRecorderOptions {
+  readonly path: string;
+  readonly source: string;
+  readonly chain: string;
+  readonly collections: readonly string[];
+  readonly paymentTokens: readonly PaymentToken[];
+  readonly clock: { now(): number };
+  /** The collection's fees (read once per collection, at start). */
+  readonly fees?: (
+    slug: string,
+  ) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
+  /** Gas price now (wei per gas). */
+  readonly gasPrice?: () => Promise<bigint>;
+  /** Traits of an NFT; asked once per NFT first seen in a listing. */
+  readonly nftTraits?: (nft: NftRef) => Promise<readonly { type: string; value: string }[] | undefined>;
+  /** The stream's freshness of a collection. */
+  readonly freshness?: (slug: string) => { readonly ageMs: number; readonly stale: boolean } | undefined;
+  /** Default 12 000 ms (a block). */
+  readonly gasEveryMs?: number;
+  /** Default 1000 ms: what a crash may lose. */
+  readonly flushMs?: number;
+  readonly meta?: TapeHeader['meta'];
+  readonly onError?: (err: unknown, what: string) => void;
+}
+
+export interface TapeRecorder {
+  readonly path: string;
+  /** The API the market view should read through: answers are recorded, then returned. */
+  wrapApi(api: MarketApi): MarketApi;
+  event(event: MarketEvent): void;
+  stats(): { records: number; blocks: number; bytes: number; events: number; snapshots: number };
+  close(): Promise<void>;
+}
+
+type Paged = { readonly next?: string };
+
+export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
+  const header: TapeHeader = {
+    k: 'header',
+    at: o.clock.now(),
+    version: 1,
+    source: o.source,
+    chain: o.chain,
+    collections: [...o.collections],
+    paymentTokens: o.paymentTokens.map((t) => ({
+      address: t.address,
+      symbol: t.symbol,
+      decimals: t.decimals,
+    })),
+    ...(o.meta !== undefined ? { meta: o.meta } : {}),
+  };
+  const writer: TapeWriter = openTapeWriter(o.path, {
+    header,
+    flushMs: 0, // the recorder's own tick flushes (after the freshness record)
+    onError: (err) => o.onError?.(err, 'tape flush'),
+  });
+  const fail = (what: string) => (err: unknown) => o.onError?.(err, what);
+  let events = 0;
+  let snapshots = 0;
+  let closed = false;
+  const write = (r: TapeRecord) => {
+    if (!closed) writer.write(r);
+  };
+  const traitsAsked = new Set<string>();
+
+  function rest<A extends unknown[], R>(
+    call: RestCall,
+    fn: (slug: string, ...rest: A) => Promise<R>,
+    nextOf: (rest: A) => string | undefined,
+  ): (slug: string, ...rest: A) => Promise<R> {
+    return async (slug, ...args) => {
+      const response = await fn(slug, ...args);
+      snapshots++;
+      write({ k: 'rest', at: o.clock.now(), call, slug, next: nextOf(args) ?? null, response });
+      return response;
+    };
+  }
+
+  async function readFees(): Promise<void> {
+    if (o.fees === undefined) return;
+    for (const slug of o.collections) {
+      try {
+        const fees = await o.fees(slug);
+        write({ k: 'fees', at: o.clock.now(), slug, fees: fees.map((f) => ({ ...f })) });
+      } catch (err) {
+        fail(`fees of ${slug}`)(err);
+      }
+    }
+  }
+
+  async function readGas(): Promise<void> {
+    if (o.gasPrice === undefined) return;
+    try {
+      write({ k: 'gas', at: o.clock.now(), price: await o.gasPrice() });
+    } catch (err) {
+      fail('gas price')(err);
+    }
+  }
+
+  function tick(): void {
+    if (o.freshness !== undefined) {
+      const collections: Record<string, { ageMs: number; stale: boolean }> = {};
+      for (const slug of o.collections) {
+        const f = o.freshness(slug);
+        if (f !== undefined && Number.isFinite(f.ageMs))
+          collections[slug] = { ageMs: f.ageMs, stale: f.stale };
+      }
+      write({ k: 'fresh', at: o.clock.now(), collections });
+    }
+    try {
+      writer.flush();
+    } catch (err) {
+      fail('tape flush')(err);
+    }
+  }
+
+  void readFees();
+  void readGas();
+  const flushTimer = setInterval(tick, o.flushMs ?? 1000);
+  flushTimer.unref?.();
+  const gasTimer =
+    o.gasPrice !== undefined ? setInterval(() => void readGas(), o.gasEveryMs ?? 12_000) : undefined;
+  gasTimer?.unref?.();
+
+  return {
+    path: o.path,
+    wrapApi(api) {
+      return {
+        collections: {
+          stats: rest('stats', api.collections.stats.bind(api.collections), () => undefined),
+          traits: rest('traits', api.collections.traits.bind(api.collections), () => undefined),
+          traitFloors: rest(
+            'traitFloors',
+            api.collections.traitFloors.bind(api.collections),
+            () => undefined,
+          ),
+        },
+        listings: {
+          best: rest(
+            'listings',
+            api.listings.best.bind(api.listings),
+            (a) => (a[0] as Paged | undefined)?.next,
+          ),
+        },
+        offers: {
+          collection: rest(
+            'collectionOffers',
+            api.offers.collection.bind(api.offers),
+            (a) => (a[0] as Paged | undefined)?.next,
+          ),
+          traits: rest(
+            'traitOffers',
+            api.offers.traits.bind(api.offers),
+            (a) => (a[0] as Paged | undefined)?.next,
+          ),
+        },
+      };
+    },
+    event(event) {
+      events++;
+      write({ k: 'event', at: event.receivedAt, event });
+      if (event.kind === 'listing' && o.nftTraits !== undefined) {
+        const key = nftKey(event.nft);
+        if (traitsAsked.has(key)) return;
+        traitsAsked.add(key);
+        o.nftTraits(event.nft).then(
+          (traits) => {
+            if (traits !== undefined) write({ k: 'traits', at: o.clock.now(), nft: key, traits });
+          },
+          fail(`traits of ${key}`),
+        );
+      }
+    },
+    stats: () => ({ ...writer.stats(), events, snapshots }),
+    async close() {
+      if (closed) return;
+      clearInterval(flushTimer);
+      if (gasTimer !== undefined) clearInterval(gasTimer);
+      tick();
+      closed = true;
+      await writer.close();
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { appendFileSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ListingEvent } from '../../../src/domain/events.ts';
+import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
+import { TAPE_MAGIC, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
+import { openTape, scanTape } from '../../../src/tape/reader.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
+
+const header: TapeHeader = {
+  k: 'header',
+  at: 1_000,
+  version: 1,
+  source: 'test',
+  chain: 'ethereum',
+  collections: ['apes'],
+  paymentTokens: [{ address: '0x0000000000000000000000000000000000000000', symbol: 'ETH', decimals: 18 }],
+};
+
+function listing(n: number): ListingEvent {
+  return {
+    kind: 'listing',
+    id: `l-${n}`,
+    collection: 'apes' as CollectionSlug,
+    chain: 'ethereum',
+    occurredAt: 1_000 + n,
+    receivedAt: 1_000 + n,
+    source: 'stream',
+    orderHash: `0x${n.toString(16).padStart(64, '0')}` as OrderHash,
+    maker: '0x00000000000000000000000000000000000000bb' as Address,
+    taker: null,
+    quantity: 1n,
+    price: 10n ** 18n + BigInt(n),
+    paymentToken: {
+      address: '0x0000000000000000000000000000000000000000' as Address,
+      symbol: 'ETH',
+      decimals: 18,
+    },
+    expiresAt: null,
+    nft: {
+      chain: 'ethereum',
+      contract: '0x00000000000000000000000000000000000000a1' as Address,
+      identifier: String(n) as TokenId,
+    },
+    isPrivate: false,
+  };
+}
+
+const dir = () => mkdtempSync(join(tmpdir(), 'harpoon-tape-'));
+const all = (path: string): TapeRecord[] => [...openTape(path).records()];
+
+describe('tape', () => {
+  it('gives back every record written, bigints included, the header first', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0, maxBlockBytes: 300 });
+    for (let n = 0; n < 50; n++) w.write({ k: 'event', at: 1_000 + n, event: listing(n) });
+    w.write({ k: 'gas', at: 2_000, price: 12_345_678_901n });
+    w.write({
+      k: 'rest',
+      at: 2_001,
+      call: 'stats',
+      slug: 'apes',
+      next: null,
+      response: { total: { floor_price: 1.5 } },
+    });
+    await w.close();
+    const got = all(path);
+    expect(got[0]).toEqual(header);
+    expect(got.slice(1, 51)).toEqual(
+      Array.from({ length: 50 }, (_, n) => ({ k: 'event', at: 1_000 + n, event: listing(n) })),
+    );
+    expect(got[51]).toEqual({ k: 'gas', at: 2_000, price: 12_345_678_901n });
+    expect(got[52]).toMatchObject({ k: 'rest', call: 'stats', response: { total: { floor_price: 1.5 } } });
+    expect(w.stats().blocks).toBeGreaterThan(5); // small blocks: many of them
+    expect(readFileSync(path).subarray(0, TAPE_MAGIC.length).toString('latin1')).toBe(TAPE_MAGIC);
+  });
+
+  it('a tape cut mid-block reads up to the last whole block and says it was torn', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    for (let n = 0; n < 10; n++) w.write({ k: 'event', at: 1_000 + n, event: listing(n) });
+    w.flush();
+    const whole = statSync(path).size;
+    for (let n = 10; n < 20; n++) w.write({ k: 'event', at: 1_000 + n, event: listing(n) });
+    await w.close();
+    const full = statSync(path).size;
+    for (const cut of [whole + 3, whole + 8, whole + 20, full - 1]) {
+      const copy = join(dir(), 'cut.tape');
+      writeFileSync(copy, readFileSync(path).subarray(0, cut));
+      const tape = openTape(copy);
+      const got = [...tape.records()];
+      expect(got).toHaveLength(11); // header + the first block's 10 events
+      expect(tape.torn).toBe(true);
+      expect(scanTape(copy)).toMatchObject({ validBytes: whole, torn: true });
+    }
+    const tape = openTape(path);
+    expect([...tape.records()]).toHaveLength(21);
+    expect(tape.torn).toBe(false);
+  });
+
+  it('a flipped byte in the last block stops the reader there (checksum)', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    w.write({ k: 'event', at: 1_000, event: listing(0) });
+    w.flush();
+    w.write({ k: 'event', at: 1_001, event: listing(1) });
+    await w.close();
+    const bytes = readFileSync(path);
+    bytes[bytes.length - 2] = (bytes[bytes.length - 2] as number) ^ 0xff;
+    writeFileSync(path, bytes);
+    const tape = openTape(path);
+    expect([...tape.records()].map((r) => r.k)).toEqual(['header', 'event']);
+    expect(tape.tornReason).toBe('block checksum mismatch');
+  });
+
+  it('continuing a torn tape truncates the tail and appends after the last whole block', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    w.write({ k: 'event', at: 1_000, event: listing(0) });
+    await w.close();
+    appendFileSync(path, Buffer.from([0, 0, 1, 0, 9, 9])); // a crash mid-write
+    const again = openTapeWriter(path, { header, flushMs: 0 });
+    again.write({ k: 'event', at: 1_001, event: listing(1) });
+    await again.close();
+    expect(again.stats().truncatedTail).toBe(6);
+    const tape = openTape(path);
+    expect([...tape.records()].map((r) => r.k)).toEqual(['header', 'event', 'event']);
+    expect(tape.torn).toBe(false);
+  });
+
+  it('the timer flushes at least every flushMs; a reader sees whole blocks while it is written', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 20, sync: false });
+    w.write({ k: 'event', at: 1_000, event: listing(0) });
+    expect(() => openTape(path).header()).toThrow(/no whole block/);
+    await new Promise((r) => setTimeout(r, 80));
+    expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
+    w.write({ k: 'event', at: 1_001, event: listing(1) });
+    await w.close();
+    expect([...openTape(path).records()]).toHaveLength(3);
+  });
+
+  it('refuses a file that is not a tape', () => {
+    const path = join(dir(), 'x.tape');
+    writeFileSync(path, 'hello');
+    expect(() => [...openTape(path).records()]).toThrow(/not a harpoon tape/);
+    truncateSync(path, 0);
+    expect(() => openTape(path).header()).toThrow(/not a harpoon tape/);
+  });
+});
