@@ -20,6 +20,7 @@
     token: null,
     status: null,
     series: [],
+    pnlHistory: [],
     fills: { total: 0, rows: [] },
     fillIds: new Set(),
     /** Older pages of fills: [{ offset, rows }]; empty = the live first page. */
@@ -391,6 +392,7 @@
   function applySnapshot(s) {
     state.status = s.status;
     state.series = (s.series ?? []).slice(-SERIES_MAX);
+    state.pnlHistory = (s.pnlHistory ?? []).slice(-SERIES_MAX);
     state.fills = { total: s.fills?.total ?? 0, rows: (s.fills?.rows ?? []).slice(0, PAGE) };
     state.fillIds = new Set(state.fills.rows.map((f) => f.id));
     state.orders = new Map((s.orders ?? []).map((o) => [o.orderHash, o]));
@@ -550,22 +552,41 @@
       );
     }
     const xs = state.series.map((x) => x.at / 1000);
-    const symbols = [...new Set(state.series.flatMap((x) => (x.pnl ?? []).map((p) => p.symbol)))];
+    // realized PnL before the first sample: the cumulative value after each earlier sale
+    const start = state.series[0]?.at ?? Number.POSITIVE_INFINITY;
+    const earlier = state.pnlHistory.filter((p) => p.at < start);
+    const symbols = [
+      ...new Set([
+        ...earlier.map((p) => p.symbol),
+        ...state.series.flatMap((x) => (x.pnl ?? []).map((p) => p.symbol)),
+      ]),
+    ];
+    const carried = new Map();
+    const before = earlier.map((p) => {
+      carried.set(p.symbol, p.realized);
+      return new Map(carried);
+    });
     chart(
       'pnl',
       byId('chart-pnl'),
       symbols.flatMap((sym) => [
         {
           label: `realized ${sym}`,
-          values: state.series.map((x) => num(x.pnl?.find((p) => p.symbol === sym)?.realized)),
+          values: [
+            ...before.map((m) => num(m.get(sym))),
+            ...state.series.map((x) => num(x.pnl?.find((p) => p.symbol === sym)?.realized)),
+          ],
         },
         {
           label: `unrealized ${sym}`,
           dash: [6, 4],
-          values: state.series.map((x) => num(x.pnl?.find((p) => p.symbol === sym)?.unrealized)),
+          values: [
+            ...before.map(() => null),
+            ...state.series.map((x) => num(x.pnl?.find((p) => p.symbol === sym)?.unrealized)),
+          ],
         },
       ]),
-      xs,
+      [...earlier.map((p) => p.at / 1000), ...xs],
       resized,
     );
     const groups = [...new Set(state.series.flatMap((x) => (x.rate ?? []).map((r) => r.group)))];
@@ -727,11 +748,12 @@
       byId('decisions').tBodies[0],
       items,
       (d) => String(d.seq),
-      () => row('decision-row', 'at strategy kind outcome reason'),
+      () => row('decision-row', 'at strategy kind target outcome reason'),
       (tr, d) => {
         setText(cell(tr, 'at'), clock(d.at));
         setText(cell(tr, 'strategy'), d.strategy);
         setText(cell(tr, 'kind'), d.kind);
+        setText(cell(tr, 'target'), d.target ?? '');
         setText(cell(tr, 'outcome'), d.outcome);
         tr.dataset.outcome = d.outcome;
         setText(cell(tr, 'reason'), d.reason ?? '');
@@ -787,10 +809,7 @@
       (tr, o) => {
         setText(cell(tr, 'strategy'), o.strategy);
         setText(cell(tr, 'side'), o.side);
-        setText(
-          cell(tr, 'target'),
-          o.tokenId !== null && o.tokenId !== undefined ? `${o.target} #${o.tokenId}` : o.target,
-        );
+        setText(cell(tr, 'target'), o.target);
         setText(cell(tr, 'price'), money(o.price, o.symbol));
         setText(cell(tr, 'quantity'), o.quantity);
         setText(cell(tr, 'state'), o.state);
@@ -1086,6 +1105,15 @@
       byId('token-input').value = '';
       byId('token-form').hidden = true;
       connect();
+    });
+    // an address with #token= opened over this page (same document: no reload)
+    addEventListener('hashchange', () => {
+      const t = readToken();
+      if (t && t !== state.token) {
+        state.token = t;
+        byId('token-form').hidden = true;
+        connect();
+      }
     });
     let resizeTimer;
     addEventListener('resize', () => {
