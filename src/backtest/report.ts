@@ -1,0 +1,375 @@
+/**
+ * The backtest report: per strategy and per collection, realized and unrealized profit and loss
+ * (bigint as decimal strings, in the token's smallest unit), fills, win rate (share of sales that
+ * made money), maximum drawdown of equity (realized + unrealized at the floor) and the capital tied
+ * in offers — and the time series behind the charts (equity, exposure, floors, fills). Nothing in
+ * it depends on the wall clock or the machine: same tape and setup, same bytes.
+ */
+import { basename } from 'node:path';
+import type { Engine } from '../engine/index.ts';
+import type { PaperExecutor, PaperFill } from '../execution/paper.ts';
+import type { Holdings, OrderLedger, PnlLine } from '../ledger/index.ts';
+import type { MarketView } from '../market/index.ts';
+import type { BacktestSetup } from './setup.ts';
+import type { TapeData } from './tape-data.ts';
+import type { VirtualTime } from './time.ts';
+
+export interface ReportLine {
+  /** Strategy id or collection slug. */
+  readonly key: string;
+  readonly symbol: string;
+  readonly decimals: number;
+  readonly fills: number;
+  readonly buys: number;
+  readonly offerFills: number;
+  readonly sells: number;
+  /** Sales with a realized result (units sold that had a cost basis). */
+  readonly sales: number;
+  readonly wins: number;
+  /** wins / sales, 4 decimals; null without sales. */
+  readonly winRate: number | null;
+  readonly realized: string;
+  /** Held units at the floor minus their cost; null when no floor is known. */
+  readonly unrealized: string | null;
+  readonly held: number;
+  /** Largest fall of equity from a peak (≥ 0). */
+  readonly maxDrawdown: string;
+  /** Most capital tied in open offers at once (sampled). */
+  readonly peakOfferCapital: string;
+}
+
+export interface BacktestFill {
+  readonly at: number;
+  readonly strategy: string;
+  readonly kind: PaperFill['kind'];
+  readonly collection: string | null;
+  readonly item: string | null;
+  readonly price: string;
+  readonly fees: string;
+  readonly gas: string;
+  readonly symbol: string;
+  readonly decimals: number;
+}
+
+export interface SeriesOf {
+  /** Realized + unrealized at the floor (ETH-valued tokens, wei). */
+  readonly equity: readonly string[];
+  readonly realized: readonly string[];
+  /** Capital tied in open offers (wei). */
+  readonly offers: readonly string[];
+  /** Cost of what is held (wei). */
+  readonly held: readonly string[];
+}
+
+export interface BacktestReport {
+  readonly kind: 'harpoon-backtest';
+  readonly version: 1;
+  readonly tape: {
+    readonly file: string;
+    readonly source: string;
+    readonly chain: string;
+    readonly collections: readonly string[];
+    readonly firstAt: number;
+    readonly lastAt: number;
+    readonly events: number;
+    readonly torn: boolean;
+  };
+  readonly window: {
+    readonly from: number;
+    readonly to: number;
+    readonly latencyMs: number;
+    readonly sampleMs: number;
+  };
+  readonly strategies: readonly { readonly id: string; readonly module: string; readonly params: unknown }[];
+  readonly events: number;
+  readonly intents: Readonly<Record<string, number>>;
+  readonly skipped: Readonly<Record<string, number>>;
+  readonly refused: Readonly<Record<string, number>>;
+  readonly orders: {
+    readonly placed: number;
+    readonly filled: number;
+    readonly cancelled: number;
+    readonly expired: number;
+    readonly open: number;
+  };
+  readonly total: ReportLine;
+  readonly byStrategy: readonly ReportLine[];
+  readonly byCollection: readonly ReportLine[];
+  readonly fills: readonly BacktestFill[];
+  readonly series: {
+    readonly at: readonly number[];
+    readonly total: SeriesOf;
+    readonly strategies: Readonly<Record<string, SeriesOf>>;
+    readonly collections: Readonly<Record<string, SeriesOf & { readonly floor: readonly (string | null)[] }>>;
+  };
+}
+
+/** ETH and WETH (18 decimals) are summed in the series and totals; other tokens stay in their lines. */
+const ethValued = (symbol: string) => /^w?eth$/i.test(symbol);
+
+interface Acc {
+  equity: bigint[];
+  realized: bigint[];
+  offers: bigint[];
+  held: bigint[];
+  floor: (bigint | null)[];
+}
+const acc = (): Acc => ({ equity: [], realized: [], offers: [], held: [], floor: [] });
+
+function maxDrawdown(xs: readonly bigint[]): bigint {
+  let peak: bigint | null = null;
+  let worst = 0n;
+  for (const x of xs) {
+    if (peak === null || x > peak) peak = x;
+    if (peak - x > worst) worst = peak - x;
+  }
+  return worst;
+}
+
+const maxOf = (xs: readonly bigint[]): bigint => xs.reduce((m, x) => (x > m ? x : m), 0n);
+const str = (xs: readonly bigint[]) => xs.map((x) => x.toString());
+
+export interface CollectorParts {
+  readonly setup: BacktestSetup;
+  readonly tape: TapeData;
+  readonly start: number;
+  readonly end: number;
+  readonly latencyMs: number;
+  readonly sampleMs: number;
+  readonly paper: PaperExecutor;
+  readonly holdings: Holdings;
+  readonly ledger: OrderLedger;
+  readonly view: MarketView;
+  readonly engine: Engine;
+}
+
+export class ReportCollector {
+  private readonly at: number[] = [];
+  private readonly strategies = new Map<string, Acc>();
+  private readonly collections = new Map<string, Acc>();
+  private readonly total = acc();
+
+  constructor(private readonly p: CollectorParts) {
+    for (const s of p.setup.strategies) this.strategies.set(s.id, acc());
+    for (const c of p.setup.collections) this.collections.set(c, acc());
+  }
+
+  /** Samples now and every sampleMs of virtual time. */
+  begin(time: VirtualTime): void {
+    this.sample(time.now());
+    const arm = () =>
+      time.setTimeout(() => {
+        if (time.now() < this.p.end) this.sample(time.now());
+        arm();
+      }, this.p.sampleMs);
+    arm();
+  }
+
+  private sample(at: number): void {
+    const { holdings, ledger, view } = this.p;
+    holdings.refresh();
+    const snap = view.snapshot();
+    const pnl = holdings.pnl(snap);
+    const eq = (lines: readonly PnlLine[], key: string): [bigint, bigint] => {
+      let e = 0n;
+      let r = 0n;
+      for (const l of lines)
+        if (l.key === key && ethValued(l.token.symbol)) {
+          r += l.realized;
+          e += l.realized + (l.unrealizedAtFloor ?? 0n);
+        }
+      return [e, r];
+    };
+    const offersBy = new Map<string, bigint>();
+    const offersCol = new Map<string, bigint>();
+    let offersTotal = 0n;
+    for (const o of ledger.counting()) {
+      if (o.side === 'listing' || !ethValued(o.paymentToken.symbol)) continue;
+      const v = o.price * (o.quantity - o.filled);
+      const s = o.strategyId ?? 'unknown';
+      offersBy.set(s, (offersBy.get(s) ?? 0n) + v);
+      offersCol.set(o.collection, (offersCol.get(o.collection) ?? 0n) + v);
+      offersTotal += v;
+    }
+    const heldBy = new Map<string, bigint>();
+    const heldCol = new Map<string, bigint>();
+    let heldTotal = 0n;
+    for (const h of holdings.all()) {
+      if (!ethValued(h.costToken.symbol)) continue;
+      const s = h.strategyId ?? 'unknown';
+      heldBy.set(s, (heldBy.get(s) ?? 0n) + h.costBasis);
+      heldCol.set(h.collection, (heldCol.get(h.collection) ?? 0n) + h.costBasis);
+      heldTotal += h.costBasis;
+    }
+    this.at.push(at);
+    let te = 0n;
+    let tr = 0n;
+    for (const [id, a] of this.strategies) {
+      const [e, r] = eq(pnl.byStrategy, id);
+      a.equity.push(e);
+      a.realized.push(r);
+      a.offers.push(offersBy.get(id) ?? 0n);
+      a.held.push(heldBy.get(id) ?? 0n);
+      te += e;
+      tr += r;
+    }
+    for (const [slug, a] of this.collections) {
+      const [e, r] = eq(pnl.byCollection, slug);
+      a.equity.push(e);
+      a.realized.push(r);
+      a.offers.push(offersCol.get(slug) ?? 0n);
+      a.held.push(heldCol.get(slug) ?? 0n);
+      const f = snap.collection(slug)?.floor?.value;
+      a.floor.push(f !== undefined && f !== null && ethValued(f.paymentToken.symbol) ? f.price : null);
+    }
+    this.total.equity.push(te);
+    this.total.realized.push(tr);
+    this.total.offers.push(offersTotal);
+    this.total.held.push(heldTotal);
+  }
+
+  finish(at: number, events: number): BacktestReport {
+    const { paper, holdings, engine, setup, tape } = this.p;
+    this.sample(at);
+    const pr = paper.report();
+    const fills = pr.fills;
+    const sales = holdings.realized();
+    const pnl = holdings.pnl(this.p.view.snapshot());
+    const es = engine.status();
+
+    const line = (
+      key: string,
+      symbol: string,
+      decimals: number,
+      ownFills: readonly PaperFill[],
+      ownSales: readonly { realized: bigint }[],
+      pnlLines: readonly PnlLine[],
+      a: Acc | undefined,
+    ): ReportLine => {
+      const wins = ownSales.filter((s) => s.realized > 0n).length;
+      let realized = 0n;
+      let unrealized: bigint | null = null;
+      let held = 0;
+      for (const l of pnlLines) {
+        realized += l.realized;
+        held += l.held;
+        if (l.unrealizedAtFloor !== null) unrealized = (unrealized ?? 0n) + l.unrealizedAtFloor;
+      }
+      return {
+        key,
+        symbol,
+        decimals,
+        fills: ownFills.length,
+        buys: ownFills.filter((f) => f.kind === 'buy').length,
+        offerFills: ownFills.filter((f) => f.kind === 'offer_filled').length,
+        sells: ownFills.filter((f) => f.kind === 'listing_sold' || f.kind === 'offer_accepted').length,
+        sales: ownSales.length,
+        wins,
+        winRate: ownSales.length > 0 ? Math.round((wins / ownSales.length) * 10_000) / 10_000 : null,
+        realized: realized.toString(),
+        unrealized: unrealized === null ? null : unrealized.toString(),
+        held,
+        maxDrawdown: maxDrawdown(a?.equity ?? []).toString(),
+        peakOfferCapital: maxOf(a?.offers ?? []).toString(),
+      };
+    };
+    const eth = (l: PnlLine) => ethValued(l.token.symbol);
+    const ethFill = (f: PaperFill) => ethValued(f.symbol);
+    const soldBy = (s: (typeof sales)[number]) => s.soldBy ?? s.acquiredBy ?? 'unknown';
+    const byStrategy = setup.strategies.map((s) =>
+      line(
+        s.id,
+        'ETH',
+        18,
+        fills.filter((f) => f.strategyId === s.id && ethFill(f)),
+        sales.filter((x) => soldBy(x) === s.id && ethValued(x.token.symbol)),
+        pnl.byStrategy.filter((l) => l.key === s.id && eth(l)),
+        this.strategies.get(s.id),
+      ),
+    );
+    const byCollection = setup.collections.map((c) =>
+      line(
+        c,
+        'ETH',
+        18,
+        fills.filter((f) => f.collection === c && ethFill(f)),
+        sales.filter((x) => x.collection === c && ethValued(x.token.symbol)),
+        pnl.byCollection.filter((l) => l.key === c && eth(l)),
+        this.collections.get(c),
+      ),
+    );
+    const total = line(
+      'total',
+      'ETH',
+      18,
+      fills.filter(ethFill),
+      sales.filter((x) => ethValued(x.token.symbol)),
+      pnl.byStrategy.filter(eth),
+      this.total,
+    );
+    const series = (a: Acc): SeriesOf => ({
+      equity: str(a.equity),
+      realized: str(a.realized),
+      offers: str(a.offers),
+      held: str(a.held),
+    });
+    return {
+      kind: 'harpoon-backtest',
+      version: 1,
+      tape: {
+        file: basename(tape.path),
+        source: tape.header.source,
+        chain: tape.header.chain,
+        collections: tape.header.collections,
+        firstAt: tape.firstAt,
+        lastAt: tape.lastAt,
+        events: tape.events.length,
+        torn: tape.torn,
+      },
+      window: { from: this.p.start, to: this.p.end, latencyMs: this.p.latencyMs, sampleMs: this.p.sampleMs },
+      strategies: setup.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
+      events,
+      intents: {
+        emitted: es.intents.emitted,
+        done: es.intents.done,
+        failed: es.intents.failed,
+        rejected: es.intents.rejected,
+        unknown: es.intents.unknown,
+      },
+      skipped: { ...es.skipped.byReason },
+      refused: { ...pr.rejected },
+      orders: pr.orders,
+      total,
+      byStrategy,
+      byCollection,
+      fills: fills.map((f) => ({
+        at: f.at,
+        strategy: f.strategyId,
+        kind: f.kind,
+        collection: f.collection,
+        item: f.item,
+        price: f.price.toString(),
+        fees: f.fees.toString(),
+        gas: f.gas.toString(),
+        symbol: f.symbol,
+        decimals: f.decimals,
+      })),
+      series: {
+        at: [...this.at],
+        total: series(this.total),
+        strategies: Object.fromEntries([...this.strategies].map(([k, a]) => [k, series(a)])),
+        collections: Object.fromEntries(
+          [...this.collections].map(([k, a]) => [
+            k,
+            { ...series(a), floor: a.floor.map((x) => (x === null ? null : x.toString())) },
+          ]),
+        ),
+      },
+    };
+  }
+}
+
+/** The report as JSON (stable: same report, same bytes). */
+export function reportJson(r: BacktestReport): string {
+  return `${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
+}

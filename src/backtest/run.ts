@@ -1,0 +1,239 @@
+/**
+ * A backtest: a tape replayed through the same parts the daemon trades with — the market view, the
+ * engine with the strategies and risk, the order ledger and holdings — with the paper executor
+ * (the one fill model of simulated execution) as the executor, in virtual time taken from the
+ * tape. Nothing in it reads the wall clock or the network, so the same tape and setup give the
+ * same report, byte for byte.
+ *
+ * The replay, per event of the tape (in tape order): the clock moves to the event's time, firing
+ * on the way every timer (market view refreshes, answered from the tape as of then) and cron tick
+ * due, each at its own time; then, as the daemon does, the view applies the event, the ledger sees
+ * it, the paper executor checks it against our simulated orders, the engine hands it to the
+ * strategies; everything they start is awaited before the next step.
+ */
+
+import { storeJournal, storeSpendLedger, storeStrategyState } from '../daemon/persistence.ts';
+import type { MarketEvent, PaymentToken } from '../domain/events.ts';
+import { ZERO_ADDRESS } from '../domain/ids.ts';
+import {
+  configIntentGuard,
+  createEngine,
+  type Engine,
+  type LoadedStrategy,
+  loadStrategy,
+} from '../engine/index.ts';
+import { createPaperExecutor, type PaperExecutor } from '../execution/paper.ts';
+import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '../ledger/index.ts';
+import { createMarketView, type MarketView } from '../market/index.ts';
+import { createLogger } from '../observability/index.ts';
+import { openStore, type Store } from '../store/index.ts';
+import { type BacktestReport, ReportCollector } from './report.ts';
+import type { BacktestSetup } from './setup.ts';
+import type { TapeData } from './tape-data.ts';
+import { VirtualTime } from './time.ts';
+
+export interface BacktestOptions {
+  readonly tape: TapeData;
+  readonly setup: BacktestSetup;
+  /** Start trading at (epoch ms); events before it only warm the market view up. Default: the tape's start. */
+  readonly from?: number;
+  /** Stop at (epoch ms). Default: the tape's last record. */
+  readonly to?: number;
+  /** Our buy lands this long after the decision; the listing must still stand then. Default 0. */
+  readonly latencyMs?: number;
+  /** Resolution of the report's time series (ms). Default 60 000. */
+  readonly sampleMs?: number;
+  /** Where built-in strategies live (the package's strategies/). */
+  readonly builtinStrategiesDir: string;
+  /** Tells progress (events replayed so far) now and then. */
+  readonly onProgress?: (replayed: number, total: number) => void;
+}
+
+export interface BacktestRun {
+  readonly report: BacktestReport;
+  /** Events replayed (between from and to). */
+  readonly events: number;
+}
+
+async function loadAll(setup: BacktestSetup, builtin: string): Promise<LoadedStrategy[]> {
+  const out: LoadedStrategy[] = [];
+  for (const s of setup.strategies)
+    out.push(
+      await loadStrategy(
+        { id: s.id, module: s.module, params: s.params as Readonly<Record<string, unknown>> },
+        {
+          strategiesDir: setup.strategiesDir ?? builtin,
+          ...(setup.baseDir !== undefined ? { baseDir: setup.baseDir } : {}),
+        },
+      ),
+    );
+  return out;
+}
+
+export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
+  const { tape, setup } = o;
+  const chain = tape.header.chain;
+  const start = Math.max(tape.firstAt, o.from ?? tape.firstAt);
+  const end = Math.min(tape.lastAt, o.to ?? tape.lastAt);
+  if (end < start) throw new RangeError('nothing to replay: --to is before --from (or outside the tape)');
+  const latencyMs = o.latencyMs ?? 0;
+  const silent = createLogger({ level: 'silent' });
+
+  const time = new VirtualTime(tape.firstAt);
+  const tokens = new Map<string, PaymentToken>();
+  for (const t of [...tape.header.paymentTokens, ...setup.tokens])
+    if (t.address !== ZERO_ADDRESS)
+      tokens.set(t.address.toLowerCase(), {
+        ...t,
+        address: t.address.toLowerCase() as PaymentToken['address'],
+      });
+  const tokenList = [...tokens.values()];
+  const tokenOf = (addr: string): PaymentToken => {
+    const a = addr.toLowerCase();
+    if (a === ZERO_ADDRESS) return { address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 };
+    return (
+      tokens.get(a) ?? { address: a as PaymentToken['address'], symbol: `${a.slice(0, 8)}…`, decimals: 18 }
+    );
+  };
+
+  const store: Store = openStore(':memory:', { now: () => time.now() });
+  const ledger = createOrderLedger({ clock: time, chain, store: storeLedger(store, () => time.now()) });
+  let index = -1; // the event being replayed
+  const view: MarketView = createMarketView({
+    api: tape.api(() => time.now()),
+    clock: time,
+    timers: time,
+    logger: silent,
+    collections: setup.collections,
+    staleAfterMs: setup.market.staleAfterMs,
+    readsPerHour: setup.market.readsPerHour,
+    paymentTokens: [{ address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 }, ...tokenList],
+    streamFreshness: (slug) => tape.freshness(slug, time.now()),
+    ownOrders: ledger,
+  });
+  const paper: PaperExecutor = createPaperExecutor({
+    clock: time,
+    wallet: setup.wallet,
+    chain,
+    market: view,
+    ledger,
+    store,
+    fees: async (slug) => tape.fees(slug, time.now()),
+    gasPrice: async () => tape.gasPrice(time.now()),
+    traitsOf: async (nft) => tape.traits(nft, time.now()),
+    standsAfterLatency: (orderHash, nft, at) =>
+      latencyMs <= 0 || tape.standsUntil(orderHash, nft, index, at + latencyMs),
+  });
+  const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf });
+  let holdingsSig = '';
+  const strategies = await loadAll(setup, o.builtinStrategiesDir);
+  const engine: Engine = createEngine({
+    strategies,
+    market: {
+      snapshot: () => view.snapshot(),
+      holdings: () => {
+        // read again when a fill happened or our listings changed (what holdings are made of);
+        // the daemon reads them at most once a second of wall time
+        let sig = `${paper.fills().length}`;
+        for (const l of ledger.counting()) if (l.side === 'listing') sig += `|${l.orderHash}`;
+        if (sig !== holdingsSig) {
+          holdingsSig = sig;
+          holdings.refresh();
+        }
+        return holdings;
+      },
+      balances: () => null,
+    },
+    executor: paper,
+    orders: ledger,
+    journal: storeJournal(store),
+    stateStore: storeStrategyState(store),
+    spendLedger: storeSpendLedger(store),
+    risk: setup.risk,
+    guard: configIntentGuard({ collections: setup.collections, tokens: tokenList }),
+    clock: time,
+    cron: time.cron,
+    logger: silent,
+    wallet: setup.wallet,
+    ...setup.timing,
+    // no write budget in a backtest: the engine's retry timer (real time) never arms
+    retryIntervalMs: 0,
+  });
+
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 100; i++) {
+      await view.whenIdle();
+      await engine.idle();
+      if (time.nextDue() > time.now()) return;
+      await time.advanceTo(time.now(), async () => {});
+    }
+  };
+
+  const collector = new ReportCollector({
+    setup,
+    tape,
+    start,
+    end,
+    latencyMs,
+    sampleMs: o.sampleMs ?? 60_000,
+    paper,
+    holdings,
+    ledger,
+    view,
+    engine,
+  });
+
+  // the daemon's poll: expiries settle, holdings are read again
+  const poll = () => {
+    ledger.tick();
+    holdings.refresh();
+  };
+  let pollTimer: unknown;
+  const armPoll = () => {
+    pollTimer = time.setTimeout(() => {
+      poll();
+      armPoll();
+    }, setup.pollIntervalMs);
+  };
+
+  const events = tape.events;
+  const times = tape.times;
+  let i = 0;
+  let replayed = 0;
+  const applyEvent = (e: MarketEvent) => {
+    view.apply(e);
+    ledger.apply(e);
+  };
+  // warm-up: the market view learns the market up to `start`
+  await view.start();
+  await settle();
+  for (; i < events.length && (times[i] as number) < start; i++) {
+    index = i;
+    await time.advanceTo(times[i] as number, settle);
+    applyEvent(events[i] as MarketEvent);
+  }
+  await time.advanceTo(start, settle);
+  await engine.start();
+  await settle();
+  armPoll();
+  collector.begin(time);
+  for (; i < events.length && (times[i] as number) <= end; i++) {
+    const e = events[i] as MarketEvent;
+    index = i;
+    await time.advanceTo(times[i] as number, settle);
+    applyEvent(e);
+    await paper.observe(e);
+    await engine.onEvent(e);
+    await settle();
+    replayed++;
+    if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, events.length);
+  }
+  await time.advanceTo(end, settle);
+  poll();
+  const report = collector.finish(time.now(), replayed);
+  if (pollTimer !== undefined) time.clearTimeout(pollTimer as never);
+  await engine.stop();
+  await view.stop();
+  store.close();
+  return { report, events: replayed };
+}

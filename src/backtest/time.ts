@@ -1,0 +1,194 @@
+/**
+ * Time in a backtest comes from the tape: a virtual clock that only moves when the replay moves it,
+ * timers (the market view's refresh schedule) and cron (strategies' ticks, the engine's risk sweep)
+ * that fire when the clock passes them, in time order, one at a time, so that the same tape always
+ * runs the same way. Cron expressions are read as node-cron reads them (5 or 6 fields), in UTC.
+ *
+ *   const time = new VirtualTime(tapeStart);
+ *   createMarketView({ clock: time, timers: time, ... });
+ *   createEngine({ clock: time, cron: time.cron, ... });
+ *   await time.advanceTo(event.at, settle);   // fires every timer and tick due until then
+ */
+import cron from 'node-cron';
+import type { CronPort } from '../engine/ports.ts';
+import type { TimerHandle, Timers } from '../ratelimit/clock.ts';
+
+interface Due {
+  readonly at: number;
+  readonly seq: number;
+  readonly fn: () => void;
+  cancelled: boolean;
+  /** A cron task: scheduled again after it fires. */
+  readonly next?: (after: number) => number;
+}
+
+/** A binary min-heap by (at, seq). */
+class DueHeap {
+  private readonly a: Due[] = [];
+  get size(): number {
+    return this.a.length;
+  }
+  peek(): Due | undefined {
+    return this.a[0];
+  }
+  push(d: Due): void {
+    const a = this.a;
+    a.push(d);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(a[i] as Due, a[p] as Due)) break;
+      [a[i], a[p]] = [a[p] as Due, a[i] as Due];
+      i = p;
+    }
+  }
+  pop(): Due | undefined {
+    const a = this.a;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && less(a[l] as Due, a[m] as Due)) m = l;
+        if (r < a.length && less(a[r] as Due, a[m] as Due)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m] as Due, a[i] as Due];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+const less = (x: Due, y: Due) => x.at < y.at || (x.at === y.at && x.seq < y.seq);
+
+export class VirtualTime implements Timers {
+  private t: number;
+  private seq = 0;
+  private readonly heap = new DueHeap();
+  readonly cron: CronPort;
+
+  constructor(start: number) {
+    this.t = start;
+    const self = this;
+    this.cron = {
+      validate: (expression: string) => cron.validate(expression),
+      schedule(expression: string, fn: () => void) {
+        const next = cronNext(expression);
+        const task = { stopped: false, current: undefined as Due | undefined };
+        const arm = (after: number) => {
+          const d: Due = {
+            at: next(after),
+            seq: self.seq++,
+            cancelled: false,
+            fn: () => {
+              if (task.stopped) return;
+              arm(d.at);
+              fn();
+            },
+          };
+          task.current = d;
+          self.heap.push(d);
+        };
+        arm(self.t);
+        return {
+          stop() {
+            task.stopped = true;
+            if (task.current) task.current.cancelled = true;
+          },
+        };
+      },
+    };
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const d: Due = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
+    this.heap.push(d);
+    return d as unknown as TimerHandle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    if (handle && typeof handle === 'object') (handle as unknown as Due).cancelled = true;
+  }
+
+  /** When the next timer or tick is due (Infinity: none). */
+  nextDue(): number {
+    this.dropCancelled();
+    return this.heap.peek()?.at ?? Number.POSITIVE_INFINITY;
+  }
+
+  private dropCancelled(): void {
+    while (this.heap.peek()?.cancelled) this.heap.pop();
+  }
+
+  /**
+   * Moves the clock to `to`, firing what is due on the way, each at its own time; `settle` runs
+   * after each firing (awaits what it started) before the next one.
+   */
+  async advanceTo(to: number, settle: () => Promise<void>): Promise<void> {
+    for (;;) {
+      this.dropCancelled();
+      const d = this.heap.peek();
+      if (d === undefined || d.at > to) break;
+      this.heap.pop();
+      if (d.at > this.t) this.t = d.at;
+      d.fn();
+      await settle();
+    }
+    if (to > this.t) this.t = to;
+  }
+}
+
+// ── cron ────────────────────────────────────────────────────────────────
+
+const DAY_MS = 86_400_000;
+
+/** The next time (ms, UTC) strictly after `after` that `expression` matches. */
+export function cronNext(expression: string): (after: number) => number {
+  if (!cron.validate(expression)) throw new RangeError(`not a cron expression: '${expression}'`);
+  const f = cron.parse(expression);
+  const numeric = (name: string, v: readonly (number | string)[]): Set<number> => {
+    for (const x of v)
+      if (typeof x !== 'number')
+        throw new RangeError(`cron '${expression}': ${name} '${x}' is not supported in a backtest`);
+    return new Set(v as number[]);
+  };
+  const seconds = [...f.second].sort((a, b) => a - b);
+  const minutes = new Set(f.minute);
+  const hours = new Set(f.hour);
+  const months = new Set(f.month);
+  const doms = numeric('day of month', f.dayOfMonth);
+  const dows = numeric('day of week', f.dayOfWeek);
+  if (dows.has(7)) dows.add(0);
+  return (after: number) => {
+    // start at the next whole second after `after`
+    let t = Math.floor(after / 1000) * 1000 + 1000;
+    for (let guard = 0; guard < 400 * 1440; guard++) {
+      const d = new Date(t);
+      if (!months.has(d.getUTCMonth() + 1) || !doms.has(d.getUTCDate()) || !dows.has(d.getUTCDay())) {
+        t = Math.floor(t / DAY_MS) * DAY_MS + DAY_MS; // next day, 00:00:00
+        continue;
+      }
+      if (!hours.has(d.getUTCHours())) {
+        t = Math.floor(t / 3_600_000) * 3_600_000 + 3_600_000;
+        continue;
+      }
+      if (!minutes.has(d.getUTCMinutes())) {
+        t = Math.floor(t / 60_000) * 60_000 + 60_000;
+        continue;
+      }
+      const s = d.getUTCSeconds();
+      const hit = seconds.find((x) => x >= s);
+      if (hit !== undefined) return Math.floor(t / 60_000) * 60_000 + hit * 1000;
+      t = Math.floor(t / 60_000) * 60_000 + 60_000;
+    }
+    throw new RangeError(`cron '${expression}' never fires`);
+  };
+}

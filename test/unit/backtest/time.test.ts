@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { cronNext, VirtualTime } from '../../../src/backtest/time.ts';
+
+const T0 = Date.UTC(2026, 0, 1, 0, 0, 0);
+
+describe('virtual time', () => {
+  it('cron: the next match after a time, 5 and 6 fields, in UTC', () => {
+    expect(cronNext('*/15 * * * * *')(T0)).toBe(T0 + 15_000);
+    expect(cronNext('*/15 * * * * *')(T0 + 14_999)).toBe(T0 + 15_000);
+    expect(cronNext('*/5 * * * *')(T0)).toBe(T0 + 5 * 60_000);
+    expect(cronNext('0 3 * * *')(T0)).toBe(T0 + 3 * 3_600_000);
+    expect(cronNext('30 0 1 * *')(T0 + 3_600_000)).toBe(Date.UTC(2026, 1, 1, 0, 30));
+    // 2026-01-01 is a Thursday: the next Monday at 09:00
+    expect(cronNext('0 9 * * 1')(T0)).toBe(Date.UTC(2026, 0, 5, 9, 0));
+    expect(() => cronNext('not cron')).toThrow(/not a cron expression/);
+  });
+
+  it('fires timers and ticks in time order, each at its own time, and settles after each', async () => {
+    const time = new VirtualTime(T0);
+    const seen: string[] = [];
+    time.setTimeout(() => seen.push(`timer@${time.now() - T0}`), 20_000);
+    const cancelled = time.setTimeout(() => seen.push('never'), 5_000);
+    time.clearTimeout(cancelled);
+    const task = time.cron.schedule('*/15 * * * * *', () => {
+      seen.push(`tick@${time.now() - T0}`);
+      if (time.now() - T0 === 15_000) time.setTimeout(() => seen.push(`nested@${time.now() - T0}`), 1_000);
+    });
+    let settles = 0;
+    await time.advanceTo(T0 + 31_000, async () => {
+      settles++;
+    });
+    expect(seen).toEqual(['tick@15000', 'nested@16000', 'timer@20000', 'tick@30000']);
+    expect(settles).toBe(4);
+    expect(time.now()).toBe(T0 + 31_000);
+    task.stop();
+    await time.advanceTo(T0 + 120_000, async () => {});
+    expect(seen).toHaveLength(4);
+    expect(time.nextDue()).toBe(Number.POSITIVE_INFINITY);
+  });
+});
