@@ -149,6 +149,37 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = Object.freeze([
     help: 'sandbox API port (0 = free)',
   },
   {
+    name: 'HARPOON_ALERT_WEBHOOK_URL',
+    path: 'alerts.webhook.url',
+    kind: 'string',
+    help: 'alerts: JSON webhook URL (may carry a credential; enables the webhook)',
+    sensitive: true,
+  },
+  {
+    name: 'HARPOON_TELEGRAM_CHAT_ID',
+    path: 'alerts.telegram.chatId',
+    kind: 'string',
+    help: 'alerts: Telegram chat id or @channel (enables Telegram)',
+  },
+  {
+    name: 'HARPOON_ALERTS_EVENTS',
+    path: 'alerts.events',
+    kind: 'list',
+    help: 'alerts: comma-separated kinds to send (default all)',
+  },
+  {
+    name: 'HARPOON_ALERTS_STREAM_STALE_AFTER_SEC',
+    path: 'alerts.streamStaleAfterSec',
+    kind: 'int',
+    help: 'alerts: stream stale this long is an alert (s)',
+  },
+  {
+    name: 'HARPOON_ALERTS_BUDGET_WARN_PCT',
+    path: 'alerts.budgetWarnPct',
+    kind: 'int',
+    help: 'alerts: a budget this full (percent) is an alert',
+  },
+  {
     name: 'HARPOON_SANDBOX_CHAIN_PORT',
     path: 'sandbox.ports.chain',
     kind: 'int',
@@ -179,6 +210,16 @@ export const SECRET_ENV: readonly SecretEnv[] = Object.freeze([
   },
   { name: 'HARPOON_WALLET_JWT', target: 'api.walletJwt', help: 'wallet JWT for wallet-authenticated calls' },
   { name: 'HARPOON_PAT', target: 'api.pat', help: 'OpenSea personal access token' },
+  {
+    name: 'HARPOON_TELEGRAM_BOT_TOKEN',
+    target: 'alerts.telegram.botToken',
+    help: 'alerts: Telegram bot token from @BotFather (enables Telegram)',
+  },
+  {
+    name: 'HARPOON_DISCORD_WEBHOOK_URL',
+    target: 'alerts.discord.webhookUrl',
+    help: 'alerts: Discord webhook URL (enables Discord)',
+  },
 ]);
 
 /** The config file to read when no `--config` is given. */

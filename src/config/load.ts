@@ -12,7 +12,7 @@ import { readConfigFile } from './read.ts';
 import { type FileConfig, FileConfigSchema } from './schema.ts';
 import { extractFileSecrets } from './secrets.ts';
 import { closest } from './suggest.ts';
-import type { Config, LoadedConfig, WalletConfig } from './types.ts';
+import type { AlertsConfig, Config, LoadedConfig, WalletConfig } from './types.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,7 +33,7 @@ export interface ResolveConfigOptions {
 }
 
 /** Paths whose values may carry credentials: never echoed in messages. */
-const SENSITIVE_PATHS = new Set(['chain.rpcUrl', 'rateLimits.cluster.redisUrl']);
+const SENSITIVE_PATHS = new Set(['chain.rpcUrl', 'rateLimits.cluster.redisUrl', 'alerts.webhook.url']);
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v;
@@ -170,6 +170,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       });
     }
   }
+  const alerts = resolveAlerts(fc, env, issues, (p) => envSource(p, fromEnv));
   if (issues.length > 0 || wallet === undefined) throw configErrorOf(issues, file);
 
   const chainId = chainIdOf(fc.chain.name);
@@ -259,6 +260,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       host: fc.sandbox.host,
       ports: { api: fc.sandbox.ports.api, chain: fc.sandbox.ports.chain },
     },
+    alerts,
   };
   return deepFreeze({
     config,
@@ -298,6 +300,106 @@ function setAt(root: Record<string, unknown>, path: readonly string[], value: un
   }
   node[path[path.length - 1] as string] = value;
   return true;
+}
+
+/**
+ * The alerts section with its secrets. A sink is on when its section is in the file (or set by an
+ * environment override) or its secret variable is set; a sink that is on without what it needs is
+ * an issue naming the variable to set.
+ */
+function resolveAlerts(
+  fc: FileConfig,
+  env: Env,
+  issues: ConfigIssue[],
+  source: (path: readonly PathSeg[]) => { source?: string },
+): AlertsConfig {
+  const a = fc.alerts;
+  const token = nonEmpty(env.HARPOON_TELEGRAM_BOT_TOKEN)?.trim();
+  const discordUrl = nonEmpty(env.HARPOON_DISCORD_WEBHOOK_URL)?.trim();
+  const out: AlertsConfig = {
+    events: a.events,
+    streamStaleAfterSec: a.streamStaleAfterSec,
+    budgetWarnPct: a.budgetWarnPct,
+    maxPerMinute: a.maxPerMinute,
+    dedupWindowSec: a.dedupWindowSec,
+    queueMax: a.queueMax,
+    timeoutMs: a.timeoutMs,
+    retry: { ...a.retry },
+  };
+  let webhook: AlertsConfig['webhook'];
+  if (a.webhook !== undefined) {
+    if (a.webhook.url === undefined)
+      issues.push({
+        path: ['alerts', 'webhook'],
+        message: 'is configured but has no URL',
+        fix: 'set HARPOON_ALERT_WEBHOOK_URL (or alerts.webhook.url when the URL carries no credential), or remove alerts.webhook',
+      });
+    else webhook = { url: new Secret(a.webhook.url, 'alertWebhookUrl') };
+  }
+  let telegram: AlertsConfig['telegram'];
+  if (a.telegram !== undefined || token !== undefined) {
+    const at = ['alerts', 'telegram'];
+    if (token === undefined)
+      issues.push({
+        path: at,
+        message: 'is configured but HARPOON_TELEGRAM_BOT_TOKEN is not set',
+        fix: 'set HARPOON_TELEGRAM_BOT_TOKEN to the token @BotFather gave the bot, or remove alerts.telegram',
+        ...source(at),
+      });
+    else if (!/^\d{3,}:[A-Za-z0-9_-]{20,}$/.test(token))
+      issues.push({
+        path: at,
+        message: 'has a bot token that is not one (value not shown)',
+        fix: 'set HARPOON_TELEGRAM_BOT_TOKEN to the whole token @BotFather gave: <digits>:<letters, digits, - and _>',
+        source: 'environment variable HARPOON_TELEGRAM_BOT_TOKEN',
+      });
+    if (a.telegram?.chatId === undefined)
+      issues.push({
+        path: [...at, 'chatId'],
+        message: 'is required to send Telegram alerts',
+        fix: 'set alerts.telegram.chatId (or HARPOON_TELEGRAM_CHAT_ID) to the chat the bot writes to',
+      });
+    else if (token !== undefined)
+      telegram = {
+        botToken: new Secret(token, 'telegramBotToken'),
+        chatId: a.telegram.chatId,
+        apiBase: a.telegram.apiBase.replace(/\/+$/, ''),
+      };
+  }
+  let discord: AlertsConfig['discord'];
+  if (a.discord !== undefined || discordUrl !== undefined) {
+    const at = ['alerts', 'discord'];
+    if (discordUrl === undefined)
+      issues.push({
+        path: at,
+        message: 'is configured but HARPOON_DISCORD_WEBHOOK_URL is not set',
+        fix: "set HARPOON_DISCORD_WEBHOOK_URL to the channel's webhook URL (Integrations → Webhooks), or remove alerts.discord",
+      });
+    else if (!isHttpUrl(discordUrl))
+      issues.push({
+        path: at,
+        message: 'has a webhook URL that is not an http(s) URL (value not shown)',
+        fix: 'set HARPOON_DISCORD_WEBHOOK_URL to the whole https://discord.com/api/webhooks/… URL',
+        source: 'environment variable HARPOON_DISCORD_WEBHOOK_URL',
+      });
+    else
+      discord = { webhookUrl: new Secret(discordUrl, 'discordWebhookUrl'), embed: a.discord?.embed ?? true };
+  }
+  return {
+    ...out,
+    ...(webhook !== undefined ? { webhook } : {}),
+    ...(telegram !== undefined ? { telegram } : {}),
+    ...(discord !== undefined ? { discord } : {}),
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
+  }
 }
 
 const PRIVATE_KEY_RE = /^(0x)?[0-9a-fA-F]{64}$/;

@@ -4,7 +4,7 @@ import { isSecretKey } from './secrets.ts';
 import type { CollectionRiskConfig, Config } from './types.ts';
 
 /** Secrets that are URLs: printed as scheme://host[:port] with the rest masked. */
-const URL_SECRET_LABELS = new Set(['rpcUrl', 'redisUrl']);
+const URL_SECRET_LABELS = new Set(['rpcUrl', 'redisUrl', 'alertWebhookUrl', 'discordWebhookUrl']);
 
 /**
  * Masks everything of a URL that could carry a credential: user info, path, query and fragment.
@@ -112,16 +112,25 @@ export function secretValues(config: Config): string[] {
   for (const s of secrets) {
     const raw = s.reveal();
     values.add(raw);
-    if (!URL_SECRET_LABELS.has(s.label)) continue;
-    try {
-      const u = new URL(raw);
-      for (const part of [u.username, u.password].map((p) => decodeURIComponent(p)))
-        if (part.length >= 6) values.add(part);
-      for (const seg of u.pathname.split('/')) if (seg.length >= 16) values.add(decodeURIComponent(seg));
-      for (const v of u.searchParams.values()) if (v.length >= 16) values.add(v);
-    } catch {
-      // not a URL: the whole value is already listed
-    }
+    if (URL_SECRET_LABELS.has(s.label)) for (const part of urlSecretParts(raw)) values.add(part);
   }
   return [...values];
+}
+
+/**
+ * The parts of a URL that may be a credential on their own (user, password, long path segments
+ * such as a provider key or a webhook token, long query values), for scrubbing by value.
+ */
+export function urlSecretParts(raw: string): string[] {
+  const parts: string[] = [];
+  try {
+    const u = new URL(raw);
+    for (const part of [u.username, u.password].map((p) => decodeURIComponent(p)))
+      if (part.length >= 6) parts.push(part);
+    for (const seg of u.pathname.split('/')) if (seg.length >= 16) parts.push(decodeURIComponent(seg));
+    for (const v of u.searchParams.values()) if (v.length >= 16) parts.push(v);
+  } catch {
+    // not a URL: the caller scrubs the whole value
+  }
+  return parts;
 }

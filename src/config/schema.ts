@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ALERT_KINDS, DEFAULT_TELEGRAM_API_BASE } from '../alerts/types.ts';
 import { CHAIN_NAMES, type ChainName } from '../domain/chains.ts';
 import { isAddress, isSlug } from '../domain/ids.ts';
 import { parseUnits } from '../domain/money.ts';
@@ -477,6 +478,54 @@ const SandboxSchema = z.strictObject({
   ports: z.strictObject({ api: port.default(0), chain: port.default(0) }).prefault({}),
 });
 
+/** A Telegram chat: its numeric id (groups and channels are negative) or @channelname. */
+const chatId = z
+  .union([z.string(), z.number().int()])
+  .transform((v) => String(v).trim())
+  .refine((s) => /^-?\d{1,20}$/.test(s) || /^@[A-Za-z][A-Za-z0-9_]{3,31}$/.test(s), {
+    error: 'is not a Telegram chat',
+    params: { fix: 'write the numeric chat id (e.g. "-1001234567890", from getUpdates) or "@channelname"' },
+  });
+
+const AlertsSchema = z.strictObject({
+  /** The kinds that are sent; default all. */
+  events: z
+    .array(z.enum(ALERT_KINDS))
+    .min(1)
+    .default([...ALERT_KINDS])
+    .transform((list) => [...new Set(list)]),
+  /** The stream stale this long is an alert (s). */
+  streamStaleAfterSec: z.number().int().min(1).max(86_400).default(60),
+  /** A budget this full (percent) is an alert, once per budget and day; 100 % is another. */
+  budgetWarnPct: z.number().int().min(1).max(100).default(80),
+  /** Requests per sink per minute at most. */
+  maxPerMinute: z.number().int().min(1).max(600).default(20),
+  /** An alert whose key was sent less than this long ago is not sent again (s); 0 = every one. */
+  dedupWindowSec: z.number().int().min(0).max(86_400).default(600),
+  /** Alerts waiting per sink at most; beyond, the lowest severity and oldest give way. */
+  queueMax: z.number().int().min(1).max(10_000).default(100),
+  /** Per request (ms). */
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  retry: z
+    .strictObject({
+      attempts: z.number().int().min(1).max(20).default(5),
+      baseMs: z.number().int().min(10).max(600_000).default(1_000),
+      maxMs: z.number().int().min(10).max(3_600_000).default(60_000),
+    })
+    .prefault({}),
+  /** A JSON webhook; its URL from HARPOON_ALERT_WEBHOOK_URL, or here when it carries no credential. */
+  webhook: z.strictObject({ url: url(['https:', 'http:'], { sensitive: true }).optional() }).optional(),
+  /** Telegram (Bot API); the token from HARPOON_TELEGRAM_BOT_TOKEN. */
+  telegram: z
+    .strictObject({
+      chatId: chatId.optional(),
+      apiBase: url(['https:', 'http:']).default(DEFAULT_TELEGRAM_API_BASE),
+    })
+    .optional(),
+  /** A Discord webhook; its URL (which holds its token) from HARPOON_DISCORD_WEBHOOK_URL. */
+  discord: z.strictObject({ embed: z.boolean().default(true) }).optional(),
+});
+
 export const FileConfigSchema = z.strictObject({
   mode: z.enum(['paper', 'live']).default('paper'),
   api: ApiSchema.prefault({}),
@@ -530,6 +579,7 @@ export const FileConfigSchema = z.strictObject({
   control: ControlSchema.prefault({}),
   store: StoreSchema.prefault({}),
   sandbox: SandboxSchema.prefault({}),
+  alerts: AlertsSchema.prefault({}),
 });
 
 export type FileConfig = z.output<typeof FileConfigSchema>;

@@ -30,6 +30,8 @@ const SECRET_NAMES = new Set([
   'sessiontoken',
   'personalaccesstoken',
   'seed',
+  'bottoken',
+  'webhookurl',
 ]);
 
 function normalize(key: string): string {
@@ -52,6 +54,9 @@ export function envForSecretKey(key: string): string {
   if (n.endsWith('password') || n.endsWith('passphrase')) return 'HARPOON_KEYSTORE_PASSWORD';
   if (n.endsWith('jwt')) return 'HARPOON_WALLET_JWT';
   if (n === 'pat' || n === 'personalaccesstoken') return 'HARPOON_PAT';
+  if (n === 'bottoken') return 'HARPOON_TELEGRAM_BOT_TOKEN';
+  if (n === 'webhookurl')
+    return 'HARPOON_DISCORD_WEBHOOK_URL (Discord) or HARPOON_ALERT_WEBHOOK_URL (a JSON webhook)';
   return 'an environment variable';
 }
 
@@ -63,6 +68,7 @@ function isBlank(v: unknown): boolean {
 const URL_KEYS: readonly { path: readonly string[]; env: string }[] = [
   { path: ['chain', 'rpcUrl'], env: 'HARPOON_RPC_URL' },
   { path: ['rateLimits', 'cluster', 'redisUrl'], env: 'HARPOON_REDIS_URL' },
+  { path: ['alerts', 'webhook', 'url'], env: 'HARPOON_ALERT_WEBHOOK_URL' },
 ];
 
 function urlHasCredentials(text: string): boolean {

@@ -1,3 +1,4 @@
+import type { AlertKind } from '../alerts/types.ts';
 import type { ChainName } from '../domain/chains.ts';
 import type { Address, CollectionSlug } from '../domain/ids.ts';
 import type { Wei } from '../domain/money.ts';
@@ -29,6 +30,7 @@ export interface Config {
   readonly control: ControlConfig;
   readonly store: StoreConfig;
   readonly sandbox: SandboxConfig;
+  readonly alerts: AlertsConfig;
 }
 
 export type TradingMode = 'paper' | 'live';
@@ -276,6 +278,41 @@ export interface SandboxConfig {
   readonly host: string;
   /** 0 = pick a free port. */
   readonly ports: { readonly api: number; readonly chain: number };
+}
+
+/**
+ * Alerts (webhook, Telegram, Discord). A sink is on when its section is in the file or its
+ * variable is set; its secrets come only from the environment.
+ */
+export interface AlertsConfig {
+  /** The kinds that are sent; default all. */
+  readonly events: readonly AlertKind[];
+  /** The stream stale this long is an alert (s); default 60. */
+  readonly streamStaleAfterSec: number;
+  /** A budget this full is an alert (percent), once per budget and UTC day; default 80. */
+  readonly budgetWarnPct: number;
+  /** Requests per sink per minute at most; default 20. */
+  readonly maxPerMinute: number;
+  /** Same key within this window: sent once (s); default 600, 0 = every one. */
+  readonly dedupWindowSec: number;
+  /** Alerts waiting per sink at most; default 100. */
+  readonly queueMax: number;
+  /** Per request (ms); default 10000. */
+  readonly timeoutMs: number;
+  readonly retry: {
+    /** Tries per alert and sink; default 5. */
+    readonly attempts: number;
+    /** First backoff (ms), doubled per try; default 1000. */
+    readonly baseMs: number;
+    /** Longest backoff (ms); default 60000. */
+    readonly maxMs: number;
+  };
+  /** A JSON webhook; the URL from HARPOON_ALERT_WEBHOOK_URL or the file (a Secret: it may carry a credential). */
+  readonly webhook?: { readonly url: Secret };
+  /** Telegram's Bot API; the token from HARPOON_TELEGRAM_BOT_TOKEN. */
+  readonly telegram?: { readonly botToken: Secret; readonly chatId: string; readonly apiBase: string };
+  /** A Discord webhook from HARPOON_DISCORD_WEBHOOK_URL; an embed per alert unless `embed` is false. */
+  readonly discord?: { readonly webhookUrl: Secret; readonly embed: boolean };
 }
 
 export interface LoadedConfig {
