@@ -211,6 +211,11 @@ export const SECRET_ENV: readonly SecretEnv[] = Object.freeze([
   { name: 'HARPOON_WALLET_JWT', target: 'api.walletJwt', help: 'wallet JWT for wallet-authenticated calls' },
   { name: 'HARPOON_PAT', target: 'api.pat', help: 'OpenSea personal access token' },
   {
+    name: 'HARPOON_CONTROL_TOKEN',
+    target: 'control.token',
+    help: 'control endpoint token (dashboard, switches); default: a random one per run',
+  },
+  {
     name: 'HARPOON_TELEGRAM_BOT_TOKEN',
     target: 'alerts.telegram.botToken',
     help: 'alerts: Telegram bot token from @BotFather (enables Telegram)',

@@ -150,6 +150,13 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
   const apiKey = harpoonKey ?? openseaKey;
   const walletJwt = secret('HARPOON_WALLET_JWT', 'walletJwt');
   const pat = secret('HARPOON_PAT', 'pat');
+  const controlToken = secret('HARPOON_CONTROL_TOKEN', 'controlToken');
+  if (controlToken !== undefined && controlToken.reveal().length < 16)
+    issues.push({
+      path: ['control'],
+      message: 'HARPOON_CONTROL_TOKEN is shorter than 16 characters',
+      fix: 'use a long random value (e.g. openssl rand -hex 24), or unset it for a random token per run',
+    });
   const wallet = resolveWallet(fc, env, cwd, issues, warnings, (p) => envSource(p, fromEnv));
 
   if (fc.mode === 'live') {
@@ -253,7 +260,11 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
     execution: { ...fc.execution },
     paper: fc.paper.reportPath !== undefined ? { reportPath: resolve(cwd, fc.paper.reportPath) } : {},
     daemon: { ...fc.daemon },
-    control: { host: fc.control.host, port: fc.control.port },
+    control: {
+      host: fc.control.host,
+      port: fc.control.port,
+      ...(controlToken !== undefined ? { token: controlToken } : {}),
+    },
     store: { path: resolve(cwd, fc.store.path) },
     sandbox: {
       enabled: fc.sandbox.enabled,

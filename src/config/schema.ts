@@ -456,13 +456,13 @@ const DaemonSchema = z.strictObject({
   pollIntervalMs: z.number().int().min(250).max(3_600_000).default(5_000),
 });
 
-const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 const ControlSchema = z.strictObject({
+  /** Loopback by default; beyond it every read needs the control token too (put TLS in front). */
   host: z
     .string()
-    .refine((h) => LOOPBACK.includes(h), {
-      error: 'is not a loopback address',
-      params: { fix: 'the control endpoint serves only this machine: use 127.0.0.1, ::1 or localhost' },
+    .refine((h) => /^[A-Za-z0-9.:-]+$/.test(h), {
+      error: 'is not a host name or address',
+      params: { fix: 'use 127.0.0.1 (this machine only), or an address of this machine such as 0.0.0.0' },
     })
     .default('127.0.0.1'),
   port: port.default(8787),

@@ -260,11 +260,13 @@ export interface EngineConfig {
   readonly queueTtlMs: number;
 }
 
-/** The status/metrics endpoint (loopback only). */
+/** The control endpoint: status, metrics, the dashboard, the switches (loopback by default). */
 export interface ControlConfig {
   readonly host: string;
   /** Default 8787; 0 = pick a free port. */
   readonly port: number;
+  /** From `HARPOON_CONTROL_TOKEN`; absent = a random token per run. */
+  readonly token?: Secret;
 }
 
 export interface StoreConfig {

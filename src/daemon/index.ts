@@ -16,7 +16,8 @@
 // stop(): no new intents, executions in flight finish (or time out), stream closed, watermarks and
 // the paper report saved, store closed. Idempotent.
 
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonRpcProvider } from 'ethers';
@@ -89,6 +90,7 @@ import {
 } from '../seaport/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
+import { type Console, createConsole } from './console.ts';
 import { type ControlServer, type HealthReport, startControlServer, toJson } from './control.ts';
 import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
@@ -119,6 +121,11 @@ export interface DaemonDeps {
   readonly clock?: { now(): number };
   /** Called with progress lines during start (the CLI prints them). */
   readonly onProgress?: (line: string) => void;
+  /**
+   * Called once the control endpoint serves, with the dashboard's address: the control token is
+   * in its fragment (`#token=…`, never sent to a server). Print it for the operator; never log it.
+   */
+  readonly onDashboard?: (url: string) => void;
 }
 
 export interface Daemon {
@@ -221,6 +228,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   /** Orders still live on the marketplace when the daemon stopped, and why. */
   let liveAtStop: { orderHash: string; state: string; reason: string | null }[] = [];
   let control: ControlServer | undefined;
+  /** The operator's console (dashboard data and live events), served by the control endpoint. */
+  let consoleView: Console | undefined;
   let pollTimer: ReturnType<typeof setInterval> | undefined;
   let wallet: Address = ZERO_ADDRESS;
   /** Every adapter's options from the config, once the wallet is known (build). */
@@ -250,6 +259,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   /** A fill of one of our orders (live or paper), from the ledger (which records it in the store): shown. */
   function onOrderChange(c: LedgerChange): void {
     if (c.news.kind === 'posted') ordersPlaced++;
+    consoleView?.orderChanged(c.order);
     if (c.filledUnits <= 0n) return;
     holdings?.refresh(); // a sale or a purchase through one of our orders: PnL and holdings change
     const o = c.order;
@@ -403,6 +413,16 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     });
     ledger.onChange(onOrderChange);
     ledger.tick();
+    consoleView = createConsole({
+      now: () => clock.now(),
+      status: () => status(),
+      store: () => (state === 'stopped' ? undefined : store),
+      ledger: () => ledger,
+      holdings: () => holdings,
+      market: () => view?.snapshot(),
+      tokenOf: tokenInfo,
+      wallet: () => wallet,
+    });
 
     // 2. signer, RPC, chain id
     const w = options.wallet;
@@ -737,6 +757,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       clock,
       logger: log.child({ part: 'engine' }),
       wallet,
+      onOutcome: (x) => consoleView?.outcome(x),
       reconciler: createExecutionReconciler({
         ledger,
         ...(execution !== undefined ? { execution } : {}),
@@ -797,14 +818,34 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           decimals: t.decimals,
         })),
     });
+    // the control token: configured, else a fresh one per run; kept 0600 beside the store for the
+    // CLI's switches (harpoon kill/pause/resume), removed at stop
+    const token = options.control.token?.reveal() ?? randomBytes(24).toString('base64url');
+    if (options.controlTokenPath !== undefined) {
+      rmSync(options.controlTokenPath, { force: true });
+      writeFileSync(options.controlTokenPath, `${token}\n`, { mode: 0o600 });
+    }
+    const text = (v: unknown, what: string): string => {
+      if (typeof v !== 'string' || v.trim() === '') throw new Error(`${what} must be a non-empty string`);
+      return v.trim().slice(0, 200);
+    };
+    const strategyId = (id: string): string => {
+      if (!(engine?.status().strategies ?? []).some((x) => x.id === id))
+        throw new Error(`no strategy "${id}" (see the strategies in status)`);
+      return id;
+    };
     control = await startControlServer({
       ...ao.control,
+      token,
       status: () => status(),
       health: () => health(),
       metrics: registry,
+      ...(consoleView !== undefined ? { console: consoleView } : {}),
       actions: {
-        kill: async (q) => {
-          await switches.kill(q.get('reason') ?? 'kill switch (control endpoint)');
+        kill: async (b) => {
+          await switches.kill(
+            b.reason === undefined ? 'kill switch (control endpoint)' : text(b.reason, 'reason'),
+          );
           return { killed: true };
         },
         pause: async () => {
@@ -815,11 +856,38 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           await switches.resume();
           return { paused: false, killed: false };
         },
+        'strategies/:id/pause': async (_b, p) => {
+          const id = strategyId(p.id as string);
+          log.warn({ strategy: id }, 'strategy paused by the operator');
+          await running().pauseStrategy(id);
+          return { strategy: id, paused: true };
+        },
+        'strategies/:id/resume': async (_b, p) => {
+          const id = strategyId(p.id as string);
+          log.warn({ strategy: id }, 'strategy resumed by the operator');
+          const e = running();
+          await e.resumeStrategy(id);
+          e.enable(id); // a strategy disabled for errors comes back too
+          return { strategy: id, paused: false };
+        },
+        'orders/:hash/cancel': async (_b, p) => {
+          const hash = p.hash as string;
+          if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new Error('not an order hash');
+          log.warn({ orderHash: hash }, 'cancel asked by the operator');
+          if (!running().cancelOrder(hash.toLowerCase(), 'operator'))
+            throw new Error('no such order of ours is open (it may be gone already)');
+          return { orderHash: hash, cancelling: true };
+        },
       },
     });
     readyAt = clock.now();
     state = 'running';
-    progress(`ready in ${readyAt - startedAt} ms; control endpoint ${control.url}`);
+    progress(
+      `ready in ${readyAt - startedAt} ms; control endpoint ${control.url}; dashboard ${control.url}/${
+        options.controlTokenPath !== undefined ? ` (control token in ${options.controlTokenPath})` : ''
+      }`,
+    );
+    deps.onDashboard?.(`${control.url}/#token=${token}`);
   }
 
   /** Resolves once every channel is joined (or after subscribeTimeoutMs: the client keeps trying). */
@@ -912,6 +980,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     }
     keeper?.stop();
     await control?.close().catch(() => undefined);
+    if (control !== undefined && options.controlTokenPath !== undefined)
+      rmSync(options.controlTokenPath, { force: true });
     finalStatus = { ...status(), state: 'stopped' };
     await scheduler?.stop().catch(() => undefined);
     await transport?.close().catch(() => undefined);

@@ -116,7 +116,9 @@ export interface DaemonOptions {
     /** Margin on gas estimates (bps). */
     readonly gasMarginBps: number;
   };
-  readonly control: { readonly host: string; readonly port: number };
+  readonly control: { readonly host: string; readonly port: number; readonly token?: Secret };
+  /** Where the control token is kept (0600) while the daemon runs, for the CLI's switches. */
+  readonly controlTokenPath?: string;
   /** The live store; paper mode uses `paperStorePath`. */
   readonly storePath: string;
   readonly paperStorePath: string;
@@ -136,6 +138,13 @@ export interface DaemonOptions {
 }
 
 /** `<dir>/<name>.paper<ext>`: paper mode never touches the live database. */
+/** The control token's file beside a store (none for an in-memory store). */
+export function controlTokenPathOf(storePath: string): string | undefined {
+  if (storePath === ':memory:') return undefined;
+  const ext = extname(storePath);
+  return `${ext === '' ? storePath : storePath.slice(0, -ext.length)}.control-token`;
+}
+
 export function paperPathOf(storePath: string): string {
   if (storePath === ':memory:') return storePath;
   const ext = extname(storePath);
@@ -265,6 +274,7 @@ export function daemonOptionsFromConfig(
       { code: 'priority_fee_above_max_fee' },
     );
   }
+  const controlTokenPath = controlTokenPathOf(mode === 'paper' ? paperStorePath : storePath);
   const tokens = new Map<string, PaymentToken>();
   for (const t of [
     { address: lowerAddress(weth) as Address, symbol: 'WETH', decimals: 18 },
@@ -328,7 +338,12 @@ export function daemonOptionsFromConfig(
       presign: config.execution.presign,
       gasMarginBps: config.execution.gasMarginBps,
     },
-    control: { host: config.control.host, port: overrides.controlPort ?? config.control.port },
+    control: {
+      host: config.control.host,
+      port: overrides.controlPort ?? config.control.port,
+      ...(config.control.token !== undefined ? { token: config.control.token } : {}),
+    },
+    ...(controlTokenPath !== undefined ? { controlTokenPath } : {}),
     storePath,
     paperStorePath,
     paperReportPath:

@@ -85,6 +85,24 @@ export interface EngineOptions {
   readonly writeCost?: (intent: Intent) => number;
   /** Cancel a strategy's open offers when it gets disabled; default true. */
   readonly cancelOnDisable?: boolean;
+  /**
+   * Every intent's outcome as the strategy is told it (done, failed, unknown, refused by risk or
+   * the guard, skipped), with the reason: the operator's console shows them. Must not throw.
+   */
+  readonly onOutcome?: (o: IntentOutcome) => void;
+}
+
+/** What became of one intent, and why (see EngineOptions.onOutcome). */
+export interface IntentOutcome {
+  readonly at: number;
+  readonly intentId: string;
+  readonly strategyId: string;
+  readonly kind: Intent['kind'];
+  readonly target: string;
+  readonly status: 'done' | 'failed' | 'unknown' | 'rejected' | 'skipped';
+  /** The refusal's or failure's code (e.g. `risk_max_exposure`, `write_budget`); null when done. */
+  readonly code: string | null;
+  readonly message: string | null;
 }
 
 /** Writes an intent costs by default: build + post for criteria offers, +1 cancel for a replace. */
@@ -454,6 +472,18 @@ export class Engine {
     slot.runner.resume();
     this.pausedStrategies.delete(strategyId);
     await this.saveSwitches(this.switches);
+    this.drain();
+    return true;
+  }
+
+  /**
+   * The operator cancels one of our orders (offer or listing) through the same queue as every
+   * cancel. False when the ledger does not count it (unknown, or already gone).
+   */
+  cancelOrder(orderHash: string, reason = 'operator'): boolean {
+    const o = this.orders.counting().find((x) => x.orderHash === orderHash);
+    if (o === undefined) return false;
+    this.enqueueSystemCancel(o.orderHash, o.strategyId, reason);
     this.drain();
     return true;
   }
@@ -917,6 +947,21 @@ export class Engine {
       error?: { code: string; message: string };
     },
   ): void {
+    if (this.o.onOutcome !== undefined)
+      try {
+        this.o.onOutcome({
+          at: this.clock.now(),
+          intentId: q.id,
+          strategyId: q.strategyId,
+          kind: q.intent.kind,
+          target: q.intent.target,
+          status: r.status,
+          code: r.error?.code ?? null,
+          message: r.error?.message ?? null,
+        });
+      } catch (err) {
+        this.log.warn({ err }, 'an outcome listener failed');
+      }
     const slot = this.slots.get(q.strategyId);
     if (slot === undefined || slot.loaded.definition.onOrderUpdate === undefined) return;
     const update: OrderUpdate = { kind: 'intent_result', intentId: q.id, intent: q.intent, ...r };

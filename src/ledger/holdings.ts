@@ -55,6 +55,8 @@ export interface RealizedSale {
   readonly sellGas: bigint;
   readonly realized: bigint;
   readonly txHash: string | null;
+  /** The store's fill row of the sale. */
+  readonly fillId: number;
 }
 
 export interface PnlLine {
@@ -81,6 +83,8 @@ export interface Holdings extends HoldingsView {
   verify(balanceOf: (nft: NftRef) => Promise<bigint>, now?: number): Promise<number>;
   /** Every unit sold, in order, with its realized profit or loss. */
   realized(): readonly RealizedSale[];
+  /** Gas (native token, wei) of an intent's transaction and the approvals it needed. */
+  gasOf(intentId: string | undefined): bigint;
   /** Realized and unrealized profit and loss per strategy (seller, else acquirer) and per collection. */
   pnl(market?: Pick<MarketSnapshot, 'collection'>): {
     readonly byStrategy: readonly PnlLine[];
@@ -159,6 +163,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
           sellGas,
           realized: price - fees - cost - sellGas,
           txHash: r.txHash ?? null,
+          fillId: r.id,
         });
         continue;
       }
@@ -295,6 +300,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       ).length;
     },
     realized: () => sales,
+    gasOf: gasOfIntent,
     pnl,
     all: () => [...byKey.values()],
     /** By `nftKey(nft)` (`<chain>/<contract lower case>/<token id>`). */

@@ -31,6 +31,11 @@ export interface FillRepo {
   /** Records a fill; returns false when the same (tx, contract, token) was already recorded. */
   record(fill: NewFill): boolean;
   list(filter?: { readonly collection?: string; readonly since?: number }): FillRecord[];
+  /** The newest fills first, `limit` of them, older than fill `beforeId` when given (paging). */
+  page(query: { readonly limit: number; readonly beforeId?: number }): FillRecord[];
+  /** Fills recorded after fill `id` (ids grow), oldest first, at most `limit`. */
+  after(id: number, limit: number): FillRecord[];
+  count(): number;
 }
 
 interface Row {
@@ -76,7 +81,21 @@ export function createFillRepo(db: Db, now: () => number): FillRepo {
      VALUES (@orderHash, @intentId, @txHash, @side, @collection, @contract, @tokenId, @quantity, @price, @token,
        @fees, @blockNumber, @filledAt)`,
   );
+  const newest = db.prepare('SELECT * FROM fills ORDER BY id DESC LIMIT ?');
+  const older = db.prepare('SELECT * FROM fills WHERE id < ? ORDER BY id DESC LIMIT ?');
+  const later = db.prepare('SELECT * FROM fills WHERE id > ? ORDER BY id LIMIT ?');
+  const counted = db.prepare('SELECT COUNT(*) AS n FROM fills');
   return {
+    page({ limit, beforeId }) {
+      const rows = beforeId === undefined ? newest.all(limit) : older.all(beforeId, limit);
+      return (rows as Row[]).map(fromRow);
+    },
+    after(id, limit) {
+      return (later.all(id, limit) as Row[]).map(fromRow);
+    },
+    count() {
+      return (counted.get() as { n: number }).n;
+    },
     record(f) {
       return (
         insert.run({

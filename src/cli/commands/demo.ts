@@ -214,14 +214,22 @@ export async function runDemo(ctx: CommandContext): Promise<number> {
     daemon = createDaemon(options, {
       logger: createLogger({ level: 'info', name: 'harpoon', destination: logStream }),
       onProgress: (line) => err(`daemon: ${line}`),
+      onDashboard: (url) => {
+        dashboard = url;
+      },
     });
+    let dashboard: string | undefined;
     if (!ctx.io.signal.aborted) await daemon.start();
     err(
       `demo: daemon ready; status JSON at ${daemon.url}/status, metrics at ${daemon.url}/metrics; log ${logFile}`,
     );
-    err(
-      `demo: from another terminal: "harpoon status --url ${daemon.url}" prints the same summary; "harpoon kill --url ${daemon.url}" pulls the kill switch (cancels every open offer), "harpoon resume --url ${daemon.url}" lifts it`,
-    );
+    if (dashboard !== undefined) {
+      err(`demo: dashboard (open it in a browser; the token after # stays in the browser): ${dashboard}`);
+      const token = dashboard.slice(dashboard.indexOf('#token=') + '#token='.length);
+      err(
+        `demo: from another terminal: "harpoon status --url ${daemon.url}" prints the same summary; "HARPOON_CONTROL_TOKEN=${token} harpoon kill --url ${daemon.url}" pulls the kill switch (cancels every open offer), "... harpoon resume --url ${daemon.url}" lifts it`,
+      );
+    }
 
     const d = daemon;
     const draw = () => {

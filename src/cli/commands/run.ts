@@ -78,7 +78,11 @@ export async function runRun(ctx: CommandContext): Promise<number> {
   err(
     `starting in ${options.mode} mode${options.mode === 'paper' ? ' (simulated execution: nothing is signed or sent)' : ''}`,
   );
-  const daemon = createDaemon(options, { onProgress: (line) => err(line) });
+  const daemon = createDaemon(options, {
+    onProgress: (line) => err(line),
+    // printed once for the operator (the token is in the fragment: it never reaches a server)
+    onDashboard: (url) => err(`dashboard: ${url}`),
+  });
   const stopped = new Promise<void>((done) => {
     if (ctx.io.signal.aborted) done();
     ctx.io.signal.addEventListener('abort', () => done(), { once: true });

@@ -1,4 +1,6 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { loadConfig } from '../../config/load.ts';
+import { controlTokenPathOf, paperPathOf } from '../../daemon/options.ts';
 import type { DaemonStatus } from '../../daemon/status.ts';
 import { renderStatus } from '../../daemon/status.ts';
 import { BaseError } from '../../errors/index.ts';
@@ -6,20 +8,52 @@ import { ExitCode } from '../exit.ts';
 import { CONFIG_FLAG, textFlag, URL_FLAG } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
 
-/** The control endpoint to read: --url, else the config's control host and port. */
-export function controlUrl(ctx: CommandContext, command = 'status'): string {
-  const url = textFlag(ctx.flags, URL_FLAG, command);
-  if (url !== undefined) return url.replace(/\/+$/, '');
+/**
+ * The control endpoint to talk to — --url, else the config's control host and port — and its
+ * token: HARPOON_CONTROL_TOKEN, else the file the running daemon keeps beside its store (live or
+ * paper, the newer).
+ */
+export function controlAccess(ctx: CommandContext, command = 'status'): { url: string; token?: string } {
   const file = textFlag(ctx.flags, CONFIG_FLAG, command);
-  const loaded = loadConfig({
-    ...(file !== undefined ? { file } : {}),
-    env: ctx.io.env,
-    cwd: ctx.io.cwd,
-  });
-  const host = loaded.config.control.host.includes(':')
-    ? `[${loaded.config.control.host}]`
-    : loaded.config.control.host;
-  return `http://${host}:${loaded.config.control.port}`;
+  const given = textFlag(ctx.flags, URL_FLAG, command);
+  const envToken = ctx.io.env.HARPOON_CONTROL_TOKEN?.trim();
+  let config: ReturnType<typeof loadConfig>['config'] | undefined;
+  const load = () => {
+    config ??= loadConfig({
+      ...(file !== undefined ? { file } : {}),
+      env: ctx.io.env,
+      cwd: ctx.io.cwd,
+    }).config;
+    return config;
+  };
+  let url: string;
+  if (given !== undefined) {
+    url = given.replace(/\/+$/, '');
+  } else {
+    const c = load();
+    const host = c.control.host.includes(':') ? `[${c.control.host}]` : c.control.host;
+    url = `http://${host}:${c.control.port}`;
+  }
+  if (envToken) return { url, token: envToken };
+  let newest: { token: string; at: number } | undefined;
+  try {
+    const c = load();
+    for (const store of [c.store.path, paperPathOf(c.store.path)]) {
+      const path = controlTokenPathOf(store);
+      if (path === undefined || !existsSync(path)) continue;
+      const at = statSync(path).mtimeMs;
+      const token = readFileSync(path, 'utf8').trim();
+      if (token !== '' && (newest === undefined || at > newest.at)) newest = { token, at };
+    }
+  } catch {
+    // no config to find the token by: the switches will say the token is needed
+  }
+  return newest !== undefined ? { url, token: newest.token } : { url };
+}
+
+/** The control endpoint's URL (see controlAccess). */
+export function controlUrl(ctx: CommandContext, command = 'status'): string {
+  return controlAccess(ctx, command).url;
 }
 
 class NotRunningError extends BaseError {
@@ -32,13 +66,14 @@ class NotRunningError extends BaseError {
 
 /** `harpoon status [--json] [--url URL | --config FILE]`: reads /status and /health of a running daemon. */
 export async function runStatus(ctx: CommandContext): Promise<number> {
-  const base = controlUrl(ctx);
+  const { url: base, token } = controlAccess(ctx);
+  const headers: Record<string, string> = token !== undefined ? { authorization: `Bearer ${token}` } : {};
   let status: DaemonStatus;
   let health: { state: string; reasons: string[] };
   try {
     const [s, h] = await Promise.all([
-      fetch(`${base}/status`, { signal: AbortSignal.timeout(5000) }),
-      fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) }),
+      fetch(`${base}/status`, { headers, signal: AbortSignal.timeout(5000) }),
+      fetch(`${base}/health`, { headers, signal: AbortSignal.timeout(5000) }),
     ]);
     if (!s.ok) throw new Error(`/status answered ${s.status}`);
     status = (await s.json()) as DaemonStatus;

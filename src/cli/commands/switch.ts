@@ -1,9 +1,8 @@
-import { CONTROL_HEADER } from '../../daemon/control.ts';
 import { BaseError } from '../../errors/index.ts';
 import { ExitCode } from '../exit.ts';
 import { REASON_FLAG, textFlag } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
-import { controlUrl } from './status.ts';
+import { controlAccess } from './status.ts';
 
 class SwitchError extends BaseError {
   constructor(message: string, cause?: unknown) {
@@ -14,14 +13,18 @@ class SwitchError extends BaseError {
 /** `harpoon kill|pause|resume`: pulls a switch of a running daemon through its control endpoint. */
 export function switchCommand(name: 'kill' | 'pause' | 'resume') {
   return async function run(ctx: CommandContext): Promise<number> {
-    const base = controlUrl(ctx, name);
-    const text = name === 'kill' ? textFlag(ctx.flags, REASON_FLAG, name) : undefined;
-    const reason = text !== undefined ? `?reason=${encodeURIComponent(text)}` : '';
+    const { url: base, token } = controlAccess(ctx, name);
+    const reason = name === 'kill' ? textFlag(ctx.flags, REASON_FLAG, name) : undefined;
+    if (token === undefined)
+      throw new SwitchError(
+        `no control token: set HARPOON_CONTROL_TOKEN, or run this with the daemon's config (it keeps the token beside its store while it runs)`,
+      );
     let res: Response;
     try {
-      res = await fetch(`${base}/${name}${name === 'kill' ? reason : ''}`, {
+      res = await fetch(`${base}/${name}`, {
         method: 'POST',
-        headers: { [CONTROL_HEADER]: '1' },
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(reason !== undefined ? { reason } : {}),
         signal: AbortSignal.timeout(30_000),
       });
     } catch (e) {

@@ -98,12 +98,12 @@ describe('harpoon run --paper (sandbox.enabled) and harpoon status', () => {
 
   it('a bad config exits 2 with the key and the fix, before starting anything', async () => {
     const cfg = join(dir, 'bad.yaml');
-    writeFileSync(cfg, 'control:\n  host: 0.0.0.0\n');
+    writeFileSync(cfg, 'control:\n  host: "http://0.0.0.0/"\n');
     const r = await harpoon(['run', '--config', cfg]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/configuration error/);
     expect(r.stderr).toMatch(/control\.host/);
-    expect(r.stderr).toMatch(/loopback/);
+    expect(r.stderr).toMatch(/not a host name/);
     expect(r.stderr).not.toMatch(/starting in/);
   });
 });

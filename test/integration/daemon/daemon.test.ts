@@ -9,7 +9,7 @@
  *   its own database, and a report of what it would have done.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -35,9 +35,13 @@ async function options(paper: boolean, dir: string, wallet: number) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BIN = resolve(import.meta.dirname, '../../../bin/harpoon.mjs');
 
-function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+    const o = { timeout: 60_000, env: { ...process.env, ...env } };
+    execFile(process.execPath, [BIN, ...args], o, (err, stdout, stderr) => {
       done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
@@ -250,7 +254,15 @@ describe('live: every strategy trades for real on the sandbox', () => {
   it('the kill switch (harpoon kill) cancels every open offer on the marketplace and stops new ones; resume lifts it', async () => {
     const url = daemon.url as string;
     const hadOpen = daemon.status().orders.open.length;
-    const k = await cli(['kill', '--url', url, '--reason', 'test']);
+    // the control token: kept 0600 beside the store while the daemon runs
+    const tokenFile = join(dir, 'harpoon.control-token');
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = { HARPOON_CONTROL_TOKEN: readFileSync(tokenFile, 'utf8').trim() };
+    const noToken = await cli(['kill', '--url', url]);
+    expect(noToken.code).not.toBe(0);
+    expect(noToken.stderr).toMatch(/control token/);
+    expect(daemon.status().risk.killed).toBe(false);
+    const k = await cli(['kill', '--url', url, '--reason', 'test'], token);
     expect(k.code).toBe(0);
     expect(k.stdout).toMatch(/kill switch engaged/);
     await until('every open offer cancelled', () => daemon.status().orders.open.length === 0, 60_000);
@@ -283,12 +295,12 @@ describe('live: every strategy trades for real on the sandbox', () => {
     await sleep(16_000);
     expect(daemon.status().orders.placed).toBe(placed);
     expect(daemon.status().orders.open).toHaveLength(0);
-    const r = await cli(['resume', '--url', url]);
+    const r = await cli(['resume', '--url', url], token);
     expect(r.code).toBe(0);
     expect(daemon.status().risk.killed).toBe(false);
-    // a switch needs the control header: a plain POST (what a web page could send) is refused
+    // a switch needs the token: a plain POST (what a web page could send) is refused
     const plain = await fetch(`${url}/kill`, { method: 'POST' });
-    expect(plain.status).toBe(403);
+    expect(plain.status).toBe(401);
     expect(daemon.status().risk.killed).toBe(false);
   }, 120_000);
 

@@ -84,14 +84,14 @@ describe('config: engine, control and the extended risk section', () => {
               },
             },
           },
-          control: { host: '0.0.0.0' },
+          control: { host: 'http://0.0.0.0' },
           engine: { hookTimeoutMs: 1 },
         },
         { env: {}, cwd: '/tmp' },
       ),
     );
     expect(err.message).toMatch(/risk\.tokens\.USDC\.maxOpenOffersTotal.*at most 6 decimals/);
-    expect(err.message).toMatch(/control\.host.*loopback/);
+    expect(err.message).toMatch(/control\.host.*not a host name/);
     expect(err.message).toMatch(/engine\.hookTimeoutMs/);
   });
 

@@ -397,6 +397,30 @@ describe('engine: the intent pipeline', () => {
 });
 
 describe('engine: kill switch, pause, exposure headroom, restart', () => {
+  it('the operator cancels one order through the queue; outcomes reach the outcome listener with reasons', async () => {
+    const outcomes: string[] = [];
+    const s = setup(
+      [
+        load(scripted('a', { event: () => [offer('apes', eth('0.9'))] })),
+        load(scripted('b', { event: () => [offer('cats', eth('1'))] })),
+      ],
+      { onOutcome: (o) => outcomes.push(`${o.strategyId}:${o.kind}:${o.status}:${o.code ?? ''}`) },
+    );
+    await s.engine.start();
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    const [first] = s.engine.orders.counting();
+    expect(s.engine.cancelOrder(first?.orderHash as string, 'operator')).toBe(true);
+    expect(s.engine.cancelOrder('0xnot-ours')).toBe(false);
+    await s.engine.idle();
+    const cancels = s.executor.calls.filter((c) => c.intent.kind === 'cancel_order');
+    expect(cancels.map((c) => c.intent)).toEqual([expect.objectContaining({ orderHash: first?.orderHash })]);
+    expect(s.engine.status().risk.openOffers).toBe(1);
+    expect(outcomes).toContain('a:place_offer:done:');
+    expect(outcomes).toContain('b:place_offer:done:');
+    expect(outcomes.filter((x) => x.includes(':cancel_order:done'))).toHaveLength(1);
+  });
+
   it('kill switch cancels every open offer and refuses new intents; resume restores trading', async () => {
     const s = setup([
       load(scripted('a', { event: () => [offer('apes', eth('0.9'))] })),
