@@ -131,6 +131,19 @@ export interface ConsoleOptions {
   readonly fillPollMs?: number;
   /** Clients at once; default 16. */
   readonly maxClients?: number;
+  /** Each fill once, as soon as the store has it (the alerts' fill events). Must not throw. */
+  readonly onFill?: (fill: FillRecord, about: FillFacts) => void;
+}
+
+/** What the console works out about a fill of the store. */
+export interface FillFacts {
+  readonly strategy: string;
+  readonly kind: string;
+  readonly token: PaymentToken;
+  /** Gas of its intent (native token, wei). */
+  readonly gas: bigint;
+  /** A sale's realized profit or loss (null: not a sale). */
+  readonly realized: bigint | null;
 }
 
 export interface Console {
@@ -194,14 +207,21 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
     return { strategy, kind };
   }
 
-  function fillRows(records: readonly FillRecord[]): FillRow[] {
+  function fillFacts(records: readonly FillRecord[]): FillFacts[] {
     const h = src.holdings();
     const realized = new Map<number, bigint>();
     if (h !== undefined) for (const s of h.realized()) realized.set(s.fillId, s.realized);
-    return records.map((f) => {
-      const t = src.tokenOf(f.token);
-      const { strategy, kind } = strategyOfFill(f);
-      const r = realized.get(f.id);
+    return records.map((f) => ({
+      ...strategyOfFill(f),
+      token: src.tokenOf(f.token),
+      gas: h?.gasOf(f.intentId) ?? 0n,
+      realized: realized.get(f.id) ?? null,
+    }));
+  }
+
+  function fillRows(records: readonly FillRecord[], facts = fillFacts(records)): FillRow[] {
+    return records.map((f, i) => {
+      const { strategy, kind, token: t, gas, realized: r } = facts[i] as FillFacts;
       return {
         id: String(f.id),
         at: f.filledAt,
@@ -213,10 +233,10 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
         quantity: f.quantity.toString(),
         price: formatUnits(f.price, t.decimals),
         fees: formatUnits(f.fees, t.decimals),
-        gas: formatUnits(h?.gasOf(f.intentId) ?? 0n, 18),
+        gas: formatUnits(gas, 18),
         symbol: t.symbol,
         txHash: f.txHash ?? null,
-        realized: r === undefined ? null : formatUnits(r, t.decimals),
+        realized: r === null ? null : formatUnits(r, t.decimals),
       };
     });
   }
@@ -383,7 +403,15 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
       if (fresh.length === 0) return;
       lastFillId = fresh[fresh.length - 1]?.id ?? lastFillId;
       src.holdings()?.refresh();
-      for (const row of fillRows(fresh)) broadcast('fill', row);
+      const facts = fillFacts(fresh);
+      for (const row of fillRows(fresh, facts)) broadcast('fill', row);
+      if (o.onFill !== undefined)
+        for (const [i, f] of fresh.entries())
+          try {
+            o.onFill(f, facts[i] as FillFacts);
+          } catch {
+            // a listener's failure is its own
+          }
     } catch {
       // the store closed under us (stopping): nothing to show
     }

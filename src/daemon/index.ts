@@ -22,6 +22,19 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonRpcProvider } from 'ethers';
 import {
+  type AlertDetector,
+  type AlertEvent,
+  alertOfFatal,
+  alertOfFill,
+  alertOfGuardRefusal,
+  alertOfKill,
+  alertOfPause,
+  alertOfResume,
+  createAlerts,
+  type FillKind,
+  type Notifier,
+} from '../alerts/index.ts';
+import {
   type ApiClient,
   createApiClient,
   createCredentials,
@@ -230,6 +243,22 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let control: ControlServer | undefined;
   /** The operator's console (dashboard data and live events), served by the control endpoint. */
   let consoleView: Console | undefined;
+  /** Alerts: one notifier (webhook, Telegram, Discord), fed by the events below and the detector. */
+  let notifier: Notifier | undefined;
+  let detector: AlertDetector | undefined;
+  const alert = (e: AlertEvent): void => {
+    notifier?.notify(e);
+    consoleView?.alert({ at: e.at, kind: e.kind, severity: e.severity, title: e.title, text: e.text });
+  };
+  const FILL_KINDS = new Set<string>([
+    'buy',
+    'sell',
+    'offer_filled',
+    'mint',
+    'swap',
+    'listing_sold',
+    'offer_accepted',
+  ]);
   let pollTimer: ReturnType<typeof setInterval> | undefined;
   let wallet: Address = ZERO_ADDRESS;
   /** Every adapter's options from the config, once the wallet is known (build). */
@@ -386,6 +415,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     ]);
     ledger?.tick();
     holdings?.refresh();
+    // state edges worth an alert: stream stale too long, a budget at its warning level, a strategy
+    // disabled, a credential not renewed
+    if (detector !== undefined && state === 'running')
+      try {
+        for (const a of detector.observe(status(), clock.now())) alert(a);
+      } catch (err) {
+        log.warn({ err }, 'alert detection failed');
+      }
     // what we hold, checked against the chain at most every 30 s (units moved out by hand)
     if (holdings !== undefined && rpc !== undefined && clock.now() - holdingsCheckedAt >= 30_000) {
       holdingsCheckedAt = clock.now();
@@ -413,16 +450,42 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     });
     ledger.onChange(onOrderChange);
     ledger.tick();
-    consoleView = createConsole({
-      now: () => clock.now(),
-      status: () => status(),
-      store: () => (state === 'stopped' ? undefined : store),
-      ledger: () => ledger,
-      holdings: () => holdings,
-      market: () => view?.snapshot(),
-      tokenOf: tokenInfo,
-      wallet: () => wallet,
-    });
+    ({ notifier, detector } = createAlerts(options.alerts, { logger: log.child({ part: 'alerts' }) }));
+    consoleView = createConsole(
+      {
+        now: () => clock.now(),
+        status: () => status(),
+        store: () => (state === 'stopped' ? undefined : store),
+        ledger: () => ledger,
+        holdings: () => holdings,
+        market: () => view?.snapshot(),
+        tokenOf: tokenInfo,
+        wallet: () => wallet,
+      },
+      {
+        // every fill once, as the store books it (live and paper alike)
+        onFill: (f, about) =>
+          alert(
+            alertOfFill({
+              id: String(f.id),
+              at: f.filledAt,
+              mode: options.mode,
+              strategy: about.strategy,
+              kind: (FILL_KINDS.has(about.kind) ? about.kind : f.side) as FillKind,
+              collection: f.collection,
+              tokenId: f.tokenId,
+              quantity: f.quantity,
+              price: f.price,
+              decimals: about.token.decimals,
+              symbol: about.token.symbol,
+              fees: f.fees,
+              gasWei: about.gas,
+              realizedPnl: about.realized,
+              txHash: f.txHash ?? null,
+            }),
+          ),
+      },
+    );
 
     // 2. signer, RPC, chain id
     const w = options.wallet;
@@ -757,7 +820,20 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       clock,
       logger: log.child({ part: 'engine' }),
       wallet,
-      onOutcome: (x) => consoleView?.outcome(x),
+      onOutcome: (x) => {
+        consoleView?.outcome(x);
+        // the calldata guard refused what the API returned: nothing was signed; said at once
+        if (x.code?.startsWith('guard_'))
+          alert(
+            alertOfGuardRefusal({
+              at: x.at,
+              strategy: x.strategyId,
+              intent: x.kind,
+              reason: x.code.slice('guard_'.length),
+              message: x.message ?? x.code,
+            }),
+          );
+      },
       reconciler: createExecutionReconciler({
         ledger,
         ...(execution !== undefined ? { execution } : {}),
@@ -920,6 +996,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     fatal = e;
     failure = e.shortMessage;
     progress(`fatal: ${e.shortMessage}`);
+    alert(alertOfFatal({ at: clock.now(), code: e.code, message: e.shortMessage }));
     onFatal?.(e);
     // a start still under way fails on its own (the keeper's start rethrows)
     if (state === 'running' || state === 'built') {
@@ -979,6 +1056,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       }
     }
     keeper?.stop();
+    // what alerts are queued get a few seconds (a fatal stop's own alert among them)
+    await notifier?.close(3_000).catch(() => undefined);
     await control?.close().catch(() => undefined);
     if (control !== undefined && options.controlTokenPath !== undefined)
       rmSync(options.controlTokenPath, { force: true });
@@ -1066,15 +1145,20 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   const switches = {
     async kill(reason = 'kill switch') {
       log.warn({ reason }, 'kill switch engaged');
-      await running().kill(reason);
+      const e = running();
+      const openOffers = ledger?.counting().filter((o) => o.side !== 'listing').length ?? 0;
+      await e.kill(reason);
+      alert(alertOfKill({ at: clock.now(), reason, openOffers }));
     },
     async pause() {
       log.warn('paused');
       await running().pause();
+      alert(alertOfPause({ at: clock.now() }));
     },
     async resume() {
       log.warn('resumed');
       await running().resume();
+      alert(alertOfResume({ at: clock.now() }));
     },
   };
 

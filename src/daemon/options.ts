@@ -4,6 +4,7 @@
 import { dirname, extname, join } from 'node:path';
 import { WETH_BY_CHAIN } from '../config/schema.ts';
 import type {
+  AlertsConfig,
   ClusterConfig,
   Config,
   EngineConfig,
@@ -135,6 +136,8 @@ export interface DaemonOptions {
   /** Balances and drops are read this often (ms); default 5000. */
   readonly pollIntervalMs: number;
   readonly log: { readonly level: LogLevel };
+  /** Where alerts go (webhook, Telegram, Discord) and which; none configured = counted only. */
+  readonly alerts: AlertsConfig;
 }
 
 /** `<dir>/<name>.paper<ext>`: paper mode never touches the live database. */
@@ -358,5 +361,6 @@ export function daemonOptionsFromConfig(
     offerExpirySec: overrides.offerExpirySec ?? config.daemon.offerExpirySec,
     pollIntervalMs: overrides.pollIntervalMs ?? config.daemon.pollIntervalMs,
     log: { level: overrides.logLevel ?? config.log.level },
+    alerts: config.alerts,
   };
 }
