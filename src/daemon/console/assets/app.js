@@ -1142,7 +1142,8 @@
   }
 
   wire();
-  const initial = /^#?([a-z]+)$/.exec(location.hash)?.[1];
+  // the first view: `#fills`, or `view=fills` beside the token (`#token=…&view=fills`)
+  const initial = /^#?([a-z]+)$/.exec(location.hash)?.[1] ?? /(?:^#|&)view=([a-z]+)/.exec(location.hash)?.[1];
   state.token = readToken();
   show(['strategies', 'orders', 'fills', 'market', 'alerts'].includes(initial) ? initial : 'overview');
   if (state.token) connect();
