@@ -218,7 +218,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   /** Every sink's secrets out of a text (one sink's service may echo what it should not know). */
   const scrub = (text: string): string => lanes.reduce((t, l) => l.sink.scrub(t), text);
-  /** Key -> monotonic time it was last let through. */
+  /** Key -> monotonic time it was let through, oldest first; only keys within the window. */
   const seen = new Map<string, number>();
   let deduped = 0;
   let filtered = 0;
@@ -436,9 +436,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   function dedup(e: AlertEvent): boolean {
     const now = clock.now();
-    if (seen.size > 512) for (const [k, t] of seen) if (now - t >= dedupWindowMs) seen.delete(k);
-    const last = seen.get(e.key);
-    if (last !== undefined && now - last < dedupWindowMs) return true;
+    // oldest first (a key let through again moves to the end): forget what left the window
+    for (const [k, t] of seen) {
+      if (now - t < dedupWindowMs) break;
+      seen.delete(k);
+    }
+    if (seen.has(e.key)) return true;
     seen.set(e.key, now);
     return false;
   }
