@@ -10,6 +10,8 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,8 +31,30 @@ const RATES = {
   fulfillment: { count: 100_000, windowMs: HOUR },
 };
 
-async function options(paper: boolean, dir: string, wallet: number) {
-  return { ...(await demoDaemonOptions(sb, { paper, dir, wallet })), rates: RATES };
+async function options(paper: boolean, dir: string, wallet: number, env: Record<string, string> = {}) {
+  return { ...(await demoDaemonOptions(sb, { paper, dir, wallet, env })), rates: RATES };
+}
+
+/** A local webhook: every alert the daemon sends, as JSON. */
+const alerts: { kind: string; title: string; text: string; key: string }[] = [];
+let receiver: Server | undefined;
+async function startReceiver(): Promise<string> {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
+    req.on('end', () => {
+      try {
+        alerts.push(JSON.parse(body) as (typeof alerts)[number]);
+      } catch {
+        alerts.push({ kind: 'unparsable', title: body, text: '', key: '' });
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver?.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BIN = resolve(import.meta.dirname, '../../../bin/harpoon.mjs');
@@ -91,6 +115,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const d of daemons) await d.stop().catch(() => undefined);
+  receiver?.close();
   provider?.destroy();
   await sb?.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -121,7 +146,8 @@ describe('live: every strategy trades for real on the sandbox', () => {
     before.minted = (await erc721(drop).getFunction('balanceOf')(wallet)) as bigint;
     before.weth = (await erc20(sb.weth).getFunction('balanceOf')(wallet)) as bigint;
     dir = tempDir();
-    daemon = createDaemon(await options(false, dir, 0), {
+    const hook = await startReceiver();
+    daemon = createDaemon(await options(false, dir, 0, { HARPOON_ALERT_WEBHOOK_URL: hook }), {
       logger: silentLogger(),
     });
     daemons.push(daemon);
@@ -251,6 +277,54 @@ describe('live: every strategy trades for real on the sandbox', () => {
     expect(m).toMatch(/harpoon_stream_age_seconds\{channel=/);
   });
 
+  it("the dashboard's data: fills with strategy, fees and gas; our open orders with rank; the market; live events", async () => {
+    const url = daemon.url as string;
+    const token = readFileSync(join(dir, 'harpoon.control-token'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${url}/api/snapshot`)).status).toBe(401);
+    const snap = (await (await fetch(`${url}/api/snapshot`, { headers })).json()) as {
+      fills: {
+        total: number;
+        rows: { strategy: string; kind: string; price: string; gas: string; id: string }[];
+      };
+      orders: { orderHash: string; strategy: string; rank: number | null; price: string }[];
+      market: { collection: string; floor: string | null }[];
+      series: unknown[];
+      decisions: { strategy: string; outcome: string }[];
+    };
+    expect(snap.fills.total).toBeGreaterThanOrEqual(3);
+    const kinds = new Set(snap.fills.rows.map((f) => `${f.strategy}:${f.kind}`));
+    expect(kinds.has('sniper:buy_listing')).toBe(true);
+    expect(kinds.has('drop-minter:mint')).toBe(true);
+    // a buy's gas is the gas of its transaction (wei, shown in ETH)
+    const buy = snap.fills.rows.find((f) => f.kind === 'buy_listing');
+    expect(Number(buy?.gas)).toBeGreaterThan(0);
+    expect(snap.orders.map((o) => o.orderHash).sort()).toEqual(
+      daemon
+        .status()
+        .orders.open.map((o) => o.orderHash)
+        .sort(),
+    );
+    expect(snap.market.map((c) => c.collection).sort()).toEqual(['harpoon-apes', 'harpoon-punks']);
+    expect(snap.series.length).toBeGreaterThan(0);
+    expect(snap.decisions.some((d) => d.outcome === 'done')).toBe(true);
+    // paging: the second page starts below the first
+    const first = snap.fills.rows[0]?.id as string;
+    const page = (await (await fetch(`${url}/api/fills?limit=2&before=${first}`, { headers })).json()) as {
+      rows: { id: string }[];
+    };
+    expect(page.rows.every((r) => Number(r.id) < Number(first))).toBe(true);
+    // live: the first event is the status
+    const ctl = new AbortController();
+    const res = await fetch(`${url}/events`, { headers, signal: ctl.signal });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('event: status')) text += new TextDecoder().decode((await reader.read()).value);
+    ctl.abort();
+    expect(text).not.toContain(token);
+  });
+
   it('the kill switch (harpoon kill) cancels every open offer on the marketplace and stops new ones; resume lifts it', async () => {
     const url = daemon.url as string;
     const hadOpen = daemon.status().orders.open.length;
@@ -298,6 +372,14 @@ describe('live: every strategy trades for real on the sandbox', () => {
     const r = await cli(['resume', '--url', url], token);
     expect(r.code).toBe(0);
     expect(daemon.status().risk.killed).toBe(false);
+    // the alerts webhook heard of the fills (each once), the kill and the resume
+    await until('kill and resume alerts', () => alerts.some((a) => a.kind === 'resume'), 10_000);
+    const fills = alerts.filter((a) => a.kind === 'fill');
+    expect(fills.length).toBeGreaterThan(0);
+    expect(new Set(fills.map((a) => a.key)).size).toBe(fills.length);
+    expect(alerts.filter((a) => a.kind === 'kill')).toHaveLength(1);
+    expect(alerts.find((a) => a.kind === 'kill')?.text).toMatch(/test/);
+    expect(JSON.stringify(alerts)).not.toContain(token.HARPOON_CONTROL_TOKEN);
     // a switch needs the token: a plain POST (what a web page could send) is refused
     const plain = await fetch(`${url}/kill`, { method: 'POST' });
     expect(plain.status).toBe(401);
