@@ -6,7 +6,22 @@ import { clip, formatAmount, formatDuration, shortHex } from './format.ts';
 import type { AlertEvent, AlertValue } from './types.ts';
 
 /** What a fill was, as the store (`buy`, `sell`) or paper mode (the other kinds) names it. */
-export type FillKind = 'buy' | 'sell' | 'offer_filled' | 'mint' | 'swap' | 'listing_sold' | 'offer_accepted';
+export const FILL_KINDS = [
+  'buy',
+  'sell',
+  'offer_filled',
+  'mint',
+  'swap',
+  'listing_sold',
+  'offer_accepted',
+] as const;
+
+export type FillKind = (typeof FILL_KINDS)[number];
+
+/** True for a kind alertOfFill knows (a paper fill's `kind`, a stored fill's `side`). */
+export function isFillKind(kind: string): kind is FillKind {
+  return (FILL_KINDS as readonly string[]).includes(kind);
+}
 
 const FILL_VERB: Readonly<Record<FillKind, string>> = {
   buy: 'Bought',

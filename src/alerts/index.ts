@@ -14,9 +14,11 @@ export {
   alertOfStreamStale,
   type BudgetAlertInput,
   type FatalAlertInput,
+  FILL_KINDS,
   type FillAlertInput,
   type FillKind,
   type GuardRefusalAlertInput,
+  isFillKind,
   type StreamStaleAlertInput,
   type SwitchAlertInput,
 } from './builders.ts';

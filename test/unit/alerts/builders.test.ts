@@ -6,7 +6,9 @@ import {
   alertOfKill,
   alertOfPause,
   alertOfResume,
+  FILL_KINDS,
   formatAmount,
+  isFillKind,
 } from '../../../src/alerts/index.ts';
 
 const AT = Date.UTC(2026, 10, 26, 4, 30);
@@ -131,5 +133,26 @@ describe('alerts of the switches, refusals and a fatal stop', () => {
     expect(e.text).toBe(
       'the RPC serves chain 5, not 1\ncode chain_mismatch\ntrading has stopped; restart after fixing',
     );
+  });
+});
+
+describe('fill kinds', () => {
+  it('every kind has its verb; isFillKind tells the known from the rest', () => {
+    for (const kind of FILL_KINDS) {
+      expect(isFillKind(kind)).toBe(true);
+      const e = alertOfFill({
+        id: kind,
+        at: AT,
+        mode: 'live',
+        strategy: 's',
+        kind,
+        collection: 'c',
+        price: 1n,
+        decimals: 0,
+        symbol: 'X',
+      });
+      expect(e.title).toMatch(/^(Bought|Sold|Minted|Swapped)/);
+    }
+    expect(isFillKind('transfer')).toBe(false);
   });
 });
