@@ -1,4 +1,5 @@
 import { runAuthLogin, runAuthRevoke, runAuthRotate, runAuthTokens } from './commands/auth.ts';
+import { runBacktestCommand, runRecord, runSandboxTape } from './commands/backtest.ts';
 import { runConfigCheck } from './commands/config-check.ts';
 import { runConfigExample } from './commands/config-example.ts';
 import { runDemo } from './commands/demo.ts';
@@ -13,8 +14,12 @@ import {
   CONFIG_FLAG,
   DAYS_FLAG,
   EVERY_FLAG,
+  FROM_FLAG,
+  HOURS_FLAG,
   JSON_FLAG,
   LABEL_FLAG,
+  LATENCY_FLAG,
+  OUT_FLAG,
   PAPER_FLAG,
   PORT_FLAG,
   PRINT_FLAG,
@@ -22,7 +27,11 @@ import {
   SCOPES_FLAG,
   SECONDS_FLAG,
   SEED_FLAG,
+  SWEEP_FLAG,
+  TAPE_FLAG,
+  TO_FLAG,
   URL_FLAG,
+  WORKERS_FLAG,
 } from './flags.ts';
 import { renderCommandHelp, renderMainHelp } from './help.ts';
 import { packageVersion } from './package-info.ts';
@@ -129,6 +138,67 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'harpoon sandbox --chain-id 8453 > sandbox.json',
     ],
     run: runSandbox,
+  },
+  {
+    name: 'sandbox tape',
+    summary: "write a tape of the sandbox simulator's market offline: hours of a busy market in seconds",
+    description: [
+      "Plays the sandbox simulator's seeded dice (the same action weights, listing and offer prices,",
+      'buy and accept limits) on an in-memory book of harpoon-apes and harpoon-punks, in virtual time,',
+      'with a slowly drifting floor, and writes it as a tape: normalized events, the REST answers the',
+      "market view reads (every minute), the collections' fees, gas prices and NFT traits. No chain, no",
+      'network; the same seed, hours and activity give the same tape, byte for byte. Prints one JSON',
+      'line (events, records, bytes, start and end) on stdout. Replay it with "harpoon backtest".',
+    ].join('\n'),
+    flags: [OUT_FLAG, SEED_FLAG, HOURS_FLAG, ACTIVITY_FLAG],
+    examples: [
+      'harpoon sandbox tape --seed 7 --hours 24 --out day.tape',
+      'harpoon sandbox tape --hours 0.5 --activity 10 --out busy.tape',
+    ],
+    run: runSandboxTape,
+  },
+  {
+    name: 'record',
+    summary: 'record the market to a tape (every event and REST snapshot the market view takes)',
+    description: [
+      "Runs the daemon's market side only (API, stream, market view; no strategy, nothing signed or",
+      "simulated) for the config's collections and records everything the market view learns to the",
+      "tape: every normalized event and every REST answer it reads, timestamped, plus the collections'",
+      'fees, gas prices, the traits of listed NFTs and stream freshness. The tape is compressed and',
+      'append-only, flushed every second (a crash loses at most the last second; a tape cut by one',
+      'still replays up to the cut, and recording to it again continues it). It can be read while it',
+      'is written. The running daemon records the same way with market.record in its config.',
+      'Ctrl-C (or --seconds) stops.',
+    ].join('\n'),
+    flags: [CONFIG_FLAG, OUT_FLAG, SECONDS_FLAG],
+    examples: [
+      'harpoon record --config harpoon.yaml --out market.tape',
+      'harpoon record -c harpoon.yaml --out day1.tape --seconds 3600',
+    ],
+    run: runRecord,
+  },
+  {
+    name: 'backtest',
+    summary: 'replay a tape through the strategies, risk and simulated execution; report PnL',
+    description: [
+      'Replays a tape through the same market view, engine, strategies and risk as "harpoon run",',
+      "with the paper executor's fill model (offers fill when a listing at or below them shows up; our",
+      'listings sell when a sale at or above them happens; buys fill if the listing still stands after',
+      '--latency; fees and gas as paper), in virtual time from the tape: cron and timers fire as the',
+      'tape passes them. Deterministic: the same tape and config give the same report, byte for byte.',
+      'Prints a summary; with --out PATH writes PATH.json (per strategy and collection: realized and',
+      'unrealized PnL in wei, fills, win rate, max drawdown, capital in offers, time series) and',
+      'PATH.html (a self-contained page with charts: equity over time, exposure, fills on the floor).',
+      '--sweep (repeatable) runs every combination of parameter values in worker threads (one per core)',
+      'and ranks them by final equity; with --out it writes PATH.sweep.json.',
+    ].join('\n'),
+    flags: [TAPE_FLAG, CONFIG_FLAG, FROM_FLAG, TO_FLAG, OUT_FLAG, LATENCY_FLAG, SWEEP_FLAG, WORKERS_FLAG],
+    examples: [
+      'harpoon backtest --tape market.tape --config harpoon.yaml --out report',
+      'harpoon backtest --tape day.tape -c config/backtest.yaml --from 2026-01-01T06:00Z --to 2026-01-01T12:00Z',
+      "harpoon backtest --tape day.tape -c config/backtest.yaml --sweep 'sniper.discountBps=1000..3000:500' --sweep 'seller.markupBps=300,500'",
+    ],
+    run: runBacktestCommand,
   },
   {
     name: 'run',

@@ -325,17 +325,112 @@ export function textFlag(
   return String(checkFlagValue(spec, String(raw), command));
 }
 
-/** Checks every string flag given on the command line against its spec (see checkFlagValue). */
+/**
+ * Checks every string flag given on the command line against its spec (see checkFlagValue). A
+ * flag given several times (`multiple`) has each value checked; the command gets them joined by
+ * newlines (`multipleFlag` splits them again).
+ */
 export function checkFlags(
   specs: readonly FlagSpec[],
-  values: Readonly<Record<string, string | boolean | undefined>>,
+  values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>,
   command: string,
 ): Record<string, FlagValue> {
-  const out: Record<string, FlagValue> = { ...values };
+  const out: Record<string, FlagValue> = {};
+  for (const [k, v] of Object.entries(values)) out[k] = Array.isArray(v) ? v.join('\n') : (v as FlagValue);
   for (const spec of specs) {
     const raw = values[spec.name];
-    if (spec.type !== 'string' || typeof raw !== 'string') continue;
-    out[spec.name] = checkFlagValue(spec, raw, command);
+    if (spec.type !== 'string' || raw === undefined || typeof raw === 'boolean') continue;
+    if (Array.isArray(raw))
+      out[spec.name] = raw.map((r) => String(checkFlagValue(spec, r, command))).join('\n');
+    else out[spec.name] = checkFlagValue(spec, raw as string, command);
   }
   return out;
 }
+
+/** Every value of a flag that may be repeated (none: an empty list). */
+export function multipleFlag(flags: Readonly<Record<string, FlagValue>>, spec: FlagSpec): string[] {
+  const raw = flags[spec.name];
+  if (raw === undefined || typeof raw === 'boolean') return [];
+  return String(raw).split('\n');
+}
+
+export const TAPE_FLAG: FlagSpec = flag({
+  name: 'tape',
+  type: 'string',
+  valueName: 'FILE',
+  defaultText: 'required',
+  help: 'the tape to replay (written by harpoon record, market.record or harpoon sandbox tape)',
+  check: { kind: 'path' },
+  example: 'market.tape',
+});
+
+export const OUT_FLAG: FlagSpec = flag({
+  name: 'out',
+  type: 'string',
+  valueName: 'PATH',
+  defaultText: 'required (backtest: print the summary only)',
+  help: 'file to write (record, sandbox tape: the tape; backtest: PATH.json and PATH.html)',
+  check: { kind: 'path' },
+  example: 'market.tape',
+});
+
+export const FROM_FLAG: FlagSpec = flag({
+  name: 'from',
+  type: 'string',
+  valueName: 'TIME',
+  defaultText: "the tape's start",
+  help: 'start trading at TIME (ISO 8601, e.g. 2026-01-01T06:00Z, or epoch ms); the market before it only warms the view up',
+  check: { kind: 'text', maxLength: 40 },
+  example: '2026-01-01T06:00Z',
+});
+
+export const TO_FLAG: FlagSpec = flag({
+  name: 'to',
+  type: 'string',
+  valueName: 'TIME',
+  defaultText: "the tape's end",
+  help: 'stop at TIME (ISO 8601 or epoch ms)',
+  check: { kind: 'text', maxLength: 40 },
+  example: '2026-01-01T18:00Z',
+});
+
+export const SWEEP_FLAG: FlagSpec = flag({
+  name: 'sweep',
+  type: 'string',
+  valueName: 'SPEC',
+  defaultText: 'none',
+  help: 'sweep a parameter, repeatable: strategy.param=FROM..TO:STEP or strategy.param=A,B,C; every combination runs in worker threads and is ranked',
+  check: { kind: 'text', maxLength: 200 },
+  example: "'sniper.discountBps=1000..3000:500'",
+  multiple: true,
+});
+
+export const WORKERS_FLAG: FlagSpec = flag({
+  name: 'workers',
+  type: 'string',
+  valueName: 'N',
+  defaultText: 'one per core',
+  help: 'worker threads of a sweep (1-256)',
+  check: { kind: 'integer', min: 1, max: 256 },
+  example: '2',
+});
+
+export const LATENCY_FLAG: FlagSpec = flag({
+  name: 'latency',
+  type: 'string',
+  valueName: 'MS',
+  defaultText: '0',
+  help: 'our buy lands MS milliseconds after the decision; the listing must still stand then (0-600000)',
+  check: { kind: 'integer', min: 0, max: 600_000, unit: 'milliseconds' },
+  example: '500',
+});
+
+export const HOURS_FLAG: FlagSpec = flag({
+  name: 'hours',
+  type: 'string',
+  valueName: 'H',
+  defaultText: '24',
+  help: 'hours of market to write (0.01-8760)',
+  check: { kind: 'number', min: 0.01, max: 8_760, unit: 'hours' },
+  example: '24',
+});

@@ -154,7 +154,7 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
     const flags = allFlags();
     let parsed: ReturnType<
       typeof parseArgs<{
-        options: Record<string, { type: 'string' | 'boolean'; short?: string }>;
+        options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
         allowPositionals: true;
         strict: true;
         tokens: true;
@@ -164,7 +164,14 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
       parsed = parseArgs({
         args: joinNegativeValues(argv, flags),
         options: Object.fromEntries(
-          flags.map((f) => [f.name, { type: f.type, ...(f.short !== undefined ? { short: f.short } : {}) }]),
+          flags.map((f) => [
+            f.name,
+            {
+              type: f.type,
+              ...(f.short !== undefined ? { short: f.short } : {}),
+              ...(f.multiple === true ? { multiple: true } : {}),
+            },
+          ]),
         ),
         allowPositionals: true,
         strict: true,
@@ -219,7 +226,11 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
         `usage: harpoon ${command.name} [flags]; see "harpoon help ${command.name}"`,
       );
     }
-    const checked = checkFlags([...GLOBAL_FLAGS, ...command.flags], values, command.name);
+    const checked = checkFlags(
+      [...GLOBAL_FLAGS, ...command.flags],
+      values as Record<string, string | boolean | string[] | undefined>,
+      command.name,
+    );
     return await command.run({ io: out, flags: checked, args, verbose });
   } catch (err) {
     const { code, text } = describeFailure(err, verbose);

@@ -16,6 +16,8 @@ export interface FlagSpec {
   readonly check?: FlagCheck;
   /** An allowed value, shown in the hint of that usage error. */
   readonly example?: string;
+  /** May be given more than once: each value is checked, the command gets them joined by newlines. */
+  readonly multiple?: boolean;
 }
 
 export interface CommandContext {

@@ -250,7 +250,11 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       maxUnderFloorBps: fc.risk.maxUnderFloorBps,
     },
     engine: { ...fc.engine },
-    market: { ...fc.market },
+    market: {
+      staleAfterMs: fc.market.staleAfterMs,
+      readsPerHour: fc.market.readsPerHour,
+      ...(fc.market.record !== undefined ? { record: fc.market.record } : {}),
+    },
     stream: {
       heartbeatIntervalMs: fc.stream.heartbeatIntervalMs,
       staleAfterMs: fc.stream.staleAfterMs ?? Math.round(fc.stream.heartbeatIntervalMs * 1.5),

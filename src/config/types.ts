@@ -124,6 +124,11 @@ export interface MarketConfig {
   readonly staleAfterMs: number;
   /** The market view's share of the read budget, refreshes per hour; default 300. */
   readonly readsPerHour: number;
+  /**
+   * A tape to record the market to while the daemon runs (every event and REST answer the market
+   * view takes; `harpoon backtest` replays it). Relative to the working directory. Default: none.
+   */
+  readonly record?: string;
 }
 
 /** The event stream client. */

@@ -1,0 +1,209 @@
+/**
+ * The backtest report as one self-contained HTML page: inline SVG charts drawn here (no script,
+ * no CDN, no web font) — equity (realized + unrealized at the floor) over time per strategy,
+ * exposure (capital in offers, cost of what is held), and each collection's floor with our fills
+ * on it — and the tables of the JSON report. Same report, same page.
+ */
+import { formatUnits } from '../domain/money.ts';
+import type { BacktestFill, BacktestReport, ReportLine } from './report.ts';
+
+const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4d7c0f', '#be185d'];
+const W = 860;
+const H = 260;
+const PAD = { l: 64, r: 12, t: 14, b: 28 };
+
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const eth = (wei: string | null) => (wei === null ? '—' : formatUnits(BigInt(wei), 18));
+const num = (wei: string | null) => (wei === null ? null : Number(BigInt(wei)) / 1e18);
+const fmt = (x: number) =>
+  Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4);
+const time = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
+interface Line {
+  readonly name: string;
+  readonly ys: readonly (number | null)[];
+  readonly dash?: boolean;
+}
+
+interface Marker {
+  readonly x: number;
+  readonly y: number;
+  readonly shape: 'up' | 'down' | 'dot';
+  readonly color: string;
+  readonly title: string;
+}
+
+function chart(
+  title: string,
+  xs: readonly number[],
+  lines: readonly Line[],
+  markers: readonly Marker[] = [],
+): string {
+  const ys: number[] = [];
+  for (const l of lines) for (const y of l.ys) if (y !== null) ys.push(y);
+  for (const m of markers) ys.push(m.y);
+  if (xs.length === 0 || ys.length === 0)
+    return `<figure><figcaption>${esc(title)}</figcaption><p class="none">no data</p></figure>`;
+  let lo = Math.min(...ys);
+  let hi = Math.max(...ys);
+  if (lo === hi) {
+    lo -= 1e-9 + Math.abs(lo) * 0.05;
+    hi += 1e-9 + Math.abs(hi) * 0.05;
+  }
+  const x0 = xs[0] as number;
+  const x1 = Math.max(x0 + 1, xs[xs.length - 1] as number);
+  const sx = (x: number) => PAD.l + ((x - x0) / (x1 - x0)) * (W - PAD.l - PAD.r);
+  const sy = (y: number) => PAD.t + (1 - (y - lo) / (hi - lo)) * (H - PAD.t - PAD.b);
+  const parts: string[] = [];
+  // axes and grid: 4 horizontal lines, start and end times
+  for (let i = 0; i <= 4; i++) {
+    const v = lo + ((hi - lo) * i) / 4;
+    const y = sy(v).toFixed(1);
+    parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${y}" y2="${y}" class="grid"/>`);
+    parts.push(`<text x="${PAD.l - 6}" y="${y}" class="ylab">${fmt(v)}</text>`);
+  }
+  if (lo < 0 && hi > 0)
+    parts.push(
+      `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${sy(0).toFixed(1)}" y2="${sy(0).toFixed(1)}" class="zero"/>`,
+    );
+  parts.push(`<text x="${PAD.l}" y="${H - 8}" class="xlab">${time(x0)}</text>`);
+  parts.push(`<text x="${W - PAD.r}" y="${H - 8}" class="xlab end">${time(x1)}</text>`);
+  lines.forEach((l, i) => {
+    const color = COLORS[i % COLORS.length] as string;
+    let d = '';
+    let pen = false;
+    l.ys.forEach((y, j) => {
+      if (y === null) {
+        pen = false;
+        return;
+      }
+      d += `${pen ? 'L' : 'M'}${sx(xs[j] as number).toFixed(1)},${sy(y).toFixed(1)}`;
+      pen = true;
+    });
+    parts.push(
+      `<path d="${d}" stroke="${color}" fill="none" stroke-width="1.6"${l.dash ? ' stroke-dasharray="5 3"' : ''}/>`,
+    );
+  });
+  for (const m of markers) {
+    const x = sx(m.x);
+    const y = sy(m.y);
+    const shape =
+      m.shape === 'dot'
+        ? `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3.5"`
+        : m.shape === 'up'
+          ? `<path d="M${x.toFixed(1)},${(y - 5).toFixed(1)}l4.5,8h-9z"`
+          : `<path d="M${x.toFixed(1)},${(y + 5).toFixed(1)}l4.5,-8h-9z"`;
+    parts.push(
+      `${shape} fill="${m.color}"><title>${esc(m.title)}</title>${m.shape === 'dot' ? '</circle>' : '</path>'}`,
+    );
+  }
+  const legend = lines
+    .map(
+      (l, i) =>
+        `<span><i style="background:${COLORS[i % COLORS.length]}${l.dash ? ';opacity:.6' : ''}"></i>${esc(l.name)}</span>`,
+    )
+    .join('');
+  return `<figure><figcaption>${esc(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg><div class="legend">${legend}</div></figure>`;
+}
+
+function table(title: string, rows: readonly ReportLine[]): string {
+  const head = [
+    title,
+    'realized',
+    'unrealized',
+    'fills',
+    'buys',
+    'offers filled',
+    'sells',
+    'win rate',
+    'max drawdown',
+    'peak in offers',
+    'held',
+  ];
+  const body = rows
+    .map(
+      (r) =>
+        `<tr><th>${esc(r.key)}</th><td class="${BigInt(r.realized) < 0n ? 'neg' : ''}">${eth(r.realized)}</td><td>${eth(r.unrealized)}</td><td>${r.fills}</td><td>${r.buys}</td><td>${r.offerFills}</td><td>${r.sells}</td><td>${r.winRate === null ? '—' : `${(r.winRate * 100).toFixed(1)} % (${r.wins}/${r.sales})`}</td><td>${eth(r.maxDrawdown)}</td><td>${eth(r.peakOfferCapital)}</td><td>${r.held}</td></tr>`,
+    )
+    .join('');
+  return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function fillMarker(f: BacktestFill): Marker | null {
+  if (f.decimals !== 18) return null;
+  const y = Number(BigInt(f.price)) / 1e18;
+  const sell = f.kind === 'listing_sold' || f.kind === 'offer_accepted';
+  return {
+    x: f.at,
+    y,
+    shape: sell ? 'down' : f.kind === 'offer_filled' ? 'dot' : 'up',
+    color: sell ? '#dc2626' : f.kind === 'offer_filled' ? '#2563eb' : '#16a34a',
+    title: `${time(f.at)} ${f.strategy} ${f.kind} ${formatUnits(BigInt(f.price), 18)} ${f.symbol} ${f.item ?? ''}`,
+  };
+}
+
+export function renderReportHtml(r: BacktestReport): string {
+  const xs = r.series.at;
+  const strategies = Object.entries(r.series.strategies);
+  const equity = chart('Equity over time (ETH): realized + unrealized at the floor; total dashed', xs, [
+    ...strategies.map(([id, s]) => ({ name: id, ys: s.equity.map(num) })),
+    { name: 'total', ys: r.series.total.equity.map(num), dash: true },
+  ]);
+  const exposure = chart('Exposure (ETH): capital in open offers, cost of what is held', xs, [
+    ...strategies.map(([id, s]) => ({ name: `${id} offers`, ys: s.offers.map(num) })),
+    { name: 'total in offers', ys: r.series.total.offers.map(num), dash: true },
+    { name: 'total held (cost)', ys: r.series.total.held.map(num), dash: true },
+  ]);
+  const floors = Object.entries(r.series.collections)
+    .map(([slug, s]) =>
+      chart(
+        `${slug}: floor (ETH) with our fills — ▲ buy, ● offer filled, ▼ sold`,
+        xs,
+        [{ name: `${slug} floor`, ys: s.floor.map(num) }],
+        r.fills
+          .filter((f) => f.collection === slug)
+          .map(fillMarker)
+          .filter((m): m is Marker => m !== null),
+      ),
+    )
+    .join('');
+  const fills = r.fills
+    .slice(0, 500)
+    .map(
+      (f) =>
+        `<tr><td>${time(f.at)}</td><td>${esc(f.strategy)}</td><td>${f.kind}</td><td>${esc(f.collection ?? '')}</td><td>${esc(f.item ?? '')}</td><td>${formatUnits(BigInt(f.price), f.decimals)} ${esc(f.symbol)}</td><td>${formatUnits(BigInt(f.fees), f.decimals)}</td><td>${formatUnits(BigInt(f.gas), 18)}</td></tr>`,
+    )
+    .join('');
+  const params = r.strategies
+    .map(
+      (s) => `<li><b>${esc(s.id)}</b> (${esc(s.module)}): <code>${esc(JSON.stringify(s.params))}</code></li>`,
+    )
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>harpoon backtest — ${esc(r.tape.file)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#111;max-width:1100px}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
+th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}
+td.neg{color:#b91c1c}figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}
+svg{width:100%;height:auto;background:#fafafa;border:1px solid #eee}
+.grid{stroke:#e5e5e5}.zero{stroke:#999;stroke-dasharray:2 2}
+.ylab{font-size:10px;text-anchor:end;dominant-baseline:middle;fill:#555}.xlab{font-size:10px;fill:#555}.end{text-anchor:end}
+.legend span{margin-right:14px;font-size:12px}.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
+.none{color:#777}code{font-size:12px}
+</style></head><body>
+<h1>Backtest of ${esc(r.tape.file)}</h1>
+<p>${esc(r.tape.source)} tape on ${esc(r.tape.chain)}: ${esc(r.tape.collections.join(', '))}; replayed ${time(r.window.from)} → ${time(r.window.to)} UTC, ${r.events} events, latency ${r.window.latencyMs} ms${r.tape.torn ? '; <b>the tape was cut</b> (replayed up to its last whole block)' : ''}.
+Intents: ${r.intents.emitted ?? 0} emitted, ${r.intents.done ?? 0} done, ${r.intents.rejected ?? 0} refused by risk or the guard. Orders: ${r.orders.placed} placed, ${r.orders.filled} filled, ${r.orders.cancelled} cancelled, ${r.orders.expired} expired, ${r.orders.open} open at the end.
+Amounts in ETH (ETH and WETH together).</p>
+<h2>Per strategy</h2>${table('strategy', [...r.byStrategy, r.total])}
+<h2>Per collection</h2>${table('collection', r.byCollection)}
+<h2>Charts</h2>${equity}${exposure}${floors}
+<h2>Fills${r.fills.length > 500 ? ' (first 500)' : ''}</h2>
+<table><thead><tr><th>time (UTC)</th><th>strategy</th><th>kind</th><th>collection</th><th>item</th><th>price</th><th>fees</th><th>gas (ETH)</th></tr></thead><tbody>${fills}</tbody></table>
+<h2>Parameters</h2><ul>${params}</ul>
+</body></html>
+`;
+}

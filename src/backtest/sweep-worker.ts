@@ -1,0 +1,27 @@
+// One sweep worker: runs the combinations it is sent, one at a time, each a whole backtest, and
+// answers with its summary. The tape is loaded once per worker.
+import { parentPort } from 'node:worker_threads';
+import { runBacktest } from './run.ts';
+import { type SweepJob, summarize } from './sweep.ts';
+import { loadTape, type TapeData } from './tape-data.ts';
+
+let tape: TapeData | undefined;
+
+parentPort?.on('message', (job: SweepJob) => {
+  void (async () => {
+    try {
+      if (tape === undefined || tape.path !== job.tapePath) tape = loadTape(job.tapePath);
+      const run = await runBacktest({
+        tape,
+        setup: job.setup,
+        builtinStrategiesDir: job.builtinStrategiesDir,
+        ...(job.from !== undefined ? { from: job.from } : {}),
+        ...(job.to !== undefined ? { to: job.to } : {}),
+        ...(job.latencyMs !== undefined ? { latencyMs: job.latencyMs } : {}),
+      });
+      parentPort?.postMessage({ index: job.index, summary: summarize(job.index, job.label, run.report) });
+    } catch (err) {
+      parentPort?.postMessage({ index: job.index, error: err instanceof Error ? err.message : String(err) });
+    }
+  })();
+});

@@ -1,0 +1,203 @@
+/**
+ * Parameter sweeps: every combination of the axes (`sniper.discountBps=1000..3000:500`,
+ * `collection-bidder.distanceBps=300,500,800`) backtested on the same tape, in worker threads (one
+ * per core by default), then ranked by final equity (realized + unrealized at the floor), smaller
+ * drawdown first on ties. The ranking depends only on the tape, the config and the axes, not on
+ * which worker finished first.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { BacktestReport, ReportLine } from './report.ts';
+import { type BacktestSetup, type ParamOverride, withOverrides } from './setup.ts';
+
+export interface SweepAxis {
+  /** As written: `sniper.discountBps=1000..3000:500`. */
+  readonly spec: string;
+  readonly strategy: string;
+  readonly path: readonly string[];
+  readonly values: readonly (number | string)[];
+}
+
+const MAX_COMBINATIONS = 10_000;
+
+/** `strategy.param[.sub]=from..to:step` (numbers, both ends included) or `strategy.param=a,b,c`. */
+export function parseSweep(spec: string): SweepAxis {
+  const eq = spec.indexOf('=');
+  if (eq < 0)
+    throw new RangeError(
+      `--sweep '${spec}': expected strategy.param=values (e.g. sniper.discountBps=1000..3000:500)`,
+    );
+  const key = spec.slice(0, eq).trim();
+  const rhs = spec.slice(eq + 1).trim();
+  const parts = key.split('.');
+  if (parts.length < 2 || parts.some((p) => p === ''))
+    throw new RangeError(`--sweep '${spec}': the key must be strategy.param (e.g. sniper.discountBps)`);
+  const [strategy, ...path] = parts as [string, ...string[]];
+  const range = /^(-?\d+(?:\.\d+)?)\.\.(-?\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$/.exec(rhs);
+  let values: (number | string)[];
+  if (range !== null) {
+    const from = Number(range[1]);
+    const to = Number(range[2]);
+    const step = range[3] !== undefined ? Number(range[3]) : 1;
+    if (!(step > 0)) throw new RangeError(`--sweep '${spec}': the step must be > 0`);
+    if (to < from) throw new RangeError(`--sweep '${spec}': the range ends before it starts`);
+    values = [];
+    // integer steps in integer arithmetic; decimals rounded to the step's digits
+    const digits = (range[3] ?? '').split('.')[1]?.length ?? 0;
+    for (let i = 0; from + i * step <= to + 1e-9; i++) {
+      values.push(
+        Number((from + i * step).toFixed(Math.max(digits, (range[1] ?? '').split('.')[1]?.length ?? 0))),
+      );
+      if (values.length > MAX_COMBINATIONS)
+        throw new RangeError(`--sweep '${spec}': more than ${MAX_COMBINATIONS} values`);
+    }
+  } else {
+    const list = rhs.split(',').map((v) => v.trim());
+    if (rhs === '' || list.some((v) => v === ''))
+      throw new RangeError(`--sweep '${spec}': expected from..to:step or a comma-separated list of values`);
+    values = list.map((v) => (/^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v));
+  }
+  return { spec, strategy, path, values };
+}
+
+/** Every combination of the axes' values, as overrides (the first axis varies slowest). */
+export function combinations(axes: readonly SweepAxis[]): ParamOverride[][] {
+  let out: ParamOverride[][] = [[]];
+  for (const a of axes) {
+    const next: ParamOverride[][] = [];
+    for (const c of out)
+      for (const v of a.values) next.push([...c, { strategy: a.strategy, path: a.path, value: v }]);
+    out = next;
+    if (out.length > MAX_COMBINATIONS)
+      throw new RangeError(`the sweep has more than ${MAX_COMBINATIONS} combinations`);
+  }
+  return out;
+}
+
+export const overrideLabel = (c: readonly ParamOverride[]): Record<string, number | string> =>
+  Object.fromEntries(c.map((o) => [`${o.strategy}.${o.path.join('.')}`, o.value as number | string]));
+
+export interface SweepJob {
+  readonly index: number;
+  readonly label: Record<string, number | string>;
+  readonly tapePath: string;
+  readonly setup: BacktestSetup;
+  readonly builtinStrategiesDir: string;
+  readonly from?: number;
+  readonly to?: number;
+  readonly latencyMs?: number;
+}
+
+export interface SweepResult {
+  readonly index: number;
+  readonly params: Record<string, number | string>;
+  /** Realized + unrealized at the floor at the end (wei, ETH-valued). */
+  readonly equity: string;
+  readonly total: ReportLine;
+  readonly byStrategy: readonly ReportLine[];
+}
+
+export function summarize(
+  index: number,
+  params: Record<string, number | string>,
+  r: BacktestReport,
+): SweepResult {
+  const equity = BigInt(r.total.realized) + BigInt(r.total.unrealized ?? '0');
+  return { index, params, equity: equity.toString(), total: r.total, byStrategy: r.byStrategy };
+}
+
+export interface SweepReport {
+  readonly kind: 'harpoon-sweep';
+  readonly version: 1;
+  readonly tape: string;
+  readonly axes: readonly string[];
+  readonly combinations: number;
+  /** Best first. */
+  readonly ranked: readonly (SweepResult & { readonly rank: number })[];
+}
+
+export interface SweepOptions {
+  readonly tapePath: string;
+  readonly setup: BacktestSetup;
+  readonly axes: readonly SweepAxis[];
+  readonly builtinStrategiesDir: string;
+  readonly from?: number;
+  readonly to?: number;
+  readonly latencyMs?: number;
+  /** Worker threads; default one per core. */
+  readonly workers?: number;
+  readonly onResult?: (done: number, total: number, r: SweepResult) => void;
+}
+
+export function rank(results: readonly SweepResult[]): (SweepResult & { rank: number })[] {
+  const sorted = [...results].sort((a, b) => {
+    const ea = BigInt(a.equity);
+    const eb = BigInt(b.equity);
+    if (ea !== eb) return ea > eb ? -1 : 1;
+    const da = BigInt(a.total.maxDrawdown);
+    const db = BigInt(b.total.maxDrawdown);
+    if (da !== db) return da < db ? -1 : 1;
+    return a.index - b.index;
+  });
+  return sorted.map((r, i) => ({ ...r, rank: i + 1 }));
+}
+
+export async function runSweep(o: SweepOptions): Promise<SweepReport> {
+  const combos = combinations(o.axes);
+  // every combination is checked before any worker starts (an unknown strategy fails at once)
+  const jobs: SweepJob[] = combos.map((c, index) => ({
+    index,
+    label: overrideLabel(c),
+    tapePath: o.tapePath,
+    setup: withOverrides(o.setup, c),
+    builtinStrategiesDir: o.builtinStrategiesDir,
+    ...(o.from !== undefined ? { from: o.from } : {}),
+    ...(o.to !== undefined ? { to: o.to } : {}),
+    ...(o.latencyMs !== undefined ? { latencyMs: o.latencyMs } : {}),
+  }));
+  const n = Math.max(1, Math.min(jobs.length, o.workers ?? availableParallelism()));
+  const results: SweepResult[] = [];
+  let next = 0;
+  const workers: Worker[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let running = 0;
+      const feed = (w: Worker) => {
+        const job = jobs[next++];
+        if (job === undefined) {
+          if (running === 0) resolve();
+          return;
+        }
+        running++;
+        w.postMessage(job);
+      };
+      for (let i = 0; i < n; i++) {
+        const w = new Worker(new URL('./sweep-worker.mjs', import.meta.url));
+        workers.push(w);
+        w.on('message', (m: { index: number; summary?: SweepResult; error?: string }) => {
+          running--;
+          if (m.error !== undefined || m.summary === undefined) {
+            reject(new Error(`sweep combination ${JSON.stringify(jobs[m.index]?.label)}: ${m.error}`));
+            return;
+          }
+          results.push(m.summary);
+          o.onResult?.(results.length, jobs.length, m.summary);
+          feed(w);
+          if (running === 0 && next >= jobs.length) resolve();
+        });
+        w.on('error', reject);
+        feed(w);
+      }
+    });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  return {
+    kind: 'harpoon-sweep',
+    version: 1,
+    tape: o.tapePath.split('/').pop() ?? o.tapePath,
+    axes: o.axes.map((a) => a.spec),
+    combinations: jobs.length,
+    ranked: rank(results),
+  };
+}

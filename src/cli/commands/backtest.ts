@@ -1,0 +1,265 @@
+// `harpoon backtest`, `harpoon sandbox tape` and `harpoon record`: tapes of the market and
+// strategies run over them again.
+import { existsSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../config/load.ts';
+import { formatUnits } from '../../domain/money.ts';
+import { ExitCode, UsageError } from '../exit.ts';
+import {
+  ACTIVITY_FLAG,
+  CONFIG_FLAG,
+  FROM_FLAG,
+  HOURS_FLAG,
+  LATENCY_FLAG,
+  multipleFlag,
+  numberFlag,
+  OUT_FLAG,
+  SECONDS_FLAG,
+  SEED_FLAG,
+  SWEEP_FLAG,
+  TAPE_FLAG,
+  TO_FLAG,
+  textFlag,
+  WORKERS_FLAG,
+} from '../flags.ts';
+import type { CommandContext } from '../spec.ts';
+
+const STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../strategies');
+
+/** ISO 8601 (with a zone, or UTC) or epoch milliseconds. */
+export function parseTime(flag: string, raw: string, command: string): number {
+  const text = raw.trim();
+  let ms: number;
+  if (/^\d{10,16}$/.test(text)) ms = Number(text);
+  else {
+    const iso = /[zZ]|[+-]\d\d:?\d\d$/.test(text) || !/T/.test(text) ? text : `${text}Z`;
+    ms = /^\d{4}-\d\d-\d\d/.test(text) ? Date.parse(iso) : Number.NaN;
+  }
+  if (!Number.isFinite(ms))
+    throw new UsageError(
+      `--${flag}: ${JSON.stringify(raw)} is not a time`,
+      `give ISO 8601 (e.g. harpoon ${command} --${flag} 2026-01-01T06:00Z) or epoch milliseconds`,
+    );
+  return ms;
+}
+
+/** ETH with at most 6 decimals (the summary; the JSON report keeps wei). */
+const eth = (wei: string | null) => {
+  if (wei === null) return '—';
+  const [i, f = ''] = formatUnits(BigInt(wei), 18).split('.');
+  const d = f.slice(0, 6).replace(/0+$/, '');
+  return d === '' ? (i as string) : `${i}.${d}`;
+};
+
+function required(ctx: CommandContext, spec: typeof TAPE_FLAG, command: string, example: string): string {
+  const v = textFlag(ctx.flags, spec, command);
+  if (v === undefined)
+    throw new UsageError(`--${spec.name} is required`, `e.g. ${example}; see "harpoon help ${command}"`);
+  return resolve(ctx.io.cwd, v);
+}
+
+/** `harpoon backtest --tape T --config C [--from] [--to] [--out PATH] [--latency MS] [--sweep SPEC]… [--workers N]`. */
+export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
+  const command = 'backtest';
+  const example = 'harpoon backtest --tape market.tape --config harpoon.yaml';
+  const tapePath = required(ctx, TAPE_FLAG, command, example);
+  if (!existsSync(tapePath))
+    throw new UsageError(
+      `--tape: no file at ${tapePath}`,
+      `record one with "harpoon record" or "harpoon sandbox tape"`,
+    );
+  const fromRaw = textFlag(ctx.flags, FROM_FLAG, command);
+  const toRaw = textFlag(ctx.flags, TO_FLAG, command);
+  const from = fromRaw !== undefined ? parseTime('from', fromRaw, command) : undefined;
+  const to = toRaw !== undefined ? parseTime('to', toRaw, command) : undefined;
+  if (from !== undefined && to !== undefined && to <= from)
+    throw new UsageError(
+      '--to is not after --from',
+      `e.g. ${example} --from 2026-01-01T06:00Z --to 2026-01-01T18:00Z`,
+    );
+  const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
+  const outRaw = textFlag(ctx.flags, OUT_FLAG, command);
+  const out = outRaw !== undefined ? resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')) : undefined;
+  const { parseSweep } = await import('../../backtest/sweep.ts');
+  const sweeps = multipleFlag(ctx.flags, SWEEP_FLAG).map((s) => {
+    try {
+      return parseSweep(s);
+    } catch (e) {
+      throw new UsageError(
+        (e as Error).message,
+        `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500'`,
+      );
+    }
+  });
+  if (ctx.flags.workers !== undefined && sweeps.length === 0)
+    throw new UsageError(
+      '--workers goes with --sweep',
+      `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500' --workers 2`,
+    );
+  const workers = numberFlag(ctx.flags, WORKERS_FLAG, availableParallelism(), command);
+
+  const file = textFlag(ctx.flags, CONFIG_FLAG, command);
+  const loaded = loadConfig({ ...(file !== undefined ? { file } : {}), env: ctx.io.env, cwd: ctx.io.cwd });
+  for (const warning of loaded.warnings) ctx.io.stderr(`harpoon: warning: ${warning}\n`);
+  if (loaded.config.strategies.length === 0)
+    throw new UsageError(
+      'the config has no strategies to backtest',
+      `e.g. ${example} (config/backtest.yaml has five)`,
+    );
+  const { backtestSetupFromConfig } = await import('../../backtest/setup.ts');
+  const { loadTape } = await import('../../backtest/tape-data.ts');
+  const setup = backtestSetupFromConfig(loaded.config, loaded.file);
+  const started = performance.now();
+  const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
+
+  if (sweeps.length > 0) {
+    const { runSweep, combinations } = await import('../../backtest/sweep.ts');
+    let total: number;
+    try {
+      total = combinations(sweeps).length;
+      const { withOverrides } = await import('../../backtest/setup.ts');
+      for (const c of combinations(sweeps).slice(0, 1)) withOverrides(setup, c);
+    } catch (e) {
+      throw new UsageError(
+        `--sweep: ${(e as Error).message}`,
+        `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500'`,
+      );
+    }
+    err(`sweep: ${total} combination(s) on ${Math.min(workers, total)} worker thread(s)`);
+    const report = await runSweep({
+      tapePath,
+      setup,
+      axes: sweeps,
+      builtinStrategiesDir: STRATEGIES_DIR,
+      workers,
+      latencyMs,
+      ...(from !== undefined ? { from } : {}),
+      ...(to !== undefined ? { to } : {}),
+      onResult: (done, n) => {
+        if (done === n || done % Math.max(1, Math.floor(n / 10)) === 0) err(`sweep: ${done}/${n} done`);
+      },
+    });
+    const lines = [`Sweep of ${basename(tapePath)}: ${report.combinations} combination(s), best first`];
+    lines.push('  rank  equity (ETH)      realized        max drawdown  fills  win rate  params');
+    for (const r of report.ranked.slice(0, 20))
+      lines.push(
+        `  ${String(r.rank).padStart(4)}  ${eth(r.equity).padEnd(16)}  ${eth(r.total.realized).padEnd(14)}  ${eth(r.total.maxDrawdown).padEnd(12)}  ${String(r.total.fills).padStart(5)}  ${r.total.winRate === null ? '   —    ' : `${(r.total.winRate * 100).toFixed(1).padStart(6)} %`}  ${Object.entries(
+          r.params,
+        )
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`,
+      );
+    ctx.io.stdout(`${lines.join('\n')}\n`);
+    if (out !== undefined) {
+      writeFileSync(`${out}.sweep.json`, `${JSON.stringify(report, null, 2)}\n`);
+      err(`saved ${out}.sweep.json`);
+    }
+    err(`sweep took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return ExitCode.ok;
+  }
+
+  const { runBacktest } = await import('../../backtest/run.ts');
+  const { reportJson } = await import('../../backtest/report.ts');
+  const { renderReportHtml } = await import('../../backtest/html.ts');
+  const tape = loadTape(tapePath);
+  if (tape.torn)
+    err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
+  const run = await runBacktest({
+    tape,
+    setup,
+    builtinStrategiesDir: STRATEGIES_DIR,
+    latencyMs,
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    onProgress: (n, of) => err(`replayed ${n} of ${of} events`),
+  });
+  const secs = (performance.now() - started) / 1000;
+  const r = run.report;
+  const lines = [
+    `Backtest of ${basename(tapePath)} (${r.tape.source}, ${r.tape.collections.join(', ')}): ${new Date(r.window.from).toISOString()} → ${new Date(r.window.to).toISOString()}, ${r.events} events`,
+    `  intents ${r.intents.emitted ?? 0} (${r.intents.done ?? 0} done, ${r.intents.rejected ?? 0} refused); orders ${r.orders.placed} placed, ${r.orders.filled} filled; fills ${r.total.fills}`,
+    '  strategy              realized (ETH)    unrealized       fills  win rate       max drawdown',
+  ];
+  for (const l of [...r.byStrategy, r.total])
+    lines.push(
+      `  ${l.key.padEnd(20)}  ${eth(l.realized).padEnd(16)}  ${eth(l.unrealized).padEnd(15)}  ${String(l.fills).padStart(5)}  ${l.winRate === null ? '     —      ' : `${(l.winRate * 100).toFixed(1).padStart(5)} % (${l.wins}/${l.sales})`.padEnd(12)}  ${eth(l.maxDrawdown)}`,
+    );
+  ctx.io.stdout(`${lines.join('\n')}\n`);
+  if (out !== undefined) {
+    writeFileSync(`${out}.json`, reportJson(r));
+    writeFileSync(`${out}.html`, renderReportHtml(r));
+    err(`saved ${out}.json and ${out}.html`);
+  }
+  err(
+    `replayed ${run.events} events in ${secs.toFixed(1)} s (${Math.round(run.events / Math.max(secs, 1e-3))} events/s)`,
+  );
+  return ExitCode.ok;
+}
+
+/** `harpoon sandbox tape --out T [--seed N] [--hours H] [--activity N]`: the simulator's market as a tape, offline. */
+export async function runSandboxTape(ctx: CommandContext): Promise<number> {
+  const command = 'sandbox tape';
+  const out = required(ctx, OUT_FLAG, command, 'harpoon sandbox tape --seed 7 --hours 24 --out day.tape');
+  const seed = numberFlag(ctx.flags, SEED_FLAG, 1, command);
+  const hours = numberFlag(ctx.flags, HOURS_FLAG, 24, command);
+  const activity = numberFlag(ctx.flags, ACTIVITY_FLAG, 3, command);
+  if (activity <= 0)
+    throw new UsageError(
+      '--activity must be above 0 for a tape',
+      'e.g. harpoon sandbox tape --activity 3 --out day.tape',
+    );
+  const { writeSandboxTape } = await import('../../sandbox/simulator/tape.ts');
+  const started = performance.now();
+  const r = await writeSandboxTape({ out, seed, hours, activity });
+  ctx.io.stderr(
+    `harpoon: wrote ${out}: ${r.events} events, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  ctx.io.stdout(`${JSON.stringify({ out, seed, hours, activity, ...r })}\n`);
+  return ExitCode.ok;
+}
+
+/** `harpoon record --config C --out T [--seconds N]`: the market view's market, recorded (no strategy runs). */
+export async function runRecord(ctx: CommandContext): Promise<number> {
+  const command = 'record';
+  const out = required(ctx, OUT_FLAG, command, 'harpoon record --config harpoon.yaml --out market.tape');
+  const file = textFlag(ctx.flags, CONFIG_FLAG, command);
+  const seconds =
+    ctx.flags.seconds !== undefined ? numberFlag(ctx.flags, SECONDS_FLAG, 0, command) : undefined;
+  const loaded = loadConfig({ ...(file !== undefined ? { file } : {}), env: ctx.io.env, cwd: ctx.io.cwd });
+  for (const warning of loaded.warnings) ctx.io.stderr(`harpoon: warning: ${warning}\n`);
+  const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
+  const { createDaemon, daemonOptionsFromConfig } = await import('../../daemon/index.ts');
+  const { BACKTEST_WALLET } = await import('../../backtest/setup.ts');
+  const base = daemonOptionsFromConfig(loaded.config, ctx.io.env, {
+    mode: 'paper',
+    ...(loaded.config.wallet.address === undefined
+      ? { wallet: { source: 'none', address: BACKTEST_WALLET } }
+      : {}),
+  });
+  // the market only: no strategy, nothing simulated; the paper database stays the config's
+  const daemon = createDaemon(
+    { ...base, strategies: [], market: { ...base.market, record: out } },
+    { onProgress: (line) => err(line) },
+  );
+  const stopped = new Promise<void>((done) => {
+    if (ctx.io.signal.aborted) done();
+    ctx.io.signal.addEventListener('abort', () => done(), { once: true });
+    if (seconds !== undefined) setTimeout(done, seconds * 1000).unref();
+  });
+  try {
+    await Promise.race([daemon.start(), stopped]);
+    if (!ctx.io.signal.aborted) {
+      err(
+        `recording ${loaded.config.collections.join(', ') || 'the configured collections'} to ${out}${seconds !== undefined ? ` for ${seconds} s` : ' until Ctrl-C'}`,
+      );
+      await Promise.race([stopped, daemon.whenFatal]);
+    }
+  } finally {
+    await daemon.stop();
+  }
+  const s = daemon.status();
+  err(`recorded ${s.events.total} events to ${out}`);
+  return s.state === 'failed' ? ExitCode.error : ExitCode.ok;
+}
