@@ -103,6 +103,8 @@ import {
 } from '../seaport/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
+import { createDaemonRecorder } from '../tape/daemon.ts';
+import type { TapeRecorder } from '../tape/recorder.ts';
 import { type Console, createConsole } from './console.ts';
 import { type ControlServer, type HealthReport, startControlServer, toJson } from './control.ts';
 import { createDaemonMetrics } from './metrics.ts';
@@ -223,6 +225,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let guard: CalldataGuard | undefined;
   let execution: ChainExecutor | undefined;
   let view: MarketView | undefined;
+  /** market.record: the tape the market view's market is recorded to. */
+  let recorder: TapeRecorder | undefined;
   let stream: StreamClient | undefined;
   let engine: Engine | undefined;
   let engineStarted = false;
@@ -372,6 +376,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   function onEvent(event: MarketEvent): void {
     eventsTotal++;
     eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1;
+    recorder?.event(event);
     view?.apply(event);
     // our orders: fills, cancels and validity, whatever the daemon's state
     ledger?.apply(event);
@@ -635,8 +640,21 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       initialWatermarks: storeWatermarks(store),
     });
     const s = stream;
+    if (options.market.record !== undefined)
+      recorder = createDaemonRecorder({
+        path: options.market.record,
+        chain: options.chain.name,
+        collections: options.collections,
+        paymentTokens,
+        clock,
+        api,
+        rpc,
+        fees: async (slug) => (await collection(slug)).fees,
+        freshness: (slug) => s.freshness(slug),
+        logger: log.child({ part: 'tape' }),
+      });
     view = createMarketView({
-      api,
+      api: recorder?.wrapApi(api) ?? api,
       clock,
       logger: log.child({ part: 'market' }),
       ...ao.view,
@@ -1047,6 +1065,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     persistWatermarks();
     await stream?.stop().catch((err: unknown) => log.warn({ err }, 'stream stop failed'));
     await view?.stop().catch((err: unknown) => log.warn({ err }, 'market view stop failed'));
+    await recorder?.close().catch((err: unknown) => log.warn({ err }, 'closing the market tape failed'));
     if (paperExec !== undefined) {
       try {
         writeFileSync(options.paperReportPath, `${toJson(paperReport(), 2)}\n`, { mode: 0o600 });
