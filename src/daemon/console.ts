@@ -94,6 +94,14 @@ export interface Sample {
     readonly floor: string | null;
     readonly bestOffer: string | null;
   }[];
+  /** Floors of the traits our open trait offers bid on (what those offers are drawn against). */
+  readonly traitFloors: readonly {
+    readonly collection: string;
+    readonly trait: string;
+    readonly floor: string | null;
+  }[];
+  /** The wallet's balances (native token and the configured tokens), whole tokens. */
+  readonly balances: readonly { readonly symbol: string; readonly amount: string }[];
 }
 
 export interface ConsoleSnapshot {
@@ -118,6 +126,8 @@ export interface ConsoleSource {
   market(): MarketSnapshot | undefined;
   tokenOf(address: string): PaymentToken;
   wallet(): string;
+  /** The wallet's balances by lower-case token address (zero address = native), when read. */
+  balances(): ReadonlyMap<string, bigint> | undefined;
 }
 
 export interface ConsoleOptions {
@@ -352,7 +362,30 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
       rate: status.rateBudget.map((g) => ({ group: g.group, available: g.available, limit: g.limit })),
       streamAgeMs: ages.length > 0 ? Math.max(...ages) : null,
       floors: market().map((r) => ({ collection: r.collection, floor: r.floor, bestOffer: r.bestOffer })),
+      traitFloors: traitFloorsOfOurOffers(m),
+      balances: [...(src.balances() ?? new Map<string, bigint>())].map(([address, amount]) => {
+        const t = src.tokenOf(address);
+        return { symbol: t.symbol, amount: formatUnits(amount, t.decimals) };
+      }),
     };
+  }
+
+  function traitFloorsOfOurOffers(m: MarketSnapshot | undefined): Sample['traitFloors'] {
+    const out = new Map<string, Sample['traitFloors'][number]>();
+    for (const l of src.ledger()?.counting() ?? []) {
+      if (l.side !== 'trait_offer' || l.trait === null) continue;
+      const key = `${l.collection}\u0000${traitKey(l.trait.type, l.trait.value)}`;
+      if (out.has(key)) continue;
+      const f = m
+        ?.collection(l.collection)
+        ?.traitFloorsByTrait.get(traitKey(l.trait.type, l.trait.value))?.[0];
+      out.set(key, {
+        collection: l.collection,
+        trait: `${l.trait.type}: ${l.trait.value}`,
+        floor: f === undefined ? null : formatUnits(f.price, f.paymentToken.decimals),
+      });
+    }
+    return [...out.values()];
   }
 
   function pnlHistory(): ConsoleSnapshot['pnlHistory'] {

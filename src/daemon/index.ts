@@ -31,7 +31,7 @@ import {
   alertOfPause,
   alertOfResume,
   createAlerts,
-  type FillKind,
+  isFillKind,
   type Notifier,
 } from '../alerts/index.ts';
 import {
@@ -254,15 +254,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     notifier?.notify(e);
     consoleView?.alert({ at: e.at, kind: e.kind, severity: e.severity, title: e.title, text: e.text });
   };
-  const FILL_KINDS = new Set<string>([
-    'buy',
-    'sell',
-    'offer_filled',
-    'mint',
-    'swap',
-    'listing_sold',
-    'offer_accepted',
-  ]);
   let pollTimer: ReturnType<typeof setInterval> | undefined;
   let wallet: Address = ZERO_ADDRESS;
   /** Every adapter's options from the config, once the wallet is known (build). */
@@ -466,6 +457,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         market: () => view?.snapshot(),
         tokenOf: tokenInfo,
         wallet: () => wallet,
+        balances: () => balances?.get()?.value,
       },
       {
         // every fill once, as the store books it (live and paper alike)
@@ -476,7 +468,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
               at: f.filledAt,
               mode: options.mode,
               strategy: about.strategy,
-              kind: (FILL_KINDS.has(about.kind) ? about.kind : f.side) as FillKind,
+              kind: isFillKind(about.kind) ? about.kind : f.side,
               collection: f.collection,
               tokenId: f.tokenId,
               quantity: f.quantity,
@@ -1148,6 +1140,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       guardRejections,
       reconcile: reconcileSummary,
       credentials: keeper?.status(),
+      ...(notifier !== undefined ? { alerts: notifier.status() } : {}),
       ...(holdings !== undefined ? { pnl: holdings.pnl(view?.snapshot()) } : {}),
       drops: options.drops.flatMap((slug) => {
         const d = drops?.get(slug)?.value;

@@ -1,5 +1,6 @@
 // The daemon's status (served as JSON on /status) and its rendering for a person: `harpoon status`
 // and the demo's live summary print the same text from the same object.
+import type { NotifierStatus } from '../alerts/index.ts';
 import { type CredentialStatus, describeCredentials } from '../auth/index.ts';
 import { formatUnits } from '../domain/money.ts';
 import type { EngineStatus } from '../engine/index.ts';
@@ -131,6 +132,8 @@ export interface DaemonStatus {
   readonly reconcile: Readonly<Record<string, number>>;
   /** Where the API key and the wallet JWT come from, when they expire, renewals (never a value). */
   readonly credentials?: CredentialStatus;
+  /** Alerts: what each sink delivered, gave up or dropped (never a sink's secret). */
+  readonly alerts?: NotifierStatus;
   /**
    * Profit and loss (each amount in its token's decimals): realized = proceeds − fees − cost basis
    * − gas; unrealized values what is held at the fresh floor and at the best collection offer.
@@ -288,6 +291,7 @@ export interface StatusSources {
   readonly guardRejections: Readonly<Record<string, number>>;
   readonly reconcile: Readonly<Record<string, number>>;
   readonly credentials: CredentialStatus | undefined;
+  readonly alerts?: NotifierStatus;
   readonly drops?: DaemonStatus['drops'];
   readonly pnl?: { readonly byStrategy: readonly PnlLine[]; readonly byCollection: readonly PnlLine[] };
 }
@@ -417,6 +421,7 @@ export function buildStatus(s: StatusSources): DaemonStatus {
     guardRejections: { ...s.guardRejections },
     reconcile: { ...s.reconcile },
     ...(s.credentials !== undefined ? { credentials: s.credentials } : {}),
+    ...(s.alerts !== undefined ? { alerts: s.alerts } : {}),
     ...(s.drops !== undefined && s.drops.length > 0 ? { drops: s.drops } : {}),
     ...(s.pnl !== undefined && (s.pnl.byStrategy.length > 0 || s.pnl.byCollection.length > 0)
       ? { pnl: { byStrategy: s.pnl.byStrategy.map(pnlRow), byCollection: s.pnl.byCollection.map(pnlRow) } }
