@@ -87,6 +87,7 @@ describe('the dashboard page', () => {
     expect(await page.textContent(tid('mode'))).toBe('PAPER');
     expect(await page.textContent(tid('orders-count'))).toBe('(1000)');
     expect(await page.textContent(tid('fills-count'))).toBe('(10000)');
+    expect(await page.textContent(tid('balances'))).toBe('4.5 ETH, 1.25 WETH');
     // a reload keeps the session's token (the address no longer has it)
     await page.reload();
     await live();
@@ -176,6 +177,18 @@ describe('the dashboard page', () => {
     server.push('order', { orderHash: gone, state: 'gone' });
     await page.waitForSelector(`${tid('order-row')}[data-hash="${gone}"]`, { state: 'detached' });
     expect(await page.textContent(tid('orders-count'))).toBe('(999)');
+
+    // a sample brings the floor of a trait we bid on: the market view's table has it
+    server.push('sample', {
+      ...sample(Date.now(), COLLECTIONS),
+      traitFloors: [{ collection: 'harpoon-apes', trait: 'hat: crown', floor: '0.09' }],
+    });
+    await page.click(tid('tab-market'));
+    const apes = `${tid('market-collection')}[data-collection="harpoon-apes"]`;
+    await expect
+      .poll(() => page.locator(`${apes} ${tid('trait-floor-row')}`).allTextContents())
+      .toContain('hat: crown0.09');
+    await page.click(tid('tab-orders'));
 
     // the server drops the stream: the page says so, reconnects, and reloads the snapshot
     const opened = server.streamsOpened;

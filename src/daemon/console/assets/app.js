@@ -287,6 +287,7 @@
             feed,
           );
           const snap = await getJson('/api/snapshot');
+          performance.mark('harpoon:snapshot-received');
           applySnapshot(snap);
           buffering = false;
           for (const [name, data] of early) onEvent(name, data, true);
@@ -372,8 +373,13 @@
         ...m,
         floor: f.floor,
         bestOffer: f.bestOffer,
-        ...(Array.isArray(f.traits) ? { traitFloors: f.traits } : {}),
       });
+    }
+    // the floors of the traits we bid on, fresher than the snapshot's table
+    for (const t of s.traitFloors ?? []) {
+      const m = state.market.get(t.collection) ?? { collection: t.collection, traitFloors: [] };
+      const rest = (m.traitFloors ?? []).filter((x) => x.trait !== t.trait);
+      state.market.set(t.collection, { ...m, traitFloors: [{ trait: t.trait, floor: t.floor }, ...rest] });
     }
     mark('series');
   }
@@ -399,8 +405,7 @@
     state.market = new Map((s.market ?? []).map((m) => [m.collection, m]));
     const latest = state.series[state.series.length - 1];
     for (const f of latest?.floors ?? [])
-      if (!state.market.has(f.collection))
-        state.market.set(f.collection, { ...f, traitFloors: f.traits ?? [] });
+      if (!state.market.has(f.collection)) state.market.set(f.collection, { ...f, traitFloors: [] });
     state.decisions = (s.decisions ?? []).map((d) => ({ ...d, seq: ++state.seq }));
     state.alerts = (s.alerts ?? []).map((a) => ({ ...a, seq: ++state.seq }));
     for (const k of ['status', 'series', 'fills', 'orders', 'decisions', 'alerts']) mark(k);
@@ -437,6 +442,8 @@
     if (v === 'fills' && (d.has('fills') || d.has('view'))) renderFills();
     if (v === 'market' && (d.has('series') || d.has('orders') || d.has('view'))) renderMarket(d.has('view'));
     if (v === 'alerts' && (d.has('alerts') || d.has('view'))) renderAlerts();
+    // for the benchmark and the curious: when data last reached the screen
+    performance.mark('harpoon:rendered');
   }
 
   function renderHeader() {
@@ -919,15 +926,12 @@
           q('now'),
           `floor ${amount(m.floor)} · best offer ${amount(m.bestOffer)} · our orders ${ours.length} (offers: green, listings: orange)`,
         );
-        const traitNames = [
-          ...new Set(
-            state.series.flatMap((x) =>
-              (x.floors ?? [])
-                .filter((f) => f.collection === m.collection)
-                .flatMap((f) => (f.traits ?? []).map((t) => t.trait)),
-            ),
-          ),
-        ].slice(0, 6);
+        // the traits our trait offers bid on, over time
+        const traitsOf = (x) => (x.traitFloors ?? []).filter((t) => t.collection === m.collection);
+        const traitNames = [...new Set(state.series.flatMap((x) => traitsOf(x).map((t) => t.trait)))].slice(
+          0,
+          6,
+        );
         const at = (x) => (x.floors ?? []).find((f) => f.collection === m.collection);
         const levels = [...new Set(ours.map((o) => `${o.side}|${o.price}`))].slice(0, 50).map((k) => {
           const [side, price] = k.split('|');
@@ -943,7 +947,7 @@
               label: t,
               dash: [2, 3],
               color: COLORS[(i + 4) % COLORS.length],
-              values: state.series.map((x) => num(at(x)?.traits?.find((y) => y.trait === t)?.floor)),
+              values: state.series.map((x) => num(traitsOf(x).find((y) => y.trait === t)?.floor)),
             })),
           ],
           xs,
