@@ -706,7 +706,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   // -- operations -----------------------------------------------------------------------------
 
   /** What the guard checks of a fill, whether we buy a listing or accept an offer. */
-  function fillTerms(input: BuyListingInput | AcceptOfferInput, orderHash: string) {
+  function fillTerms(input: Omit<BuyListingInput | AcceptOfferInput, 'intentId'>, orderHash: string) {
     return {
       chainId: options.chainId,
       nft: {
@@ -722,17 +722,58 @@ export function createExecutor(options: ExecutorOptions): Executor {
     };
   }
 
+  const buyIntent = (input: Omit<BuyListingInput, 'intentId'>, orderHash: string): BuyListingIntent => ({
+    kind: 'buy_listing',
+    ...fillTerms(input, orderHash),
+    maxPrice: input.maxPrice,
+  });
+
+  /** The listing's fulfillment data from the API, then the guard's verdict on it against `intent`. */
+  async function guardedBuy(
+    input: Omit<BuyListingInput, 'intentId'>,
+    intent: BuyListingIntent,
+    onFetched: () => void = () => undefined,
+  ): Promise<GuardedTx> {
+    const protocol = input.protocolAddress ?? options.protocolAddress;
+    const response = await api.listings.fulfillmentData({
+      listing: { hash: intent.orderHash as string, chain: options.chain, protocol_address: protocol },
+      fulfiller: { address: wallet },
+      ...(input.quantity !== undefined ? { units_to_fill: Number(input.quantity) } : {}),
+    });
+    onFetched();
+    return guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+  }
+
+  const acceptIntent = (input: Omit<AcceptOfferInput, 'intentId'>, orderHash: string): AcceptOfferIntent => ({
+    kind: 'accept_offer',
+    ...fillTerms(input, orderHash),
+    minProceeds: input.minProceeds,
+  });
+
+  /** The offer's fulfillment data from the API, then the guard's verdict on it against `intent`. */
+  async function guardedAccept(
+    input: Omit<AcceptOfferInput, 'intentId'>,
+    intent: AcceptOfferIntent,
+    onFetched: () => void = () => undefined,
+  ): Promise<GuardedTx> {
+    const protocol = input.protocolAddress ?? options.protocolAddress;
+    const response = await api.offers.fulfillmentData({
+      offer: { hash: intent.orderHash as string, chain: options.chain, protocol_address: protocol },
+      fulfiller: { address: wallet },
+      consideration: { asset_contract_address: input.nft.contract, token_id: input.nft.tokenId.toString() },
+      units_to_fill: Number(input.quantity ?? 1n),
+    });
+    onFetched();
+    return guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+  }
+
   async function buyListing(input: BuyListingInput): Promise<ExecutionOutcome> {
     requireReconciled();
     const orderHash = lower(input.orderHash);
     const replayed = await replay(input.intentId, 'buy_listing');
     if (replayed) return replayed;
     const protocol = input.protocolAddress ?? options.protocolAddress;
-    const intent: BuyListingIntent = {
-      kind: 'buy_listing',
-      ...fillTerms(input, orderHash),
-      maxPrice: input.maxPrice,
-    };
+    const intent = buyIntent(input, orderHash);
     const strategy = input.strategy ?? defaultStrategy;
     begin(
       input.intentId,
@@ -753,13 +794,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       'ever',
     );
     return run(input.intentId, 'buy_listing', async () => {
-      const response = await api.listings.fulfillmentData({
-        listing: { hash: orderHash, chain: options.chain, protocol_address: protocol },
-        fulfiller: { address: wallet },
-        ...(input.quantity !== undefined ? { units_to_fill: Number(input.quantity) } : {}),
-      });
-      step('fulfillment', input.intentId);
-      const checked = guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+      const checked = await guardedBuy(input, intent, () => step('fulfillment', input.intentId));
       step('guard', input.intentId);
       const rec = { id: input.intentId, kind: 'buy_listing' as const, strategy };
       const [tx, submitted] = await simulateAndSubmit(rec, checked, intent);
@@ -779,11 +814,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const replayed = await replay(input.intentId, 'accept_offer');
     if (replayed) return replayed;
     const protocol = input.protocolAddress ?? options.protocolAddress;
-    const intent: AcceptOfferIntent = {
-      kind: 'accept_offer',
-      ...fillTerms(input, orderHash),
-      minProceeds: input.minProceeds,
-    };
+    const intent = acceptIntent(input, orderHash);
     const strategy = input.strategy ?? defaultStrategy;
     begin(
       input.intentId,
@@ -805,14 +836,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       'open',
     );
     return run(input.intentId, 'accept_offer', async () => {
-      const response = await api.offers.fulfillmentData({
-        offer: { hash: orderHash, chain: options.chain, protocol_address: protocol },
-        fulfiller: { address: wallet },
-        consideration: { asset_contract_address: input.nft.contract, token_id: input.nft.tokenId.toString() },
-        units_to_fill: Number(input.quantity ?? 1n),
-      });
-      step('fulfillment', input.intentId);
-      const checked = guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+      const checked = await guardedAccept(input, intent, () => step('fulfillment', input.intentId));
       step('guard', input.intentId);
       const proceeds = BigInt(checked.facts['proceeds'] ?? 0);
       if (options.approvals) {
@@ -961,6 +985,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
     reconcile,
     buyListing,
     acceptOffer,
+    checkFill: (input) =>
+      input.kind === 'buy_listing'
+        ? guardedBuy(input, buyIntent(input, lower(input.orderHash)))
+        : guardedAccept(input, acceptIntent(input, lower(input.orderHash))),
     swap,
     mint,
     status: (intentId) => outcomeOf(intentId),

@@ -3,9 +3,10 @@
 // really gone); buys, swaps and mints go through ./executor.ts (write-ahead intents, calldata
 // guard, simulation, tx sender).
 import type { CallOptions } from '../api/index.ts';
+import type { GuardedTx } from '../chain/guard/index.ts';
 import type { ExecutionContext, ExecutionResult, Executor } from '../engine/index.ts';
 import { RejectedError, TransientError } from '../errors/index.ts';
-import type { Intent } from '../strategy.ts';
+import type { AcceptOffer, BuyListing, Intent } from '../strategy.ts';
 import type { CollectionInfo, OrderDesk } from './orders.ts';
 import type { Executor as ChainExecutor, ExecutionOutcome } from './types.ts';
 
@@ -49,7 +50,31 @@ function outcomeResult(kind: string, out: ExecutionOutcome): ExecutionResult {
   });
 }
 
-export function createLiveExecutor(o: LiveExecutorOptions): Executor {
+/** The live executor, and the calldata check of a fill without executing it (simulate_intent). */
+export interface LiveExecutor extends Executor {
+  /** Fulfillment data and the calldata guard for a buy or an accepted offer; nothing is signed or sent. */
+  checkFill(intent: BuyListing | AcceptOffer): Promise<GuardedTx>;
+}
+
+export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
+  /** What both fills tell the chain executor: the order, the NFT (its standard), token, units, fee recipients. */
+  async function fillOf(intent: BuyListing | AcceptOffer) {
+    const info = await o.collection(intent.collection);
+    const standard = o.standardOf !== undefined ? await o.standardOf(intent.nft.contract) : undefined;
+    return {
+      orderHash: intent.orderHash,
+      collection: intent.collection,
+      nft: {
+        contract: intent.nft.contract,
+        tokenId: BigInt(intent.nft.identifier),
+        ...(standard !== undefined ? { standard } : {}),
+      },
+      paymentToken: intent.paymentToken.address,
+      quantity: intent.quantity,
+      feeRecipients: info.fees.map((f) => f.recipient),
+    };
+  }
+
   async function execute(intent: Intent, ctx: ExecutionContext): Promise<ExecutionResult> {
     const call: CallOptions = { priority: ctx.priority, coalesceKey: ctx.coalesceKey };
     switch (intent.kind) {
@@ -86,22 +111,11 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor {
         });
         return {};
       case 'buy_listing': {
-        const info = await o.collection(intent.collection);
-        const standard = o.standardOf !== undefined ? await o.standardOf(intent.nft.contract) : undefined;
         const out = await o.execution.buyListing({
           intentId: ctx.intentId,
           strategy: ctx.strategyId,
-          orderHash: intent.orderHash,
-          collection: intent.collection,
-          nft: {
-            contract: intent.nft.contract,
-            tokenId: BigInt(intent.nft.identifier),
-            ...(standard !== undefined ? { standard } : {}),
-          },
+          ...(await fillOf(intent)),
           maxPrice: intent.maxPrice,
-          paymentToken: intent.paymentToken.address,
-          quantity: intent.quantity,
-          feeRecipients: info.fees.map((f) => f.recipient),
         });
         o.onExecution?.('buy', out, ctx.strategyId, intent.collection, intent.paymentToken);
         return outcomeResult('buy', out);
@@ -176,23 +190,12 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor {
           }),
         };
       case 'accept_offer': {
-        const info = await o.collection(intent.collection);
-        const standard = o.standardOf !== undefined ? await o.standardOf(intent.nft.contract) : undefined;
         const out = await o.execution.acceptOffer({
           intentId: ctx.intentId,
           strategy: ctx.strategyId,
-          orderHash: intent.orderHash,
-          collection: intent.collection,
-          nft: {
-            contract: intent.nft.contract,
-            tokenId: BigInt(intent.nft.identifier),
-            ...(standard !== undefined ? { standard } : {}),
-          },
+          ...(await fillOf(intent)),
           offerPrice: intent.offerPrice,
           minProceeds: intent.minProceeds,
-          paymentToken: intent.paymentToken.address,
-          quantity: intent.quantity,
-          feeRecipients: info.fees.map((f) => f.recipient),
         });
         o.onExecution?.('sell', out, ctx.strategyId, intent.collection, intent.paymentToken);
         return outcomeResult('accept_offer', out);
@@ -200,5 +203,17 @@ export function createLiveExecutor(o: LiveExecutorOptions): Executor {
     }
   }
 
-  return { mode: 'live', execute };
+  return {
+    mode: 'live',
+    execute,
+    checkFill: async (intent) =>
+      intent.kind === 'buy_listing'
+        ? o.execution.checkFill({ kind: 'buy_listing', ...(await fillOf(intent)), maxPrice: intent.maxPrice })
+        : o.execution.checkFill({
+            kind: 'accept_offer',
+            ...(await fillOf(intent)),
+            offerPrice: intent.offerPrice,
+            minProceeds: intent.minProceeds,
+          }),
+  };
 }

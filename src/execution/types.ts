@@ -3,7 +3,7 @@
  * one an intent in the store, written before any request and settled to done or failed.
  */
 import type { ApiClient } from '../api/index.ts';
-import type { CalldataGuard } from '../chain/guard/index.ts';
+import type { CalldataGuard, GuardedTx } from '../chain/guard/index.ts';
 import type { ChainRpc, ReconcileReport, TxSender } from '../chain/index.ts';
 import type { Logger } from '../observability/index.ts';
 import type { Approvals } from '../seaport/index.ts';
@@ -212,6 +212,16 @@ export interface Executor {
   buyListing(input: BuyListingInput): Promise<ExecutionOutcome>;
   /** Accept an offer on an NFT we own (NFT and fee approvals to the conduit first, if needed). */
   acceptOffer(input: AcceptOfferInput): Promise<ExecutionOutcome>;
+  /**
+   * A fill's first two steps only — the API's fulfillment data, then the calldata guard against
+   * the intent — and nothing after: no intent written, nothing signed or sent (a simulation).
+   * Throws the guard's refusal (GuardRejectedError) or the API's error.
+   */
+  checkFill(
+    input:
+      | (Omit<BuyListingInput, 'intentId'> & { readonly kind: 'buy_listing' })
+      | (Omit<AcceptOfferInput, 'intentId'> & { readonly kind: 'accept_offer' }),
+  ): Promise<GuardedTx>;
   /** Swap from a quote (approval step first when returned, the swap simulated after it is mined). */
   swap(input: SwapInput): Promise<ExecutionOutcome>;
   /** Mint from a drop (409 → `mint_not_active`, 422 → `mint_precondition_failed`). */

@@ -177,6 +177,21 @@ describe('buy a listing', () => {
     expect((await refusal(ex.buyListing(buy('b1')))).code).toBe('intent_failed');
   });
 
+  it('checkFill: the fulfillment data and the guard only — no intent written, nothing simulated, signed or sent', async () => {
+    const { intentId: _id, ...input } = buy('unused');
+    const tx = await ex.checkFill({ kind: 'buy_listing', ...input });
+    expect(tx.facts['paid']).toBe(li.maxPrice.toString());
+    const e = await refusal(ex.checkFill({ kind: 'buy_listing', ...input, maxPrice: li.maxPrice - 1n }));
+    expect(e).toBeInstanceOf(GuardRejectedError);
+    expect(steps).toEqual([]);
+    expect(simulations).toBe(0);
+    expect(sender.submits).toEqual([]);
+    expect(store.intents.get('unused')).toBeUndefined();
+    expect(store.spend.list()).toEqual([]);
+    // the listing is still bought as usual afterwards
+    expect((await ex.buyListing(buy('b1'))).state).toBe('done');
+  });
+
   it('a reverted simulation is refused; an API error fails the intent, nothing sent', async () => {
     const reverting = build(async () => {
       throw new Error('execution reverted');
