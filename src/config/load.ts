@@ -269,6 +269,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       port: fc.control.port,
       ...(controlToken !== undefined ? { token: controlToken } : {}),
     },
+    mcp: { allowControl: fc.mcp.allowControl },
     store: { path: resolve(cwd, fc.store.path) },
     sandbox: {
       enabled: fc.sandbox.enabled,

@@ -470,6 +470,11 @@ const ControlSchema = z.strictObject({
   port: port.default(8787),
 });
 
+const McpSchema = z.strictObject({
+  /** Serve the switches (pause, resume, kill) among the agent tools; default false: read-only. */
+  allowControl: z.boolean().default(false),
+});
+
 const StoreSchema = z.strictObject({
   path: z.string().min(1).default(DEFAULT_STORE_PATH),
 });
@@ -579,6 +584,7 @@ export const FileConfigSchema = z.strictObject({
   paper: PaperSchema.prefault({}),
   daemon: DaemonSchema.prefault({}),
   control: ControlSchema.prefault({}),
+  mcp: McpSchema.prefault({}),
   store: StoreSchema.prefault({}),
   sandbox: SandboxSchema.prefault({}),
   alerts: AlertsSchema.prefault({}),

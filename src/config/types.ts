@@ -28,6 +28,7 @@ export interface Config {
   readonly paper: PaperConfig;
   readonly daemon: DaemonConfig;
   readonly control: ControlConfig;
+  readonly mcp: McpConfig;
   readonly store: StoreConfig;
   readonly sandbox: SandboxConfig;
   readonly alerts: AlertsConfig;
@@ -272,6 +273,12 @@ export interface ControlConfig {
   readonly port: number;
   /** From `HARPOON_CONTROL_TOKEN`; absent = a random token per run. */
   readonly token?: Secret;
+}
+
+/** The agent tools (MCP) on the control endpoint and `harpoon mcp`. */
+export interface McpConfig {
+  /** Serve pause, resume and kill (kill with its confirmation) to agents; default false: read-only. */
+  readonly allowControl: boolean;
 }
 
 export interface StoreConfig {

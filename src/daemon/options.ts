@@ -2,6 +2,7 @@
 // for what the config does not say yet). Everything createDaemon needs is here; nothing else is
 // read from the environment or the file system by the daemon.
 import { dirname, extname, join } from 'node:path';
+import { sanitizeConfig } from '../config/sanitize.ts';
 import { WETH_BY_CHAIN } from '../config/schema.ts';
 import type {
   AlertsConfig,
@@ -120,6 +121,11 @@ export interface DaemonOptions {
   readonly control: { readonly host: string; readonly port: number; readonly token?: Secret };
   /** Where the control token is kept (0600) while the daemon runs, for the CLI's switches. */
   readonly controlTokenPath?: string;
+  /**
+   * The agent tools on the control endpoint's `/mcp`: the switches only with `allowControl`; the
+   * config they show, every secret redacted (`sanitizeConfig`). Absent: read-only, no config shown.
+   */
+  readonly mcp?: { readonly allowControl: boolean; readonly config: Readonly<Record<string, unknown>> };
   /** The live store; paper mode uses `paperStorePath`. */
   readonly storePath: string;
   readonly paperStorePath: string;
@@ -347,6 +353,7 @@ export function daemonOptionsFromConfig(
       ...(config.control.token !== undefined ? { token: config.control.token } : {}),
     },
     ...(controlTokenPath !== undefined ? { controlTokenPath } : {}),
+    mcp: { allowControl: config.mcp.allowControl, config: sanitizeConfig(config) },
     storePath,
     paperStorePath,
     paperReportPath:
