@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import type { Config, StrategyConfig } from '../config/types.ts';
-import { collectionsOf, tokensOfStrategies } from '../daemon/options.ts';
+import { collectionsOf, type DaemonOptions, tokensOfStrategies } from '../daemon/options.ts';
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
 import { engineTimingFromConfig, riskLimitsFromConfig } from '../engine/config.ts';
@@ -45,6 +45,26 @@ export function backtestSetupFromConfig(config: Config, configPath?: string): Ba
     tokens: tokensOfStrategies(config.strategies),
     wallet: (config.wallet.address?.toLowerCase() as Address | undefined) ?? BACKTEST_WALLET,
     pollIntervalMs: config.daemon.pollIntervalMs,
+  };
+}
+
+/**
+ * The setup of a daemon's options (what `harpoon run` would trade with); the wallet is the
+ * daemon's when it is known (`wallet.address`, or the key's address passed as `wallet`).
+ */
+export function backtestSetupFromOptions(o: DaemonOptions, wallet?: string): BacktestSetup {
+  const address = wallet ?? (o.wallet.source === 'none' ? o.wallet.address : undefined);
+  return {
+    collections: [...o.collections],
+    strategies: o.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
+    ...(o.baseDir !== undefined ? { baseDir: o.baseDir } : {}),
+    ...(o.strategiesDir !== undefined ? { strategiesDir: o.strategiesDir } : {}),
+    risk: riskLimitsFromConfig(o.risk),
+    timing: engineTimingFromConfig(o.engine),
+    market: { staleAfterMs: o.market.staleAfterMs, readsPerHour: o.market.readsPerHour },
+    tokens: [...o.tokens],
+    wallet: ((address?.toLowerCase() as Address | undefined) ?? BACKTEST_WALLET) as Address,
+    pollIntervalMs: o.pollIntervalMs,
   };
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../../src/backtest/html.ts';
 import { reportJson } from '../../../src/backtest/report.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/setup.ts';
@@ -51,6 +52,13 @@ describe('backtest', () => {
     expect(r.series.total.realized.at(-1)).toBe(r.total.realized);
     expect(r.series.at.length).toBe(r.series.total.equity.length);
     expect(BigInt(r.total.maxDrawdown)).toBeGreaterThanOrEqual(0n);
+    // the page: self-contained (no script, nothing fetched), a chart per series and per collection
+    const html = renderReportHtml(r);
+    expect(html).toBe(renderReportHtml(b.report));
+    expect(html).not.toMatch(/<script|https?:\/\/|<link/);
+    expect(html.match(/<svg /g)?.length).toBe(2 + r.byCollection.length);
+    expect(html).toContain('harpoon-apes: floor (ETH) with our fills');
+    expect(html.match(/<title>[^<]* buy /g)?.length).toBe(r.fills.filter((f) => f.kind === 'buy').length);
   }, 120_000);
 
   it('a tape cut mid-write replays up to the cut: the same fills as the whole tape until then', async () => {

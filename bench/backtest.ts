@@ -1,0 +1,109 @@
+/**
+ * Backtest benchmark: how fast a tape replays through the five strategies of config/backtest.yaml
+ * (sniper, collection-bidder, trait-bidder, rebalancer, seller) on one core — the market view,
+ * the engine with risk and the journal, the paper executor's fill model, holdings — and how much a
+ * sweep gains from worker threads (one per core).
+ *
+ *   npm run bench -- backtest                 # 6 hours of the sandbox market (3 actions/s)
+ *   npm run bench -- backtest --hours 24      # a busy day
+ *   npm run bench -- backtest --quick         # smoke run (or BENCH_QUICK=1): 20 minutes
+ *
+ * eventsPerS = events replayed / seconds of the replay (the tape already loaded; loading it is
+ * reported apart as loadEventsPerS). sweepSpeedup = time of a sweep on one worker / time of the
+ * same sweep on one worker per core (each worker loads the tape and strategies itself).
+ * Prints progress lines, then one JSON object as the last line.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runBacktest } from '../src/backtest/run.ts';
+import { backtestSetupFromConfig } from '../src/backtest/setup.ts';
+import { parseSweep, runSweep } from '../src/backtest/sweep.ts';
+import { loadTape } from '../src/backtest/tape-data.ts';
+import { loadConfig } from '../src/config/load.ts';
+import { writeSandboxTape } from '../src/sandbox/simulator/tape.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CONFIG = join(ROOT, 'config/backtest.yaml');
+const STRATEGIES = join(ROOT, 'strategies');
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean' }, hours: { type: 'string' }, 'sweep-hours': { type: 'string' } },
+  });
+  const quick = values.quick === true || process.env.BENCH_QUICK === '1';
+  const hours = Number(values.hours ?? (quick ? 1 / 3 : 6));
+  const sweepHours = Number(values['sweep-hours'] ?? (quick ? 0.1 : 0.5));
+  const dir = mkdtempSync(join(tmpdir(), 'harpoon-bench-backtest-'));
+  try {
+    const tapePath = join(dir, 'market.tape');
+    let t0 = performance.now();
+    const w = await writeSandboxTape({ out: tapePath, seed: 7, hours });
+    const writeS = (performance.now() - t0) / 1000;
+    process.stderr.write(
+      `tape: ${hours} h, ${w.events} events, ${(w.bytes / 1e6).toFixed(1)} MB in ${writeS.toFixed(1)} s\n`,
+    );
+    const setup = backtestSetupFromConfig(loadConfig({ file: CONFIG, env: {}, cwd: ROOT }).config, CONFIG);
+    t0 = performance.now();
+    const tape = loadTape(tapePath);
+    const loadS = (performance.now() - t0) / 1000;
+    t0 = performance.now();
+    const run = await runBacktest({ tape, setup, builtinStrategiesDir: STRATEGIES });
+    const replayS = (performance.now() - t0) / 1000;
+    const eventsPerS = Math.round(run.events / replayS);
+    process.stderr.write(
+      `replay: ${run.events} events in ${replayS.toFixed(1)} s = ${eventsPerS} events/s (load ${loadS.toFixed(1)} s); ${run.report.total.fills} fills, ${run.report.intents.emitted} intents\n`,
+    );
+
+    // the sweep: the same combinations on one worker, then on one worker per core
+    const sweepTape = join(dir, 'sweep.tape');
+    await writeSandboxTape({ out: sweepTape, seed: 8, hours: sweepHours });
+    const cores = availableParallelism();
+    const axes = [parseSweep(`sniper.discountBps=1000..${1000 + 500 * (Math.max(2, cores) * 2 - 1)}:500`)];
+    const timed = async (workers: number) => {
+      const s = performance.now();
+      const r = await runSweep({
+        tapePath: sweepTape,
+        setup,
+        axes,
+        builtinStrategiesDir: STRATEGIES,
+        workers,
+      });
+      return { s: (performance.now() - s) / 1000, r };
+    };
+    const one = await timed(1);
+    const all = await timed(cores);
+    const same = JSON.stringify(one.r.ranked) === JSON.stringify(all.r.ranked);
+    process.stderr.write(
+      `sweep: ${one.r.combinations} combinations, 1 worker ${one.s.toFixed(1)} s, ${cores} workers ${all.s.toFixed(1)} s, same ranking: ${same}\n`,
+    );
+    console.log(
+      JSON.stringify({
+        bench: 'backtest',
+        eventsPerS,
+        goalEventsPerS: 250_000,
+        sweepSpeedup: Math.round((one.s / all.s) * 100) / 100,
+        cores,
+        strategies: setup.strategies.length,
+        tapeHours: hours,
+        events: run.events,
+        replayS: Math.round(replayS * 10) / 10,
+        loadEventsPerS: Math.round(tape.events.length / loadS),
+        tapeWriteEventsPerS: Math.round(w.events / writeS),
+        tapeBytes: w.bytes,
+        fills: run.report.total.fills,
+        sweepCombinations: one.r.combinations,
+        sweepSameRanking: same,
+        mode: quick ? 'quick' : 'full',
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,119 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadTape } from '../../../src/backtest/tape-data.ts';
+import type { ListingEvent } from '../../../src/domain/events.ts';
+import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
+import type { MarketApi } from '../../../src/market/api.ts';
+import { openTape } from '../../../src/tape/reader.ts';
+import { createTapeRecorder } from '../../../src/tape/recorder.ts';
+
+const ETH = { address: '0x0000000000000000000000000000000000000000' as Address, symbol: 'ETH', decimals: 18 };
+
+function listing(id: string, at: number): ListingEvent {
+  return {
+    kind: 'listing',
+    id: `l-${id}`,
+    collection: 'apes' as CollectionSlug,
+    chain: 'ethereum',
+    occurredAt: at,
+    receivedAt: at,
+    source: 'stream',
+    orderHash: `0x${id.padStart(64, '0')}` as OrderHash,
+    maker: '0x00000000000000000000000000000000000000bb' as Address,
+    taker: null,
+    quantity: 1n,
+    price: 5n * 10n ** 16n,
+    paymentToken: ETH,
+    expiresAt: null,
+    nft: {
+      chain: 'ethereum',
+      contract: '0x00000000000000000000000000000000000000a1' as Address,
+      identifier: id as TokenId,
+    },
+    isPrivate: false,
+  };
+}
+
+describe('tape recorder', () => {
+  it('records what the view reads through it, every event, fees, gas, traits and freshness; replay answers as of a time', async () => {
+    let now = 10_000;
+    const clock = { now: () => now };
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-rec-')), 'r.tape');
+    let floor = 1.5;
+    const api = {
+      collections: {
+        stats: async () => ({ total: { floor_price: floor, floor_price_symbol: 'ETH' } }),
+        traits: async () => ({ categories: {}, counts: {} }),
+        traitFloors: async () => ({ floors: [] }),
+      },
+      listings: {
+        best: async (_s: string, q?: { next?: string }) => ({ listings: [], next: q?.next ? '' : 'p2' }),
+      },
+      offers: { collection: async () => ({ offers: [] }), traits: async () => ({ offers: [] }) },
+    } as unknown as MarketApi;
+    const traitCalls: string[] = [];
+    const rec = createTapeRecorder({
+      path,
+      source: 'test',
+      chain: 'ethereum',
+      collections: ['apes'],
+      paymentTokens: [ETH],
+      clock,
+      fees: async () => [{ fee: 2.5, recipient: '0xfee', required: true }],
+      gasPrice: async () => 7_000_000_000n,
+      nftTraits: async (nft) => {
+        traitCalls.push(String(nft.identifier));
+        return [{ type: 'Hat', value: 'Cap' }];
+      },
+      freshness: () => ({ ageMs: 500, stale: false }),
+    });
+    const wrapped = rec.wrapApi(api);
+    await wrapped.collections.stats('apes');
+    now = 20_000;
+    floor = 2;
+    await wrapped.collections.stats('apes');
+    await wrapped.listings.best('apes', { limit: 100 });
+    await wrapped.listings.best('apes', { limit: 100, next: 'p2' });
+    rec.event(listing('1', 20_500));
+    rec.event(listing('1', 20_600)); // the same NFT: traits asked once
+    rec.event(listing('2', 20_700));
+    await new Promise((r) => setTimeout(r, 10));
+    await rec.close();
+    expect(traitCalls).toEqual(['1', '2']);
+    const kinds = [...openTape(path).records()].map((r) => r.k);
+    expect(kinds[0]).toBe('header');
+    expect(kinds.filter((k) => k === 'rest')).toHaveLength(4);
+    expect(kinds.filter((k) => k === 'event')).toHaveLength(3);
+    expect(kinds).toContain('fees');
+    expect(kinds).toContain('gas');
+    expect(kinds).toContain('fresh');
+
+    const tape = loadTape(path);
+    let at = 15_000;
+    const replay = tape.api(() => at);
+    expect(await replay.collections.stats('apes')).toEqual({
+      total: { floor_price: 1.5, floor_price_symbol: 'ETH' },
+    });
+    at = 25_000;
+    expect(await replay.collections.stats('apes')).toEqual({
+      total: { floor_price: 2, floor_price_symbol: 'ETH' },
+    });
+    at = 1_000; // before anything was recorded: the first answer
+    expect(await replay.collections.stats('apes')).toEqual({
+      total: { floor_price: 1.5, floor_price_symbol: 'ETH' },
+    });
+    expect(await replay.listings.best('apes', { limit: 100, next: 'p2' })).toEqual({
+      listings: [],
+      next: '',
+    });
+    await expect(replay.collections.traits('other')).rejects.toThrow(/no traits answer for other/);
+    expect(tape.fees('apes', 0)).toEqual([{ fee: 2.5, recipient: '0xfee', required: true }]);
+    expect(tape.gasPrice(50_000)).toBe(7_000_000_000n);
+    expect(tape.traits(listing('2', 0).nft, 0)).toEqual([{ type: 'Hat', value: 'Cap' }]);
+    expect(tape.freshness('apes', 30_000)?.stale).toBe(false);
+    expect(tape.events.map((e) => e.receivedAt)).toEqual([20_500, 20_600, 20_700]);
+    expect(tape.standsUntil(`0x${'1'.padStart(64, '0')}`, listing('1', 0).nft, 0, 30_000)).toBe(true);
+  });
+});
