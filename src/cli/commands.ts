@@ -3,6 +3,7 @@ import { runBacktestCommand, runRecord, runSandboxTape } from './commands/backte
 import { runConfigCheck } from './commands/config-check.ts';
 import { runConfigExample } from './commands/config-example.ts';
 import { runDemo } from './commands/demo.ts';
+import { runMcp } from './commands/mcp.ts';
 import { runRun } from './commands/run.ts';
 import { runSandbox } from './commands/sandbox.ts';
 import { runStatus } from './commands/status.ts';
@@ -303,6 +304,26 @@ export const COMMANDS: readonly Command[] = Object.freeze([
     argsUsage: '<id>',
     examples: ['harpoon auth revoke 3f2a9c0d1e2b4a5c --config harpoon.yaml'],
     run: runAuthRevoke,
+  },
+  {
+    name: 'mcp',
+    summary: "a running daemon's agent tools (MCP) over stdio, for an AI agent to look inside and steer it",
+    description: [
+      'Serves the Model Context Protocol on stdin/stdout for an agent that starts tool servers as child',
+      "processes, relaying every request to the running daemon's control endpoint (/mcp, Streamable HTTP;",
+      "the config's control.host and control.port, or --url) with its control token: HARPOON_CONTROL_TOKEN,",
+      'else the token file the daemon keeps beside its store (found through the same --config).',
+      'Tools: get_status, get_holdings (holdings, cost basis, profit and loss), get_open_orders,',
+      'get_decisions (what the engine did and why), get_market (the market view of a configured',
+      'collection), get_config (also the resource harpoon://config; secrets redacted) and simulate_intent',
+      '(a proposed intent through the intent guard, risk and the calldata guard; nothing is executed).',
+      'With mcp.allowControl: true in the config also pause, resume and kill (kill needs confirm "KILL");',
+      'read-only by default. Every answer is JSON; text from the market in it is data, not instructions.',
+      'Errors are tool errors with the text this command line gives. stdout carries the protocol only.',
+    ].join('\n'),
+    flags: [CONFIG_FLAG, URL_FLAG],
+    examples: ['harpoon mcp --config harpoon.yaml', 'harpoon mcp --url http://127.0.0.1:8787'],
+    run: runMcp,
   },
   ...(['kill', 'pause', 'resume'] as const).map(
     (name): Command => ({

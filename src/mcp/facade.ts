@@ -2,6 +2,7 @@
 // root builds it from its parts. Reading only, except the switches; `simulate` runs a proposed
 // intent through the config's intent guard, risk (its preview: nothing reserved, nothing counted)
 // and, for fills, the calldata guard over the API's fulfillment data — and executes nothing.
+import type { DecisionRow } from '../daemon/console.ts';
 import type { DaemonStatus } from '../daemon/status.ts';
 import type { PaymentToken } from '../domain/events.ts';
 import type { ExecutionContext, IntentGuard } from '../engine/ports.ts';
@@ -12,15 +13,8 @@ import type { CollectionSnapshot, MarketSnapshot } from '../market/snapshot.ts';
 import { Priority } from '../ratelimit/types.ts';
 import type { Holding, HoldingsView, Intent } from '../strategy.ts';
 
-/** One decision of the engine: an intent's outcome and why (skips, refusals, failures, done). */
-export interface Decision {
-  readonly at: number;
-  readonly strategy: string;
-  readonly kind: string;
-  readonly target: string;
-  readonly outcome: 'done' | 'failed' | 'unknown' | 'refused' | 'skipped';
-  readonly reason: string | null;
-}
+/** One decision of the engine: an intent's outcome and why (as the operator's console keeps them). */
+export type Decision = DecisionRow;
 
 /** One stage of a simulation: passed, refused (with the code and text the daemon would log), or not run. */
 export interface SimulationStage {
@@ -39,6 +33,12 @@ export interface Simulation {
   readonly stages: readonly SimulationStage[];
 }
 
+/** What the marketplace says a collection is: free text its owner wrote. */
+export interface CollectionAbout {
+  readonly name: string;
+  readonly description: string | null;
+}
+
 /** A running daemon as the agent tools see it. */
 export interface DaemonFacade {
   status(): DaemonStatus;
@@ -50,6 +50,8 @@ export interface DaemonFacade {
   collections(): readonly string[];
   /** The market view of one collection (undefined: not watched). */
   market(slug: string): CollectionSnapshot | undefined;
+  /** The collection's name and description as the marketplace gives them (text from the market). */
+  about(slug: string): Promise<CollectionAbout | undefined>;
   /** The chain the daemon trades on (`ethereum`). */
   chain(): string;
   /** A payment token by address (the config's tokens; the zero address is ETH). */
@@ -71,6 +73,8 @@ export interface DaemonFacadeParts {
   readonly tokenOf: (address: string) => PaymentToken;
   readonly now: () => number;
   readonly market: () => MarketSnapshot | undefined;
+  /** The collection's name and description from the API (one read); absent: not shown. */
+  readonly about?: (slug: string) => Promise<CollectionAbout>;
   readonly holdings: () => HoldingsView | undefined;
   readonly risk: () => RiskManager | undefined;
   readonly orders: () => OrderLedger | undefined;
@@ -173,6 +177,8 @@ export function createDaemonFacade(p: DaemonFacadeParts): DaemonFacade {
     decisions: (limit) => p.decisions().slice(0, limit),
     collections: () => p.collections,
     market: (slug) => (p.collections.includes(slug) ? p.market()?.collection(slug) : undefined),
+    about: async (slug) =>
+      p.about !== undefined && p.collections.includes(slug) ? p.about(slug) : undefined,
     chain: () => p.chain,
     tokenOf: (address) => p.tokenOf(address),
     simulate: (strategy, intent) => simulateIntent(p, strategy, intent),

@@ -1,4 +1,5 @@
 export {
+  type CollectionAbout,
   createDaemonFacade,
   type DaemonFacade,
   type DaemonFacadeParts,

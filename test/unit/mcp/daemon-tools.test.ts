@@ -117,6 +117,8 @@ function setup() {
     tokenOf: (a) => (a.toLowerCase() === WETH.address.toLowerCase() ? WETH : ETH_TOKEN),
     now: () => clock.now(),
     market: () => market.snapshot(),
+    // the marketplace's description of the collection, written by whoever owns it
+    about: async () => ({ name: 'Apes', description: INJECTED }),
     holdings: () => ({ all: () => [held], get: (k) => (k === `ethereum/${CONTRACT}/7` ? held : undefined) }),
     risk: () => risk,
     orders: () => orders,
@@ -390,6 +392,7 @@ describe('the switches, with mcp.allowControl', () => {
     expect((m as CallToolResult).content).toHaveLength(1);
     const floors = jsonOf(m)['traitFloors'] as { traitType: string; value: string }[];
     expect(floors.find((f) => f.traitType === 'Motto')?.value).toBe(INJECTED);
+    expect(jsonOf(m)['about']).toEqual({ name: 'Apes', description: INJECTED });
     // the same text as a proposed trait offer is just a value: checked like any other
     const sim = jsonOf(
       await client.callTool({
