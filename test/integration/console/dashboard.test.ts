@@ -98,8 +98,15 @@ describe('the dashboard on the demo', () => {
   }, 180_000);
 
   it('a fill shows on the page within 2 s of being booked', async () => {
+    const booked = async () => {
+      const res = await fetch(`${run.url}/api/fills?limit=50`, {
+        headers: { authorization: `Bearer ${run.token}` },
+      });
+      return (await res.json()) as { total: number; rows: { id: string; at: number }[] };
+    };
     await page.click(tid('tab-fills'));
-    // the page notes when each fill row first appears (its own clock: the same machine's)
+    // the fills view drawn (its range says how many), then the page notes when each new row appears
+    await expect.poll(() => page.textContent(tid('fills-range'))).not.toBe('—');
     await page.evaluate(`(() => {
       window.__fillSeen = {};
       const body = document.querySelector('[data-testid="fills"] tbody');
@@ -112,29 +119,42 @@ describe('the dashboard on the demo', () => {
         }
       }).observe(body, { childList: true });
     })()`);
-    const before = run.daemon.status().fills.total;
-    await until('a new fill booked', () => run.daemon.status().fills.total >= before + 1, 180_000);
-    // let the page catch up (or not), then compare with the booked time of each new fill
+    // a fill booked in the store (the status also counts swaps, which are not fills of NFTs)
+    const before = (await booked()).total;
+    await until('a new fill booked', async () => (await booked()).total > before, 180_000);
     await new Promise((r) => setTimeout(r, 2500));
+    const readAt = Date.now();
     const seen = (await page.evaluate('window.__fillSeen')) as Record<string, number>;
-    const res = await fetch(`${run.url}/api/fills?limit=50`, {
-      headers: { authorization: `Bearer ${run.token}` },
-    });
-    const fills = ((await res.json()) as { rows: { id: string; at: number }[] }).rows;
+    const { total, rows: fills } = await booked();
+    // booked after the page was looking: each shows within 2 s (one booked in the last 2 s may still be on its way)
     const fresh = fills.filter((f) => seen[f.id] !== 0);
-    expect(fresh.length).toBeGreaterThan(0);
-    const delays = fresh.map((f) => ({ id: f.id, delayMs: (seen[f.id] ?? Number.POSITIVE_INFINITY) - f.at }));
-    for (const d of delays) expect(d.delayMs, `fill ${d.id}`).toBeLessThan(2000);
-    expect(await page.textContent(tid('fills-count'))).toBe(`(${run.daemon.status().fills.total})`);
+    const shown = `seen on the page: ${JSON.stringify(seen)}; fills: ${JSON.stringify(fills.slice(0, 5))}`;
+    expect(fresh.filter((f) => f.at <= readAt - 2000).length, shown).toBeGreaterThan(0);
+    for (const f of fresh) {
+      const at = seen[f.id];
+      if (at === undefined)
+        expect(f.at, `fill ${f.id} not on the page (${shown})`).toBeGreaterThan(readAt - 2000);
+      else expect(at - f.at, `fill ${f.id} (${shown})`).toBeLessThan(2000);
+    }
+    await expect.poll(() => page.textContent(tid('fills-count'))).toBe(`(${total})`);
     await screenshot(page, 'fills');
     await page.click(tid('tab-overview'));
+    if (process.env.HARPOON_DOCS_SCREENSHOT === '1')
+      // the README's picture: wait for the loop (a snipe sold again) and a few minutes of history
+      await until(
+        'a realized sale and three minutes of history',
+        () =>
+          (run.daemon.status().pnl?.byStrategy.some((l) => l.key === 'seller' && l.sales > 0) ?? false) &&
+          run.daemon.status().uptimeMs > 180_000,
+        400_000,
+      );
     await page.waitForTimeout(500);
     const shot = await screenshot(page, 'overview');
     if (process.env.HARPOON_DOCS_SCREENSHOT === '1') copyFileSync(shot, DOCS_SCREENSHOT);
     await page.click(tid('tab-market'));
     await page.waitForTimeout(500);
     await screenshot(page, 'market');
-  }, 240_000);
+  }, 660_000);
 
   it('pause and resume from the page: the daemon, then one strategy', async () => {
     await confirm(tid('pause-all'));
