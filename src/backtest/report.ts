@@ -138,6 +138,8 @@ export interface CollectorParts {
   readonly sampleMs: number;
   readonly paper: PaperExecutor;
   readonly holdings: Holdings;
+  /** Brings holdings up to date with the fills (reads the store only after new ones). */
+  readonly syncHoldings: () => void;
   readonly ledger: OrderLedger;
   readonly view: MarketView;
   readonly engine: Engine;
@@ -167,7 +169,7 @@ export class ReportCollector {
 
   private sample(at: number): void {
     const { holdings, ledger, view } = this.p;
-    holdings.refresh();
+    this.p.syncHoldings();
     const snap = view.snapshot();
     const pnl = holdings.pnl(snap);
     const eq = (lines: readonly PnlLine[], key: string): [bigint, bigint] => {

@@ -12,7 +12,7 @@
  * strategies; everything they start is awaited before the next step.
  */
 
-import { storeJournal, storeSpendLedger, storeStrategyState } from '../daemon/persistence.ts';
+import { storeJournal } from '../daemon/persistence.ts';
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import {
@@ -22,11 +22,14 @@ import {
   type LoadedStrategy,
   loadStrategy,
 } from '../engine/index.ts';
+import { MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
 import { createPaperExecutor, type PaperExecutor } from '../execution/paper.ts';
+import type { OrderLedger } from '../ledger/index.ts';
 import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStore, type Store } from '../store/index.ts';
+import type { Holding, HoldingsView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
 import type { TapeData } from './tape-data.ts';
@@ -68,6 +71,25 @@ async function loadAll(setup: BacktestSetup, builtin: string): Promise<LoadedStr
       ),
     );
   return out;
+}
+
+/** Holdings with our listings on them as the ledger has them now (what holdings.refresh adds). */
+function withListings(all: readonly Holding[], ledger: OrderLedger, chain: string): HoldingsView {
+  const listings = new Map<string, Holding['listedBy']>();
+  for (const l of ledger.counting())
+    if (l.side === 'listing' && l.contract !== null && l.tokenId !== null)
+      listings.set(`${chain}/${l.contract.toLowerCase()}/${l.tokenId}`, {
+        orderHash: l.orderHash,
+        strategyId: l.strategyId,
+        price: l.price,
+      });
+  const byKey = new Map<string, Holding>();
+  for (const h of all) {
+    const key = `${chain}/${h.nft.contract.toLowerCase()}/${h.nft.identifier}`;
+    byKey.set(key, { ...h, listedBy: listings.get(key) ?? null });
+  }
+  const list = Object.freeze([...byKey.values()]);
+  return { all: () => list, get: (k) => byKey.get(k) };
 }
 
 export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
@@ -125,30 +147,44 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
       latencyMs <= 0 || tape.standsUntil(orderHash, nft, index, at + latencyMs),
   });
   const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf });
-  let holdingsSig = '';
+  // What holdings are made of: fills (read again from the store when there are new ones) and our
+  // listings on them (from the ledger, as holdings.refresh takes them); the daemon reads them again
+  // at most once a second of wall time.
+  let fillsSeen = -1;
+  let listingSig: string | null = null;
+  let current: HoldingsView = holdings;
+  const syncHoldings = (): void => {
+    const n = paper.fillCount();
+    if (n !== fillsSeen) {
+      fillsSeen = n;
+      holdings.refresh();
+      listingSig = null;
+    }
+  };
+  const holdingsView = (): HoldingsView => {
+    syncHoldings();
+    let sig = '';
+    for (const l of ledger.counting()) if (l.side === 'listing') sig += `|${l.orderHash}`;
+    if (sig !== listingSig) {
+      listingSig = sig;
+      current = withListings(holdings.all(), ledger, chain);
+    }
+    return current;
+  };
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
   const engine: Engine = createEngine({
     strategies,
     market: {
       snapshot: () => view.snapshot(),
-      holdings: () => {
-        // read again when a fill happened or our listings changed (what holdings are made of);
-        // the daemon reads them at most once a second of wall time
-        let sig = `${paper.fills().length}`;
-        for (const l of ledger.counting()) if (l.side === 'listing') sig += `|${l.orderHash}`;
-        if (sig !== holdingsSig) {
-          holdingsSig = sig;
-          holdings.refresh();
-        }
-        return holdings;
-      },
+      holdings: () => holdingsView(),
       balances: () => null,
     },
     executor: paper,
     orders: ledger,
     journal: storeJournal(store),
-    stateStore: storeStrategyState(store),
-    spendLedger: storeSpendLedger(store),
+    // strategy state and risk's spend entries only matter across restarts: in memory
+    stateStore: new MemoryStateStore(),
+    spendLedger: new MemorySpendLedger(),
     risk: setup.risk,
     guard: configIntentGuard({ collections: setup.collections, tokens: tokenList }),
     clock: time,
@@ -178,15 +214,15 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     sampleMs: o.sampleMs ?? 60_000,
     paper,
     holdings,
+    syncHoldings,
     ledger,
     view,
     engine,
   });
 
-  // the daemon's poll: expiries settle, holdings are read again
+  // the daemon's poll: expiries settle (holdings follow the fills, see syncHoldings)
   const poll = () => {
     ledger.tick();
-    holdings.refresh();
   };
   let pollTimer: unknown;
   const armPoll = () => {

@@ -2,8 +2,7 @@
  * A tape loaded for replay: its events in order, and what was known besides them — REST answers by
  * call, collection and page cursor, fees, gas prices, NFT traits, stream freshness — each looked up
  * "as of" a time: the newest one recorded at or before it, else the first one recorded (the market
- * as first seen: a view that asks at the very start of the tape gets the first answer, recorded a
- * few milliseconds later).
+ * as first seen). REST answers are the exception: see `answerAt`.
  */
 import type { MarketEvent, NftRef } from '../domain/events.ts';
 import { nftKey } from '../domain/events.ts';
@@ -15,6 +14,25 @@ import { openTape } from '../tape/reader.ts';
 interface Timed<T> {
   readonly at: number;
   readonly value: T;
+}
+
+/**
+ * A REST answer asked for at `at`: the first one recorded within `aheadMs` after it (the answer
+ * to the live view's request of about that moment: what the market was then), else the newest
+ * recorded before it, else the first. An older answer would take back what events taught since.
+ */
+function answerAt<T>(list: readonly Timed<T>[] | undefined, at: number, aheadMs: number): T | undefined {
+  if (list === undefined || list.length === 0) return undefined;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as Timed<T>).at < at) lo = mid + 1;
+    else hi = mid;
+  }
+  const next = list[lo];
+  if (next !== undefined && next.at - at <= aheadMs) return next.value;
+  return asOf(list, at);
 }
 
 /** The newest entry at or before `at`, else the first. */
@@ -43,6 +61,9 @@ function push<K, T>(m: Map<K, Timed<T>[]>, k: K, at: number, value: T): void {
   if (l === undefined) m.set(k, [{ at, value }]);
   else insert(l, at, value);
 }
+
+/** How far after a request a recorded answer still counts as its answer. */
+export const REST_AHEAD_MS = 10_000;
 
 export class NoSnapshotError extends Error {
   constructor(call: string, slug: string) {
@@ -126,7 +147,7 @@ export function loadTape(path: string): TapeData {
   const h = header;
 
   function answer<R>(call: RestCall, slug: string, next: string | undefined, at: number): Promise<R> {
-    const v = asOf(rest.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at);
+    const v = answerAt(rest.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at, REST_AHEAD_MS);
     if (v === undefined) return Promise.reject(new NoSnapshotError(call, slug));
     return Promise.resolve(structuredClone(v) as R);
   }

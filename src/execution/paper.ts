@@ -150,6 +150,8 @@ export interface PaperExecutor extends Executor {
   report(): PaperReport;
   orders(): readonly PaperOrder[];
   fills(): readonly PaperFill[];
+  /** How many fills there were so far (cheap: no copy). */
+  fillCount(): number;
 }
 
 const PAPER_SALT = 'harpoon-paper';
@@ -693,6 +695,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     report,
     orders: () => [...placed.values()].map(paperOrder),
     fills: () => [...fills],
+    fillCount: () => fills.length,
   };
 }
 

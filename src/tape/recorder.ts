@@ -4,7 +4,7 @@
  * hand every normalized event to `recorder.event`. Besides, what paper execution charges is kept
  * beside it: each collection's fees (once), the gas price (every `gasEveryMs`) and the traits of
  * every NFT first seen in a listing (so trait offers can be matched again), and once a second the
- * stream's freshness of each collection.
+ * stream's freshness of each collection. Traits are read again after a metadata update of the NFT.
  *
  *   const rec = createTapeRecorder({ path, chain, collections, paymentTokens, clock, source: 'daemon' });
  *   const view = createMarketView({ api: rec.wrapApi(api), ... });
@@ -178,17 +178,19 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     event(event) {
       events++;
       write({ k: 'event', at: event.receivedAt, event });
-      if (event.kind === 'listing' && o.nftTraits !== undefined) {
-        const key = nftKey(event.nft);
-        if (traitsAsked.has(key)) return;
-        traitsAsked.add(key);
-        o.nftTraits(event.nft).then(
-          (traits) => {
-            if (traits !== undefined) write({ k: 'traits', at: o.clock.now(), nft: key, traits });
-          },
-          fail(`traits of ${key}`),
-        );
-      }
+      if (o.nftTraits === undefined) return;
+      // traits of every NFT first seen in a listing, read again after its metadata changed
+      const fresh = event.kind === 'metadata_update';
+      if (event.kind !== 'listing' && !fresh) return;
+      const key = nftKey(event.nft);
+      if (traitsAsked.has(key) && !fresh) return;
+      traitsAsked.add(key);
+      o.nftTraits(event.nft).then(
+        (traits) => {
+          if (traits !== undefined) write({ k: 'traits', at: o.clock.now(), nft: key, traits });
+        },
+        fail(`traits of ${key}`),
+      );
     },
     stats: () => ({ ...writer.stats(), events, snapshots }),
     async close() {

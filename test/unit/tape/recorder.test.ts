@@ -71,39 +71,52 @@ describe('tape recorder', () => {
     });
     const wrapped = rec.wrapApi(api);
     await wrapped.collections.stats('apes');
-    now = 20_000;
+    now = 40_000;
     floor = 2;
     await wrapped.collections.stats('apes');
     await wrapped.listings.best('apes', { limit: 100 });
     await wrapped.listings.best('apes', { limit: 100, next: 'p2' });
-    rec.event(listing('1', 20_500));
-    rec.event(listing('1', 20_600)); // the same NFT: traits asked once
-    rec.event(listing('2', 20_700));
+    rec.event(listing('1', 40_500));
+    rec.event(listing('1', 40_600)); // the same NFT: traits asked once
+    rec.event(listing('2', 40_700));
+    rec.event({
+      kind: 'metadata_update',
+      id: 'm-1',
+      collection: 'apes' as CollectionSlug,
+      chain: 'ethereum',
+      occurredAt: 40_800,
+      receivedAt: 40_800,
+      source: 'stream',
+      nft: listing('1', 0).nft,
+      traits: [],
+    }); // its metadata changed: asked again
     await new Promise((r) => setTimeout(r, 10));
     await rec.close();
-    expect(traitCalls).toEqual(['1', '2']);
+    expect(traitCalls).toEqual(['1', '2', '1']);
     const kinds = [...openTape(path).records()].map((r) => r.k);
     expect(kinds[0]).toBe('header');
     expect(kinds.filter((k) => k === 'rest')).toHaveLength(4);
-    expect(kinds.filter((k) => k === 'event')).toHaveLength(3);
+    expect(kinds.filter((k) => k === 'event')).toHaveLength(4);
+    expect(kinds.filter((k) => k === 'traits')).toHaveLength(3);
     expect(kinds).toContain('fees');
     expect(kinds).toContain('gas');
     expect(kinds).toContain('fresh');
 
     const tape = loadTape(path);
+    // asked at: the answer recorded within 10 s after, else the newest before, else the first
     let at = 15_000;
     const replay = tape.api(() => at);
-    expect(await replay.collections.stats('apes')).toEqual({
-      total: { floor_price: 1.5, floor_price_symbol: 'ETH' },
-    });
-    at = 25_000;
-    expect(await replay.collections.stats('apes')).toEqual({
-      total: { floor_price: 2, floor_price_symbol: 'ETH' },
-    });
-    at = 1_000; // before anything was recorded: the first answer
-    expect(await replay.collections.stats('apes')).toEqual({
-      total: { floor_price: 1.5, floor_price_symbol: 'ETH' },
-    });
+    const floorAt = async (t: number) => {
+      at = t;
+      return ((await replay.collections.stats('apes')) as { total: { floor_price: number } }).total
+        .floor_price;
+    };
+    expect(await floorAt(15_000)).toBe(1.5);
+    expect(await floorAt(29_000)).toBe(1.5);
+    expect(await floorAt(30_000)).toBe(2);
+    expect(await floorAt(45_000)).toBe(2);
+    expect(await floorAt(1_000)).toBe(1.5);
+    expect(await floorAt(-50_000)).toBe(1.5);
     expect(await replay.listings.best('apes', { limit: 100, next: 'p2' })).toEqual({
       listings: [],
       next: '',
@@ -113,7 +126,7 @@ describe('tape recorder', () => {
     expect(tape.gasPrice(50_000)).toBe(7_000_000_000n);
     expect(tape.traits(listing('2', 0).nft, 0)).toEqual([{ type: 'Hat', value: 'Cap' }]);
     expect(tape.freshness('apes', 30_000)?.stale).toBe(false);
-    expect(tape.events.map((e) => e.receivedAt)).toEqual([20_500, 20_600, 20_700]);
+    expect(tape.events.map((e) => e.receivedAt)).toEqual([40_500, 40_600, 40_700, 40_800]);
     expect(tape.standsUntil(`0x${'1'.padStart(64, '0')}`, listing('1', 0).nft, 0, 30_000)).toBe(true);
   });
 });
