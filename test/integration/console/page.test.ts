@@ -19,6 +19,7 @@ import {
 
 const ATTACK = '<img src=x onerror="window.__pwned=1">';
 const COLLECTIONS = ['harpoon-apes', ATTACK];
+const SCRIPT_TRAIT = 'eyes: <script>window.__pwned=2</script>';
 const tid = (id: string) => `[data-testid="${id}"]`;
 
 function data(now: number): FixtureData {
@@ -34,7 +35,11 @@ function data(now: number): FixtureData {
       floor: '0.05',
       bestOffer: '0.04',
       symbol: 'ETH',
-      traitFloors: [{ trait: `eyes: <script>window.__pwned=2</script>`, floor: '0.07' }],
+      // the same trait twice (two payment tokens): two rows, also after the table is redrawn
+      traitFloors: [
+        { trait: SCRIPT_TRAIT, floor: '0.07' },
+        { trait: SCRIPT_TRAIT, floor: '0.08' },
+      ],
     })),
     decisions: [
       {
@@ -187,7 +192,7 @@ describe('the dashboard page', () => {
     const apes = `${tid('market-collection')}[data-collection="harpoon-apes"]`;
     await expect
       .poll(() => page.locator(`${apes} ${tid('trait-floor-row')}`).allTextContents())
-      .toContain('hat: crown0.09');
+      .toEqual(['hat: crown0.09', `${SCRIPT_TRAIT}0.07`, `${SCRIPT_TRAIT}0.08`]);
     await page.click(tid('tab-orders'));
 
     // the server drops the stream: the page says so, reconnects, and reloads the snapshot

@@ -110,8 +110,13 @@
     const old = new Map();
     for (const tr of tbody.children) old.set(tr.dataset.key, tr);
     let at = tbody.firstElementChild;
+    const seen = new Map();
     for (const it of items) {
-      const k = keyOf(it);
+      // a key met again (data may repeat itself) gets its own row
+      const base = keyOf(it);
+      const n = seen.get(base) ?? 0;
+      seen.set(base, n + 1);
+      const k = n === 0 ? base : `${base}\u0000${n}`;
       let tr = old.get(k);
       if (tr) old.delete(k);
       else {
@@ -911,10 +916,14 @@
           h('div', { class: 'muted', data: { col: 'now' } }),
           h('div', { class: 'chart', data: { col: 'chart' } }),
           h(
-            'table',
-            { testid: 'trait-floors' },
-            h('thead', null, h('tr', null, h('th', { text: 'trait' }), h('th', { text: 'floor' }))),
-            h('tbody'),
+            'div',
+            { class: 'traits' },
+            h(
+              'table',
+              { testid: 'trait-floors' },
+              h('thead', null, h('tr', null, h('th', { text: 'trait' }), h('th', { text: 'floor' }))),
+              h('tbody'),
+            ),
           ),
         ),
       (card, m) => {
