@@ -50,7 +50,8 @@
     const t = f.slice(0, 5).replace(/0+$/, '');
     return t === '' ? i : `${i}.${t}`;
   }
-  const money = (v, symbol) => (v === null || v === undefined ? '—' : `${amount(v)} ${symbol}`);
+  const money = (v, symbol) =>
+    v === null || v === undefined ? '—' : symbol ? `${amount(v)} ${symbol}` : amount(v);
   const pad = (n) => String(n).padStart(2, '0');
   function clock(ms) {
     const d = new Date(ms);
@@ -933,7 +934,7 @@
         const ours = [...state.orders.values()].filter((o) => o.collection === m.collection);
         setText(
           q('now'),
-          `floor ${amount(m.floor)} · best offer ${amount(m.bestOffer)} · our orders ${ours.length} (offers: green, listings: orange)`,
+          `floor ${money(m.floor, m.symbol)} · best offer ${money(m.bestOffer, m.symbol)} · our orders ${ours.length} (offers: green, listings: orange)`,
         );
         // the traits our trait offers bid on, over time
         const traitsOf = (x) => (x.traitFloors ?? []).filter((t) => t.collection === m.collection);
@@ -970,7 +971,7 @@
           () => row('trait-floor-row', 'trait floor'),
           (tr, t) => {
             setText(cell(tr, 'trait'), t.trait);
-            setText(cell(tr, 'floor'), amount(t.floor));
+            setText(cell(tr, 'floor'), money(t.floor, t.symbol));
           },
         );
       },
