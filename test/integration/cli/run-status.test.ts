@@ -83,7 +83,7 @@ describe('harpoon run --paper (sandbox.enabled) and harpoon status', () => {
     expect(json.code).toBe(0);
     const body = JSON.parse(json.stdout) as { status: { mode: string; strategies: { id: string }[] } };
     expect(body.status.mode).toBe('paper');
-    expect(body.status.strategies).toHaveLength(5);
+    expect(body.status.strategies).toHaveLength(6);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
