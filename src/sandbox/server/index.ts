@@ -95,6 +95,8 @@ export type {
  * Request pipeline of `/api`: latency fault → (key creation: per-IP limit) → API key (401) →
  * injected 429 → token bucket of the key's account and the request's group (429 + Retry-After;
  * X-RateLimit-* on every authenticated answer) → injected 500 → route (404/405) → handler.
+ * `/mcp` is the agent-protocol server (src/sandbox/mcp): its tools run `/api` routes through the
+ * same pipeline in-process (`invoke`), so they share the keys, the buckets and the faults.
  */
 
 export interface SandboxServerOptions {
