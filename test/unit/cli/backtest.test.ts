@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
+
+const REPO = resolve(import.meta.dirname, '../../..');
+const BIN = join(REPO, 'bin/harpoon.mjs');
+const CONFIG = join(REPO, 'config/backtest.yaml');
+const dir = mkdtempSync(join(tmpdir(), 'harpoon-cli-bt-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function harpoon(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir }, timeout: 120_000 },
+      (err, stdout, stderr) =>
+        done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('harpoon sandbox tape, backtest', () => {
+  it('writes a tape, backtests it to JSON and HTML, sweeps a parameter', async () => {
+    const tape = join(dir, 'q.tape');
+    const w = await harpoon(['sandbox', 'tape', '--seed', '3', '--hours', '0.1', '--out', tape]);
+    expect(w.code).toBe(0);
+    const line = JSON.parse(w.stdout.trim()) as { events: number; seed: number };
+    expect(line.seed).toBe(3);
+    expect(line.events).toBeGreaterThan(500);
+
+    const b = await harpoon(['backtest', '--tape', tape, '--config', CONFIG, '--out', join(dir, 'rep')]);
+    expect(b.code).toBe(0);
+    expect(b.stdout).toMatch(/Backtest of q\.tape \(sandbox, harpoon-apes, harpoon-punks\)/);
+    expect(b.stdout).toMatch(/\n {2}seller +-?\d/);
+    const report = JSON.parse(readFileSync(join(dir, 'rep.json'), 'utf8')) as {
+      kind: string;
+      events: number;
+    };
+    expect(report.kind).toBe('harpoon-backtest');
+    expect(report.events).toBe(line.events);
+    expect(readFileSync(join(dir, 'rep.html'), 'utf8')).toMatch(/^<!doctype html>[\s\S]*<svg /);
+
+    const s = await harpoon([
+      'backtest',
+      '--tape',
+      tape,
+      '-c',
+      CONFIG,
+      '--sweep',
+      'sniper.discountBps=1000,9000',
+      '--sweep',
+      'seller.markupBps=500',
+      '--workers',
+      '2',
+      '--out',
+      join(dir, 'sw'),
+    ]);
+    expect(s.code).toBe(0);
+    expect(s.stdout).toMatch(/Sweep of q\.tape: 2 combination\(s\), best first/);
+    expect(s.stdout).toMatch(/sniper\.discountBps=9000 seller\.markupBps=500/);
+    const sweep = JSON.parse(readFileSync(join(dir, 'sw.sweep.json'), 'utf8')) as {
+      ranked: { rank: number }[];
+    };
+    expect(sweep.ranked.map((r) => r.rank)).toEqual([1, 2]);
+  }, 240_000);
+
+  it('bad flags are usage errors (exit 2) that say what is wrong', async () => {
+    const cases: [string[], RegExp][] = [
+      [['backtest', '--config', CONFIG], /--tape is required/],
+      [['backtest', '--tape', join(dir, 'none.tape'), '--config', CONFIG], /--tape: no file at/],
+      [['backtest', '--tape', CONFIG, '--from', 'yesterday'], /--from: "yesterday" is not a time/],
+      [['backtest', '--tape', CONFIG, '--sweep', 'sniper.discountBps'], /expected strategy\.param=values/],
+      [
+        ['backtest', '--tape', CONFIG, '--latency', '-5'],
+        /--latency: "-5" is not a whole number of milliseconds/,
+      ],
+      [['backtest', '--tape', CONFIG, '--workers', '2'], /--workers goes with --sweep/],
+      [['sandbox', 'tape', '--hours', '0', '--out', 'x.tape'], /--hours: "0" is not a number of hours/],
+      [['sandbox', 'tape', '--hours', '1'], /--out is required/],
+      [['record', '--config', CONFIG], /--out is required/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await harpoon(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(existsSync(join(dir, 'x.tape'))).toBe(false);
+  }, 120_000);
+
+  it('--help of each new command lists its flags', async () => {
+    for (const [cmd, flags] of [
+      [['backtest'], ['--tape', '--config', '--from', '--to', '--out', '--latency', '--sweep', '--workers']],
+      [
+        ['sandbox', 'tape'],
+        ['--out', '--seed', '--hours', '--activity'],
+      ],
+      [['record'], ['--config', '--out', '--seconds']],
+    ] as const) {
+      const r = await harpoon([...cmd, '--help']);
+      expect(r.code).toBe(0);
+      for (const f of flags) expect(r.stdout).toContain(f);
+    }
+  }, 60_000);
+});
