@@ -125,6 +125,23 @@ describe('sandbox MCP server: one bucket with REST', () => {
     expect(await rest()).toEqual({ status: 200, remaining: '1' });
     expect((await c.callTool({ name: 'get_chains', arguments: {} })).isError).toBeFalsy();
     expect((await rest()).status).toBe(429);
+    // the MCP answer carries the bucket's headers too, as a REST answer does
+    const raw = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'X-API-KEY': 'k',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'get_chains', arguments: {} },
+      }),
+    });
+    expect(raw.headers.get('x-ratelimit-limit')).toBe('4');
+    expect(raw.headers.get('x-ratelimit-remaining')).toBe('0');
     const refused = await c.callTool({ name: 'get_chains', arguments: {} });
     expect(refused.isError).toBe(true);
     expect(jsonOf(refused)).toMatchObject({ status: 429, retryAfterSeconds: expect.any(Number) });
