@@ -13,14 +13,14 @@ export const CHROMIUM = process.env.HARPOON_CHROMIUM ?? '/usr/bin/chromium';
 /** Screenshots and other artefacts of the browser tests (ignored by git). */
 export const TEST_OUTPUT = resolve(import.meta.dirname, '../../../test-output/console');
 
-export function requireChromium(): string {
-  if (!existsSync(CHROMIUM))
+export function requireChromium(path = CHROMIUM): string {
+  if (!existsSync(path))
     throw new Error(
-      `the dashboard tests need Debian's chromium at ${CHROMIUM} and it is missing: install it with ` +
+      `the dashboard tests need Debian's chromium at ${path} and it is missing: install it with ` +
         '"apt-get install -y chromium" (.ci/run does so when CI=true), or point HARPOON_CHROMIUM at a ' +
         'Chromium binary. Nothing downloads a browser.',
     );
-  return CHROMIUM;
+  return path;
 }
 
 export async function launchChromium(): Promise<Browser> {

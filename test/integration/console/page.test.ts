@@ -6,7 +6,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { collectPageErrors, launchChromium } from './browser.ts';
+import { CHROMIUM, collectPageErrors, launchChromium, requireChromium } from './browser.ts';
 import {
   type FixtureData,
   type FixtureServer,
@@ -80,6 +80,15 @@ async function open(hash: string): Promise<void> {
 }
 const sessionToken = () => page.evaluate<string | null>("sessionStorage.getItem('harpoon.controlToken')");
 const live = () => page.waitForSelector(`${tid('connection')}[data-state="live"]`, { timeout: 10_000 });
+
+describe('the browser', () => {
+  it("is Debian's chromium; without it the tests stop and say what to install", () => {
+    expect(requireChromium()).toBe(CHROMIUM);
+    expect(() => requireChromium('/nonexistent/chromium')).toThrow(
+      /needs? Debian's chromium at \/nonexistent\/chromium .*apt-get install -y chromium/,
+    );
+  });
+});
 
 describe('the dashboard page', () => {
   it('takes the token from #token= into sessionStorage, drops it from the address, and shows the snapshot', async () => {
