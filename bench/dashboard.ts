@@ -13,6 +13,8 @@
  *   browser's own first-contentful-paint entry (fcpMs) and each table on its own.
  * - fillToPageMsP50 / P99: fills booked in the store one at a time (as the daemon books them) while
  *   the page shows the fills view; the delay from each fill's booking to its row in the page's DOM.
+ * - tabSwitchMsP50: a click on the orders or fills tab to its 200 rows on screen (two frames);
+ *   olderFillsPageMsP50: "older" to the next 200 fills shown (through /api/fills).
  *
  * Prints progress lines, then one JSON object as the last line.
  */
@@ -265,6 +267,32 @@ try {
   }
   await new Promise((r) => setTimeout(r, 3000));
   const seen = (await page.evaluate('window.__seen')) as Record<string, number>;
+
+  // ---- responsiveness: a tab switch redraws 200 of the 1,000 orders (or 200 fills); an older page of fills ----
+  const switchTo = (view: string) =>
+    page.evaluate(`(async () => {
+      const t0 = performance.now();
+      document.querySelector('[data-testid="tab-${view}"]').click();
+      // drawn in the next frame; the one after is on screen
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const rows = document.querySelectorAll('[data-testid="${view}"] tbody tr').length;
+      return rows >= 200 ? performance.now() - t0 : -1;
+    })()`) as Promise<number>;
+  const switches: number[] = [];
+  for (let i = 0; i < 10; i++) for (const view of ['orders', 'fills']) switches.push(await switchTo(view));
+  if (switches.some((ms) => ms < 0)) throw new Error(`a tab switch did not draw its table in the next frame`);
+  const pages: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = Date.now();
+    await page.click('[data-testid="fills-next"]');
+    await page.waitForSelector('[data-testid="fills-range"]:text-matches("^201–400 of")');
+    pages.push(Date.now() - t0);
+    await page.click('[data-testid="fills-prev"]');
+    await page.waitForSelector('[data-testid="fills-range"]:text-matches("^1–200 of")');
+  }
+  log(
+    `  tab switch (200 rows drawn, on screen): median ${median(switches).toFixed(0)} ms; an older page of fills: median ${median(pages).toFixed(0)} ms`,
+  );
   await context.close();
   const delays: number[] = [];
   let missing = 0;
@@ -284,6 +312,8 @@ try {
     fillToPageMsP99: delays.length ? Math.round(quantile(delays, 0.99)) : null,
     fillToPageMsMax: delays.length ? Math.round(Math.max(...delays)) : null,
     fillsNotShown: missing,
+    tabSwitchMsP50: Math.round(median(switches)),
+    olderFillsPageMsP50: Math.round(median(pages)),
     fills: store.fills.count(),
     openOrders: ledger.counting().length,
     loads: LOADS,
