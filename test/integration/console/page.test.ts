@@ -181,7 +181,14 @@ describe('the dashboard page', () => {
     const pushedAt = Date.now();
     server.push('fill', fillRow(10_001, 'harpoon-apes', pushedAt));
     await page.waitForSelector(`${tid('fill-row')}[data-fill-id="10001"]`, { timeout: 2000 });
-    expect(await page.locator(tid('fill-row')).first().getAttribute('data-fill-id')).toBe('10001');
+    const top = page.locator(tid('fill-row')).first();
+    expect(await top.getAttribute('data-fill-id')).toBe('10001');
+    // fillRow(10001): a buy of harpoon-apes #10 at 0.021 ETH with 0.001 fees
+    expect(await top.locator('td[data-col="what"]').textContent()).toBe(
+      'bought harpoon-apes #10 · buy listing',
+    );
+    expect(await top.locator('td[data-col="price"]').textContent()).toBe('0.021 ETH');
+    expect(await top.locator('td[data-col="fees"]').textContent()).toBe('0.001 ETH');
     expect(await page.locator(tid('fill-row')).count()).toBe(200);
     expect(await page.textContent(tid('fills-count'))).toBe('(10001)');
 

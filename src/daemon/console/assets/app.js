@@ -847,7 +847,8 @@
 
   function fillWhat(f) {
     const item = `${f.collection ?? ''}${f.tokenId !== null && f.tokenId !== undefined ? ` #${f.tokenId}` : ''}`;
-    return `${f.side} ${f.kind}${item ? ` ${item}` : ''}${f.quantity !== '1' ? ` ×${f.quantity}` : ''}`;
+    // "bought harpoon-apes #12 · offer filled", "sold harpoon-apes #12 ×2 · listing sold"
+    return `${f.side === 'sell' ? 'sold' : 'bought'}${item ? ` ${item}` : ''}${f.quantity !== '1' ? ` ×${f.quantity}` : ''} · ${String(f.kind).replace(/_/g, ' ')}`;
   }
 
   function renderFills() {
