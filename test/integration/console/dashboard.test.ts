@@ -6,6 +6,7 @@
  * - a fill shows on the page within 2 s of being booked in the store (the fill's `at` is when the
  *   daemon recorded it; the page notes when its row appeared);
  * - pause and resume (the daemon's and one strategy's) work from the page, after the confirmation;
+ * - an order's cancel button takes that offer off the sandbox's book;
  * - the kill button, confirmed, cancels every open offer: checked on the sandbox's own book;
  * - screenshots go to test-output/console/ (HARPOON_DOCS_SCREENSHOT=1 also writes docs/dashboard.png).
  */
@@ -175,6 +176,28 @@ describe('the dashboard on the demo', () => {
     await until('the seller resumed', () => state() !== 'paused', 10_000);
     await page.waitForSelector(`${seller}:not([data-state="paused"])`);
   }, 60_000);
+
+  it("an order's cancel button, confirmed, takes that offer off the marketplace's book", async () => {
+    await until('an open offer on the book', async () => (await activeOffersOnBook(run)).length > 0, 120_000);
+    await page.click(tid('tab-orders'));
+    const onBook = new Set(await activeOffersOnBook(run));
+    const rows = await page
+      .locator(`${tid('order-row')}[data-state="open"]`)
+      .evaluateAll((r) => r.map((x) => x.getAttribute('data-hash') ?? ''));
+    const hash = rows.find((h) => onBook.has(h.toLowerCase()));
+    expect(hash, `an open offer on the page that is on the book (page ${rows.join(', ')})`).toBeDefined();
+    await confirm(`${tid('order-row')}[data-hash="${hash}"] ${tid('order-cancel')}`);
+    await until(
+      'the offer off the book',
+      async () => !(await activeOffersOnBook(run)).includes((hash as string).toLowerCase()),
+      60_000,
+    );
+    await page.waitForSelector(`${tid('order-row')}[data-hash="${hash}"]`, {
+      state: 'detached',
+      timeout: 30_000,
+    });
+    expect(run.daemon.status().risk.killed).toBe(false);
+  }, 180_000);
 
   it('the kill button, confirmed, cancels every open offer of ours on the marketplace; resume lifts it', async () => {
     await until('an open offer on the book', async () => (await activeOffersOnBook(run)).length > 0, 120_000);
