@@ -17,7 +17,7 @@ export type ToolAccess =
 
 /** One REST request of a tool. */
 export interface ToolRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH';
   readonly path: string;
   readonly query?: URLSearchParams;
   readonly body?: unknown;
@@ -391,6 +391,22 @@ export const SANDBOX_TOOLS: readonly SandboxTool[] = Object.freeze([
     ),
     many: true,
   },
+  tool(
+    'manage_collections',
+    'Edit a collection',
+    "Saves collection fields — name, description, logo_image_token, banner_image_token, category, is_nsfw, authorized_editors, external_url, telegram_url, medium_username (PATCH /api/v2/collections/{slug}) — as the JWT's wallet, which must be the collection's owner or an authorized editor. Needs the wallet JWT with write:collections.",
+    {
+      slug,
+      changes: z
+        .record(z.string(), z.unknown())
+        .describe('the fields to save (the request body of PATCH /api/v2/collections/{slug})'),
+    },
+    (args) => [
+      { method: 'PATCH', path: fillPath('/api/v2/collections/{slug}', args), body: args['changes'] },
+    ],
+    { kind: 'wallet', scope: 'write:collections' },
+    false,
+  ),
 ]);
 
 /** The tools of each scope (the `mcpTools` of `GET /api/v2/auth/scopes`). */

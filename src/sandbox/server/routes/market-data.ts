@@ -186,8 +186,9 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
    * is the key's account: the key the sandbox prints (account 'sandbox', its operator) or a key
    * whose account is the owner's or an authorized editor's address.
    */
+  /** The caller is the wallet JWT's wallet when one came (write:collections), else the key's account. */
   function mayEdit(ctx: RequestContext, v: CollectionView): boolean {
-    const account = ctx.principal?.account.toLowerCase() ?? '';
+    const account = (ctx.wallet?.address ?? ctx.principal?.account ?? '').toLowerCase();
     if (account === 'sandbox' || account === v.owner.toLowerCase()) return true;
     return data.profileIfAny(v.slug)?.editors.includes(account) ?? false;
   }
@@ -500,6 +501,8 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
       method: 'PATCH',
       pattern: '/api/v2/collections/{slug}',
       access: 'key',
+      // a wallet JWT is optional here; one sent must carry write:collections, and its wallet edits
+      wallet: { scope: 'write:collections', required: () => false },
       handler: async (ctx) => {
         const v = await collection(ctx.params['slug'] as string);
         if (!mayEdit(ctx, v)) throw forbidden(v);
@@ -511,6 +514,8 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
       method: 'PATCH',
       pattern: '/api/v2/collections/{slug}/metadata',
       access: 'key',
+      // a wallet JWT is optional here; one sent must carry write:collections, and its wallet edits
+      wallet: { scope: 'write:collections', required: () => false },
       handler: async (ctx) => {
         const v = await collection(ctx.params['slug'] as string);
         if (!mayEdit(ctx, v)) throw forbidden(v);

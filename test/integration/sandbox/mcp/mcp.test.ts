@@ -205,6 +205,7 @@ function walletArgs(): Record<string, Record<string, unknown>> {
   return {
     check_drop_eligibility: { slug: sb.drops[0] },
     cancel_orders: { orders: [{ order_hash: offerHash, protocol_address: sb.seaport }] },
+    manage_collections: { slug: 'harpoon-punks', changes: { description: 'edited through MCP' } },
   };
 }
 
@@ -217,7 +218,7 @@ describe('wallet tools (rule 8: the API key and the wallet JWT with the scope)',
     const jwtNoKey = await connect({ Authorization: `Bearer ${eligOnly}` });
     const args = walletArgs();
 
-    for (const name of ['check_drop_eligibility', 'cancel_orders']) {
+    for (const name of ['check_drop_eligibility', 'cancel_orders', 'manage_collections']) {
       const r = await keyOnly.callTool({ name, arguments: args[name] });
       expect(jsonOf(r)['status'], name).toBe(401);
       // the JWT without the key: the key comes first (401 Invalid API key)
@@ -256,6 +257,49 @@ describe('wallet tools (rule 8: the API key and the wallet JWT with the scope)',
     });
     const gone = await rest('GET', `/api/v2/orders/chain/ethereum/protocol/${sb.seaport}/${offerHash}`);
     expect((gone.body['order'] as Record<string, unknown>)['status']).toBe('CANCELLED');
+  });
+
+  it('manage_collections: an authorized editor’s JWT with write:collections edits; another wallet is refused', async () => {
+    const PUNKS = 'harpoon-punks';
+    const editor = wallet(1);
+    // the owner's side (the printed key) names wallet 1 an editor
+    const named = await rest('PATCH', `/api/v2/collections/${PUNKS}`, {
+      json: { authorized_editors: [editor.address] },
+    });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    const args = walletArgs()['manage_collections'];
+    const noScope = await connect({
+      'X-API-KEY': sb.apiKey,
+      Authorization: `Bearer ${await jwtOf(editor, ['read:eligibility'])}`,
+    });
+    expect(jsonOf(await noScope.callTool({ name: 'manage_collections', arguments: args }))).toMatchObject({
+      status: 403,
+      errors: ['Missing scope: write:collections. Request a PAT with the missing scope'],
+    });
+    const stranger = await connect({
+      'X-API-KEY': sb.apiKey,
+      Authorization: `Bearer ${await jwtOf(wallet(2), ['write:collections'])}`,
+    });
+    const refused = await stranger.callTool({ name: 'manage_collections', arguments: args });
+    expect(jsonOf(refused)).toMatchObject({ status: 403, success: false });
+    expect((await rest('GET', `/api/v2/collections/${PUNKS}`)).body['description']).not.toBe(
+      'edited through MCP',
+    );
+    const ed = await connect({
+      'X-API-KEY': sb.apiKey,
+      Authorization: `Bearer ${await jwtOf(editor, ['write:collections'])}`,
+    });
+    const done = await ed.callTool({ name: 'manage_collections', arguments: args });
+    expect(jsonOf(done)).toEqual({ success: true });
+    expect((await rest('GET', `/api/v2/collections/${PUNKS}`)).body['description']).toBe(
+      'edited through MCP',
+    );
+    // the route's own checks answer through the tool: an unknown field is its 400
+    const bad = await ed.callTool({
+      name: 'manage_collections',
+      arguments: { slug: PUNKS, changes: { slug: 'x' } },
+    });
+    expect(jsonOf(bad)['status']).toBe(400);
   });
 
   it('an expired JWT is 401 "Wallet JWT expired" (12 h on the sandbox clock)', async () => {

@@ -189,7 +189,7 @@ describe('sandbox MCP server: encodings and discovery', () => {
     const { tools } = await (await connect(url)).listTools();
     const listed = new Set(tools.map((t) => t.name));
     const fromScopes = scopes.scopes.flatMap((s) => s.mcpTools);
-    expect(fromScopes.sort()).toEqual(['cancel_orders', 'check_drop_eligibility']);
+    expect(fromScopes.sort()).toEqual(['cancel_orders', 'check_drop_eligibility', 'manage_collections']);
     for (const name of fromScopes) expect(listed.has(name)).toBe(true);
     for (const t of tools.filter((x) => x.description?.includes('Authorization: Bearer'))) {
       const scope = scopes.scopes.find((s) => s.mcpTools.includes(t.name));
