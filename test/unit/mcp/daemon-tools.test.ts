@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config/index.ts';
 import { sanitizeConfig } from '../../../src/config/sanitize.ts';
 import { buildStatus } from '../../../src/daemon/status.ts';
-import { ZERO_ADDRESS } from '../../../src/domain/ids.ts';
+import { type Address, ZERO_ADDRESS } from '../../../src/domain/ids.ts';
 import { configIntentGuard } from '../../../src/engine/intent-guard.ts';
 import { ManualClock, MemoryMarket } from '../../../src/engine/memory.ts';
 import { RiskManager } from '../../../src/engine/risk/manager.ts';
@@ -114,7 +114,13 @@ function setup() {
     config: () => sanitizeConfig(config),
     collections: ['apes'],
     chain: 'ethereum',
-    tokenOf: (a) => (a.toLowerCase() === WETH.address.toLowerCase() ? WETH : ETH_TOKEN),
+    // as the daemon does: the config's tokens by address, ETH for the zero address, else unknown
+    tokenOf: (a) =>
+      a.toLowerCase() === WETH.address.toLowerCase()
+        ? WETH
+        : a === ZERO_ADDRESS
+          ? ETH_TOKEN
+          : { address: a.toLowerCase() as Address, symbol: a.slice(0, 8), decimals: 18 },
     now: () => clock.now(),
     market: () => market.snapshot(),
     // the marketplace's description of the collection, written by whoever owns it
@@ -336,6 +342,97 @@ describe('simulate_intent: intent guard, risk, calldata guard — nothing execut
       verdict: 'refused',
       stages: [{}, { code: 'risk_killed', message: 'kill switch is on' }],
     });
+  });
+
+  it('every kind of intent is built with the strategy API’s builders and judged: a table', async () => {
+    const { client } = await serve(false);
+    const held = { contract: CONTRACT, identifier: '7' };
+    const rows: [string, Record<string, unknown>, string, string][] = [
+      [
+        'a listing of what we hold, over its cost',
+        {
+          kind: 'place_listing',
+          collection: 'apes',
+          nft: held,
+          price: eth('1.2').toString(),
+          payment_token: ZERO_ADDRESS,
+        },
+        'would_proceed',
+        'not_applicable',
+      ],
+      [
+        'a listing of what we do not hold',
+        {
+          kind: 'place_listing',
+          collection: 'apes',
+          nft: { contract: CONTRACT, identifier: '8' },
+          price: eth('1.2').toString(),
+          payment_token: ZERO_ADDRESS,
+        },
+        'refused',
+        'risk',
+      ],
+      [
+        'accepting an offer on what we hold',
+        {
+          kind: 'accept_offer',
+          order_hash: hash(5),
+          collection: 'apes',
+          nft: held,
+          offer_price: eth('1').toString(),
+          min_proceeds: eth('0.95').toString(),
+          payment_token: WETH.address,
+        },
+        'would_proceed',
+        'calldata_guard',
+      ],
+      ['a cancel', { kind: 'cancel_order', order_hash: hash(6) }, 'would_proceed', 'not_applicable'],
+      [
+        'an item offer',
+        {
+          kind: 'place_offer',
+          collection: 'apes',
+          offer_type: 'item',
+          nft: held,
+          price: eth('0.5').toString(),
+          payment_token: WETH.address,
+        },
+        'would_proceed',
+        'not_applicable',
+      ],
+      [
+        'a swap from an unknown token',
+        {
+          kind: 'swap',
+          from_token: `0x${'e'.repeat(40)}`,
+          to_token: WETH.address,
+          amount_in: '1000',
+          slippage_bps: 100,
+        },
+        'refused',
+        'intent_guard',
+      ],
+      [
+        'a mint within limits',
+        {
+          kind: 'mint',
+          drop: 'genesis',
+          quantity: '1',
+          max_price_per_token: eth('0.01').toString(),
+          payment_token: ZERO_ADDRESS,
+        },
+        'would_proceed',
+        'not_applicable',
+      ],
+    ];
+    for (const [what, intent, verdict, last] of rows) {
+      const r = jsonOf(await client.callTool({ name: 'simulate_intent', arguments: { intent } }));
+      const stages = r['stages'] as { stage: string; result: string }[];
+      expect(r['verdict'], `${what}: ${JSON.stringify(stages)}`).toBe(verdict);
+      expect(r['executed']).toBe(false);
+      const end = stages[stages.length - 1] as { stage: string; result: string };
+      expect(last === 'not_applicable' ? end.result : end.stage, what).toBe(last);
+    }
   });
 
   it('invalid input is a tool error naming the field (zod), and nothing runs', async () => {
