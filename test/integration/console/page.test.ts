@@ -97,7 +97,12 @@ describe('the dashboard page', () => {
     expect(new URL(page.url()).hash).toBe('');
     expect(await sessionToken()).toBe(server.token);
     await page.click(tid('tab-strategies'));
-    await expect.poll(() => page.locator(tid('strategy-row')).count()).toBe(3);
+    await expect.poll(() => page.locator(tid('strategy-row')).count()).toBe(4);
+    const disabled = `${tid('strategy-row')}[data-strategy="rebalancer"]`;
+    expect(await page.getAttribute(disabled, 'data-state')).toBe('disabled');
+    expect(await page.textContent(`${disabled} td[data-col="lastError"]`)).toBe(
+      'hook timed out after 2000 ms',
+    );
     expect(await page.textContent(tid('mode'))).toBe('PAPER');
     expect(await page.textContent(tid('orders-count'))).toBe('(1000)');
     expect(await page.textContent(tid('fills-count'))).toBe('(10000)');
@@ -243,13 +248,21 @@ describe('the dashboard page', () => {
     await page.click(tid('tab-strategies'));
     await page.click(`${tid('strategy-row')}[data-strategy="seller"] ${tid('strategy-toggle')}`);
     await page.click(tid('confirm-ok'));
+    // a strategy disabled by its errors comes back through its resume
+    await page.click(`${tid('strategy-row')}[data-strategy="rebalancer"] ${tid('strategy-toggle')}`);
+    await page.click(tid('confirm-ok'));
     await page.click(tid('tab-orders'));
     const hash = orderRow(0, '', 0).orderHash;
     await page.click(`${tid('order-row')}[data-hash="${hash}"] ${tid('order-cancel')}`);
     await page.click(tid('confirm-ok'));
     await expect
       .poll(() => server.posts.map((p) => p.path))
-      .toEqual(['/kill', '/strategies/seller/pause', `/orders/${hash}/cancel`]);
+      .toEqual([
+        '/kill',
+        '/strategies/seller/pause',
+        '/strategies/rebalancer/resume',
+        `/orders/${hash}/cancel`,
+      ]);
     expect(errors).toEqual([]);
   });
 });

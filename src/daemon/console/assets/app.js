@@ -443,8 +443,9 @@
     if (d.has('fills')) renderFillCount();
     if (d.has('orders') || d.has('status')) setText(byId('orders-count'), `(${state.orders.size})`);
     if (d.has('alerts')) setText(byId('alerts-count'), state.alerts.length ? `(${state.alerts.length})` : '');
-    if (v === 'overview' && (d.has('status') || d.has('series') || d.has('view')))
-      renderOverview(d.has('view'));
+    // the budgets follow the status (every second); the charts only a new sample
+    if (v === 'overview' && (d.has('status') || d.has('view'))) renderBudgets();
+    if (v === 'overview' && (d.has('series') || d.has('view'))) renderOverviewCharts(d.has('view'));
     if (v === 'strategies' && (d.has('status') || d.has('view'))) renderStrategies();
     if (v === 'strategies' && (d.has('decisions') || d.has('view'))) renderDecisions();
     if (v === 'orders' && (d.has('orders') || d.has('status') || d.has('view'))) renderOrders();
@@ -550,7 +551,7 @@
     if (u !== null && m !== null && m > 0) td.append(' ', meter(u, m), ` ${Math.round((100 * u) / m)} %`);
   }
 
-  function renderOverview(resized) {
+  function renderBudgets() {
     const s = state.status;
     if (s) {
       syncRows(
@@ -569,6 +570,9 @@
         },
       );
     }
+  }
+
+  function renderOverviewCharts(resized) {
     const xs = state.series.map((x) => x.at / 1000);
     // realized PnL before the first sample: the cumulative value after each earlier sale
     const start = state.series[0]?.at ?? Number.POSITIVE_INFINITY;
@@ -750,10 +754,11 @@
         setText(cell(tr, 'errors'), String(x.errors));
         setText(cell(tr, 'lastError'), x.lastError ?? '');
         const b = cell(tr, 'action').firstElementChild;
-        const paused = x.state === 'paused';
-        setText(b, paused ? 'Resume' : 'Pause');
-        b.dataset.action = paused ? 'resume' : 'pause';
-        b.disabled = x.state === 'disabled' || x.state === 'stopped';
+        // a paused strategy resumes; one disabled by its errors is enabled again the same way
+        const off = x.state === 'paused' || x.state === 'disabled';
+        setText(b, off ? 'Resume' : 'Pause');
+        b.dataset.action = off ? 'resume' : 'pause';
+        b.disabled = x.state === 'stopped';
       },
     );
   }
