@@ -24,12 +24,10 @@ import {
 } from '../engine/index.ts';
 import { MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
 import { createPaperExecutor, type PaperExecutor } from '../execution/paper.ts';
-import type { OrderLedger } from '../ledger/index.ts';
 import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStore, type Store } from '../store/index.ts';
-import type { Holding, HoldingsView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
 import type { TapeData } from './tape-data.ts';
@@ -71,25 +69,6 @@ async function loadAll(setup: BacktestSetup, builtin: string): Promise<LoadedStr
       ),
     );
   return out;
-}
-
-/** Holdings with our listings on them as the ledger has them now (what holdings.refresh adds). */
-function withListings(all: readonly Holding[], ledger: OrderLedger, chain: string): HoldingsView {
-  const listings = new Map<string, Holding['listedBy']>();
-  for (const l of ledger.counting())
-    if (l.side === 'listing' && l.contract !== null && l.tokenId !== null)
-      listings.set(`${chain}/${l.contract.toLowerCase()}/${l.tokenId}`, {
-        orderHash: l.orderHash,
-        strategyId: l.strategyId,
-        price: l.price,
-      });
-  const byKey = new Map<string, Holding>();
-  for (const h of all) {
-    const key = `${chain}/${h.nft.contract.toLowerCase()}/${h.nft.identifier}`;
-    byKey.set(key, { ...h, listedBy: listings.get(key) ?? null });
-  }
-  const list = Object.freeze([...byKey.values()]);
-  return { all: () => list, get: (k) => byKey.get(k) };
 }
 
 export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
@@ -147,36 +126,42 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
       latencyMs <= 0 || tape.standsUntil(orderHash, nft, index, at + latencyMs),
   });
   const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf });
-  // What holdings are made of: fills (read again from the store when there are new ones) and our
-  // listings on them (from the ledger, as holdings.refresh takes them); the daemon reads them again
-  // at most once a second of wall time.
-  let fillsSeen = -1;
-  let listingSig: string | null = null;
-  let current: HoldingsView = holdings;
-  const syncHoldings = (): void => {
-    const n = paper.fillCount();
-    if (n !== fillsSeen) {
-      fillsSeen = n;
-      holdings.refresh();
-      listingSig = null;
-    }
-  };
-  const holdingsView = (): HoldingsView => {
-    syncHoldings();
-    let sig = '';
+  // Holdings are read again whenever a hook asks after a fill or a change of our listings (what
+  // they are made of): the same holdings the daemon has, up to its throttle — it reads them at most
+  // once a second of wall time, so a decision right after a fill can see them a moment older there.
+  let holdingsSig = '';
+  const signature = (): string => {
+    let sig = `${paper.fillCount()}`;
     for (const l of ledger.counting()) if (l.side === 'listing') sig += `|${l.orderHash}`;
-    if (sig !== listingSig) {
-      listingSig = sig;
-      current = withListings(holdings.all(), ledger, chain);
-    }
-    return current;
+    return sig;
+  };
+  const refreshHoldings = (): void => {
+    const sig = signature();
+    if (sig === holdingsSig) return;
+    holdingsSig = sig;
+    holdings.refresh();
+  };
+  ledger.onChange((c) => {
+    if (c.filledUnits > 0n) refreshHoldings();
+  });
+  // the report reads its own holdings (reading them must not make the strategies' fresher)
+  const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf });
+  let reportedSig = '';
+  const syncReported = (): void => {
+    const sig = signature();
+    if (sig === reportedSig) return;
+    reportedSig = sig;
+    reported.refresh();
   };
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
   const engine: Engine = createEngine({
     strategies,
     market: {
       snapshot: () => view.snapshot(),
-      holdings: () => holdingsView(),
+      holdings: () => {
+        refreshHoldings();
+        return holdings;
+      },
       balances: () => null,
     },
     executor: paper,
@@ -213,16 +198,17 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     latencyMs,
     sampleMs: o.sampleMs ?? 60_000,
     paper,
-    holdings,
-    syncHoldings,
+    holdings: reported,
+    syncHoldings: syncReported,
     ledger,
     view,
     engine,
   });
 
-  // the daemon's poll: expiries settle (holdings follow the fills, see syncHoldings)
+  // the daemon's poll: expiries settle, holdings are read again
   const poll = () => {
     ledger.tick();
+    refreshHoldings();
   };
   let pollTimer: unknown;
   const armPoll = () => {
