@@ -228,6 +228,13 @@ describe('the dashboard on the demo', () => {
         );
     await expect.poll(offersShown, { timeout: 10_000 }).toBe(0);
     await screenshot(page, 'killed');
+    // the notifier's kill alert is on the page too
+    await page.click(tid('tab-alerts'));
+    await expect
+      .poll(() =>
+        page.locator(`${tid('alert-row')}[data-severity="critical"] td[data-col="kind"]`).allTextContents(),
+      )
+      .toContain('kill');
     await confirm(tid('resume-all'));
     await until('resumed', () => !run.daemon.status().risk.killed, 10_000);
     expect(errors).toEqual([]);
