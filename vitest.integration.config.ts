@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/integration/**/*.test.ts'],
+    // the sandbox's contracts are compiled (and cached) once before any file runs
+    globalSetup: ['test/integration/global-setup.ts'],
     environment: 'node',
     testTimeout: 120_000,
     hookTimeout: 180_000,
