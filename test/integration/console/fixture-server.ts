@@ -9,6 +9,15 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import type {
+  AlertRow,
+  DecisionRow,
+  FillRow,
+  MarketRow,
+  OrderRow,
+  Sample,
+} from '../../../src/daemon/console.ts';
+import type { DaemonStatus } from '../../../src/daemon/status.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const ASSETS: Record<string, [string, string]> = {
@@ -18,49 +27,16 @@ const ASSETS: Record<string, [string, string]> = {
   'uplot.min.css': ['node_modules/uplot/dist/uPlot.min.css', 'text/css'],
 };
 
-export interface FillRow {
-  id: string;
-  at: number;
-  strategy: string;
-  kind: string;
-  side: 'buy' | 'sell';
-  collection: string | null;
-  tokenId: string | null;
-  quantity: string;
-  price: string;
-  fees: string;
-  gas: string;
-  symbol: string;
-  txHash: string | null;
-  realized: string | null;
-}
-
-export interface OrderRow {
-  orderHash: string;
-  strategy: string;
-  side: 'offer' | 'listing';
-  target: string;
-  collection: string;
-  tokenId: string | null;
-  price: string;
-  quantity: string;
-  symbol: string;
-  state: string;
-  createdAt: number;
-  expiresAt: number;
-  bestCompeting: string | null;
-  rank: number | null;
-}
-
+/** What the server serves, in the console's own types (src/daemon/console.ts): the compiler keeps them in step. */
 export interface FixtureData {
-  status: Record<string, unknown>;
-  series: Record<string, unknown>[];
+  status: DaemonStatus;
+  series: Sample[];
   /** Newest first. */
   fills: FillRow[];
   orders: OrderRow[];
-  market: Record<string, unknown>[];
-  decisions: Record<string, unknown>[];
-  alerts: Record<string, unknown>[];
+  market: MarketRow[];
+  decisions: DecisionRow[];
+  alerts: AlertRow[];
 }
 
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
@@ -103,7 +79,7 @@ export function orderRow(i: number, collection: string, now: number): OrderRow {
   };
 }
 
-export function statusDoc(now: number, collections: readonly string[]): Record<string, unknown> {
+export function statusDoc(now: number, collections: readonly string[]): DaemonStatus {
   return {
     state: 'running',
     mode: 'paper',
@@ -177,7 +153,7 @@ export function statusDoc(now: number, collections: readonly string[]): Record<s
   };
 }
 
-export function sample(at: number, collections: readonly string[]): Record<string, unknown> {
+export function sample(at: number, collections: readonly string[]): Sample {
   return {
     at,
     pnl: [{ symbol: 'ETH', realized: '0.002', unrealized: '-0.001' }],
