@@ -104,6 +104,7 @@ describe('the dashboard page', () => {
       'hook timed out after 2000 ms',
     );
     expect(await page.textContent(tid('mode'))).toBe('PAPER');
+    expect(await page.title()).toBe('harpoon — running, paper');
     expect(await page.textContent(tid('orders-count'))).toBe('(1000)');
     expect(await page.textContent(tid('fills-count'))).toBe('(10000)');
     expect(await page.textContent(tid('balances'))).toBe('4.5 ETH, 1.25 WETH');
@@ -194,6 +195,10 @@ describe('the dashboard page', () => {
     );
     expect(await top.locator('td[data-col="price"]').textContent()).toBe('0.021 ETH');
     expect(await top.locator('td[data-col="fees"]').textContent()).toBe('0.001 ETH');
+    // highlighted as new for a moment; the snapshot's rows are not
+    expect(await top.getAttribute('class')).toBe('fresh');
+    expect(await page.locator(`${tid('fill-row')}.fresh`).count()).toBe(1);
+    await page.waitForSelector(`${tid('fill-row')}[data-fill-id="10001"]:not(.fresh)`, { timeout: 5000 });
     expect(await page.locator(tid('fill-row')).count()).toBe(200);
     expect(await page.textContent(tid('fills-count'))).toBe('(10001)');
 

@@ -397,7 +397,8 @@
     if (state.fillIds.has(f.id)) return;
     state.fillIds.add(f.id);
     state.fills.total++;
-    state.fills.rows.unshift(f);
+    // marked as just arrived: its row is highlighted for a moment
+    state.fills.rows.unshift({ ...f, arrivedAt: Date.now() });
     if (state.fills.rows.length > PAGE) {
       for (const gone of state.fills.rows.splice(PAGE)) state.fillIds.delete(gone.id);
     }
@@ -463,6 +464,9 @@
     const mode = byId('mode');
     setText(mode, s.mode === 'paper' ? 'PAPER' : 'LIVE');
     mode.dataset.mode = s.mode;
+    // the browser tab says it too
+    const title = `harpoon — ${s.risk?.killed ? 'KILLED' : s.risk?.paused ? 'paused' : s.state}, ${s.mode}`;
+    if (document.title !== title) document.title = title;
     const st = byId('daemon-state');
     setText(st, s.state);
     st.dataset.state = s.state;
@@ -873,6 +877,10 @@
       (f) => {
         const tr = row('fill-row', 'at strategy what price fees gas tx realized');
         tr.dataset.fillId = f.id;
+        if (f.arrivedAt !== undefined && Date.now() - f.arrivedAt < 3000) {
+          tr.classList.add('fresh');
+          setTimeout(() => tr.classList.remove('fresh'), 3000);
+        }
         return tr;
       },
       (tr, f) => {
