@@ -52,7 +52,12 @@ export interface MarketRow {
   readonly floor: string | null;
   readonly bestOffer: string | null;
   readonly symbol: string | null;
-  readonly traitFloors: readonly { readonly trait: string; readonly floor: string | null }[];
+  readonly traitFloors: readonly {
+    readonly trait: string;
+    readonly floor: string | null;
+    /** A trait has one floor per payment token. */
+    readonly symbol: string;
+  }[];
 }
 
 export interface DecisionRow {
@@ -321,6 +326,7 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
           traitFloors: (c.traitFloors?.value ?? []).slice(0, 50).map((f) => ({
             trait: `${f.traitType}: ${f.value}`,
             floor: fmt(f.price, f.paymentToken),
+            symbol: f.paymentToken.symbol,
           })),
         },
       ];
