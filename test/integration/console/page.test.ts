@@ -37,8 +37,8 @@ function data(now: number): FixtureData {
       symbol: 'ETH',
       // the same trait twice (two payment tokens): two rows, also after the table is redrawn
       traitFloors: [
-        { trait: SCRIPT_TRAIT, floor: '0.07' },
-        { trait: SCRIPT_TRAIT, floor: '0.08' },
+        { trait: SCRIPT_TRAIT, floor: '0.07', symbol: 'ETH' },
+        { trait: SCRIPT_TRAIT, floor: '0.08', symbol: 'WETH' },
       ],
     })),
     decisions: [
