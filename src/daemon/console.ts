@@ -185,6 +185,14 @@ const push = <T>(ring: T[], v: T, max = RING) => {
   if (ring.length > max) ring.length = max;
 };
 
+/**
+ * The status as the live stream sends it every second: without the list of open offers (they come
+ * as `order` events and in the snapshot; with 1,000 open offers the list is ~250 KB a second).
+ */
+function live(status: DaemonStatus): DaemonStatus {
+  return { ...status, orders: { ...status.orders, open: [] } };
+}
+
 function sse(event: string, data: unknown): string {
   const json = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
   return `event: ${event}\ndata: ${json}\n\n`;
@@ -466,7 +474,7 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
         setInterval(() => {
           if (clients.size === 0) return;
           try {
-            broadcast('status', src.status());
+            broadcast('status', live(src.status()));
           } catch {
             // status unavailable for a moment (stopping)
           }
@@ -524,7 +532,7 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
       res.write(': connected\n\n');
       clients.add(res);
       try {
-        res.write(sse('status', src.status()));
+        res.write(sse('status', live(src.status())));
       } catch {
         // the first status comes with the next tick
       }
