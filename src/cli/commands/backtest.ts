@@ -232,8 +232,17 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
   const { createDaemon, daemonOptionsFromConfig } = await import('../../daemon/index.ts');
   const { BACKTEST_WALLET } = await import('../../backtest/setup.ts');
+  // its own store, control port and report in a temporary folder: never in the way of a daemon
+  // running on the same config
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const scratch = mkdtempSync(join(tmpdir(), 'harpoon-record-'));
   const base = daemonOptionsFromConfig(loaded.config, ctx.io.env, {
     mode: 'paper',
+    storePath: join(scratch, 'record.db'),
+    paperReportPath: join(scratch, 'report.json'),
+    controlPort: 0,
     ...(loaded.config.wallet.address === undefined
       ? { wallet: { source: 'none', address: BACKTEST_WALLET } }
       : {}),
@@ -241,7 +250,12 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   // the market only: no strategy, nothing simulated; the paper database stays the config's
   const daemon = createDaemon(
     { ...base, strategies: [], market: { ...base.market, record: out } },
-    { onProgress: (line) => err(line) },
+    {
+      // the scratch paper report is not the operator's: its line is left out
+      onProgress: (line) => {
+        if (!line.startsWith('paper report saved')) err(line);
+      },
+    },
   );
   const stopped = new Promise<void>((done) => {
     if (ctx.io.signal.aborted) done();
@@ -258,6 +272,7 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
     }
   } finally {
     await daemon.stop();
+    rmSync(scratch, { recursive: true, force: true });
   }
   const s = daemon.status();
   err(`recorded ${s.events.total} events to ${out}`);

@@ -1,0 +1,107 @@
+/**
+ * `harpoon record` against the sandbox, as a user runs it: the market side of the daemon only,
+ * written to a tape that holds the view's REST answers for each collection, the stream's events,
+ * the fees, gas and traits; recording to it again continues the same tape; a backtest replays it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTape } from '../../../src/backtest/tape-data.ts';
+import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { openTape } from '../../../src/tape/reader.ts';
+
+const REPO = resolve(import.meta.dirname, '../../..');
+const BIN = join(REPO, 'bin/harpoon.mjs');
+const HOUR = 3_600_000;
+const ROOMY = { capacity: 100_000, windowMs: HOUR };
+
+let sb: Sandbox;
+let dir: string;
+
+beforeAll(async () => {
+  sb = await createSandbox({
+    seed: 9,
+    activity: 5,
+    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+  });
+  dir = mkdtempSync(join(tmpdir(), 'harpoon-record-'));
+}, 240_000);
+
+afterAll(async () => {
+  await sb?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+function harpoon(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: dir,
+        timeout: 180_000,
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: dir,
+          HARPOON_API_BASE_URL: sb.apiUrl,
+          HARPOON_STREAM_URL: sb.streamUrl,
+          HARPOON_RPC_URL: sb.rpcUrl,
+          HARPOON_API_KEY: sb.apiKey,
+        },
+      },
+      (err, stdout, stderr) =>
+        done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('harpoon record', () => {
+  it('records the market to a tape, continues it, and the tape replays', async () => {
+    const config = join(dir, 'record.yaml');
+    writeFileSync(
+      config,
+      `mode: paper\ncollections: [harpoon-apes, harpoon-punks]\nchain:\n  name: ethereum\n  weth: "${sb.weth}"\n`,
+    );
+    const tape = join(dir, 'market.tape');
+    const first = await harpoon(['record', '--config', config, '--out', tape, '--seconds', '15']);
+    expect(first.stderr).toMatch(/recording harpoon-apes, harpoon-punks to .*market\.tape for 15 s/);
+    expect(first.code).toBe(0);
+    const once = loadTape(tape);
+    expect(once.torn).toBe(false);
+    expect(once.header).toMatchObject({
+      source: 'daemon',
+      chain: 'ethereum',
+      collections: ['harpoon-apes', 'harpoon-punks'],
+    });
+    expect(once.events.length).toBeGreaterThan(10);
+    const rest = [...openTape(tape).records()].filter((r) => r.k === 'rest');
+    for (const slug of ['harpoon-apes', 'harpoon-punks'])
+      for (const call of ['stats', 'listings', 'collectionOffers', 'traitOffers', 'traits', 'traitFloors'])
+        expect(
+          rest.some((r) => r.k === 'rest' && r.slug === slug && r.call === call),
+          `${call} ${slug}`,
+        ).toBe(true);
+    expect(once.fees('harpoon-apes', once.lastAt).length).toBeGreaterThan(0);
+    expect(once.gasPrice(once.lastAt)).toBeGreaterThan(0n);
+    expect(once.counts.traits ?? 0).toBeGreaterThan(0);
+    expect(first.stderr).not.toMatch(/paper report saved/);
+
+    // again to the same file: one tape, the first recording kept, the second after it
+    const second = await harpoon(['record', '--config', config, '--out', tape, '--seconds', '8']);
+    expect(second.code).toBe(0);
+    const twice = loadTape(tape);
+    expect(twice.counts.header).toBe(1);
+    expect(twice.events.length).toBeGreaterThan(once.events.length);
+    expect(twice.events.slice(0, once.events.length)).toEqual(once.events);
+
+    const bt = await harpoon(['backtest', '--tape', tape, '--config', join(REPO, 'config/backtest.yaml')]);
+    expect(bt.code).toBe(0);
+    expect(bt.stdout).toMatch(
+      new RegExp(
+        `Backtest of market\\.tape \\(daemon, harpoon-apes, harpoon-punks\\).*, ${twice.events.length} events`,
+      ),
+    );
+  }, 400_000);
+});
