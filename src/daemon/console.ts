@@ -104,6 +104,7 @@ export interface Sample {
     readonly collection: string;
     readonly trait: string;
     readonly floor: string | null;
+    readonly symbol: string | null;
   }[];
   /** The wallet's balances (native token and the configured tokens), whole tokens. */
   readonly balances: readonly { readonly symbol: string; readonly amount: string }[];
@@ -397,6 +398,7 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
         collection: l.collection,
         trait: `${l.trait.type}: ${l.trait.value}`,
         floor: f === undefined ? null : formatUnits(f.price, f.paymentToken.decimals),
+        symbol: f?.paymentToken.symbol ?? null,
       });
     }
     return [...out.values()];

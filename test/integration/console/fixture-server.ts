@@ -161,7 +161,12 @@ export function sample(at: number, collections: readonly string[]): Sample {
     rate: [{ group: 'read', available: 500, limit: 600 }],
     streamAgeMs: 1200,
     floors: collections.map((collection) => ({ collection, floor: '0.05', bestOffer: '0.04' })),
-    traitFloors: collections.map((collection) => ({ collection, trait: 'eyes: laser', floor: '0.07' })),
+    traitFloors: collections.map((collection) => ({
+      collection,
+      trait: 'eyes: laser',
+      floor: '0.07',
+      symbol: 'WETH',
+    })),
     balances: [
       { symbol: 'ETH', amount: '4.5' },
       { symbol: 'WETH', amount: '1.25' },

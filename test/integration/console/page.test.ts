@@ -212,13 +212,13 @@ describe('the dashboard page', () => {
     // a sample brings the floor of a trait we bid on: the market view's table has it
     server.push('sample', {
       ...sample(Date.now(), COLLECTIONS),
-      traitFloors: [{ collection: 'harpoon-apes', trait: 'hat: crown', floor: '0.09' }],
+      traitFloors: [{ collection: 'harpoon-apes', trait: 'hat: crown', floor: '0.09', symbol: 'WETH' }],
     });
     await page.click(tid('tab-market'));
     const apes = `${tid('market-collection')}[data-collection="harpoon-apes"]`;
     await expect
       .poll(() => page.locator(`${apes} ${tid('trait-floor-row')}`).allTextContents())
-      .toEqual(['hat: crown0.09', `${SCRIPT_TRAIT}0.07`, `${SCRIPT_TRAIT}0.08`]);
+      .toEqual(['hat: crown0.09 WETH', `${SCRIPT_TRAIT}0.07 ETH`, `${SCRIPT_TRAIT}0.08 WETH`]);
     await page.click(tid('tab-orders'));
 
     // the server drops the stream: the page says so, reconnects, and reloads the snapshot

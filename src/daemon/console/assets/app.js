@@ -388,7 +388,10 @@
     for (const t of s.traitFloors ?? []) {
       const m = state.market.get(t.collection) ?? { collection: t.collection, traitFloors: [] };
       const rest = (m.traitFloors ?? []).filter((x) => x.trait !== t.trait);
-      state.market.set(t.collection, { ...m, traitFloors: [{ trait: t.trait, floor: t.floor }, ...rest] });
+      state.market.set(t.collection, {
+        ...m,
+        traitFloors: [{ trait: t.trait, floor: t.floor, symbol: t.symbol }, ...rest],
+      });
     }
     mark('series');
   }
