@@ -151,9 +151,28 @@ export class ReportCollector {
   private readonly collections = new Map<string, Acc>();
   private readonly total = acc();
 
+  /** The last state of every order of ours (the ledger forgets gone orders after an hour). */
+  private readonly orderStates = new Map<string, string>();
+
   constructor(private readonly p: CollectorParts) {
     for (const s of p.setup.strategies) this.strategies.set(s.id, acc());
     for (const c of p.setup.collections) this.collections.set(c, acc());
+    p.ledger.onChange((c) => {
+      this.orderStates.set(c.order.orderHash, c.order.state);
+    });
+  }
+
+  private orderCounts(): BacktestReport['orders'] {
+    const n = { placed: 0, filled: 0, cancelled: 0, expired: 0, failed: 0, open: 0 };
+    for (const state of this.orderStates.values()) {
+      n.placed++;
+      if (state === 'filled') n.filled++;
+      else if (state === 'cancelled') n.cancelled++;
+      else if (state === 'expired') n.expired++;
+      else if (state === 'failed') n.failed++;
+      else n.open++;
+    }
+    return n;
   }
 
   /** Samples now and every sampleMs of virtual time. */
@@ -340,7 +359,7 @@ export class ReportCollector {
       },
       skipped: { ...es.skipped.byReason },
       refused: { ...pr.rejected },
-      orders: pr.orders,
+      orders: this.orderCounts(),
       total,
       byStrategy,
       byCollection,

@@ -52,6 +52,11 @@ describe('backtest', () => {
     expect(r.series.total.realized.at(-1)).toBe(r.total.realized);
     expect(r.series.at.length).toBe(r.series.total.equity.length);
     expect(BigInt(r.total.maxDrawdown)).toBeGreaterThanOrEqual(0n);
+    // our orders by their last state: offers that filled are counted as filled
+    const o = r.orders;
+    expect(o.filled).toBeGreaterThan(0);
+    expect(o.filled).toBeGreaterThanOrEqual(r.fills.filter((f) => f.kind === 'offer_filled').length);
+    expect(o.placed).toBe(o.filled + o.cancelled + o.expired + o.failed + o.open);
     // the page: self-contained (no script, nothing fetched), a chart per series and per collection
     const html = renderReportHtml(r);
     expect(html).toBe(renderReportHtml(b.report));
