@@ -4,13 +4,15 @@
  * the engine with risk and the journal, the paper executor's fill model, holdings — and how much a
  * sweep gains from worker threads (one per core).
  *
- *   npm run bench -- backtest                 # 6 hours of the sandbox market (3 actions/s)
+ *   npm run bench -- backtest                 # 6 hours of the sandbox market (3 actions/s); a sweep
+ *                                             # of 4 combinations on 2-hour tapes
  *   npm run bench -- backtest --hours 24      # a busy day
  *   npm run bench -- backtest --quick         # smoke run (or BENCH_QUICK=1): 20 minutes
  *
  * eventsPerS = events replayed / seconds of the replay (the tape already loaded; loading it is
  * reported apart as loadEventsPerS). sweepSpeedup = time of a sweep on one worker / time of the
- * same sweep on one worker per core (each worker loads the tape and strategies itself).
+ * same sweep on one worker per core (each worker loads the tape and strategies itself, a second or
+ * two: short combinations gain less; --sweep-hours sets their length).
  * Prints progress lines, then one JSON object as the last line.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,7 +36,7 @@ async function main(): Promise<void> {
   });
   const quick = values.quick === true || process.env.BENCH_QUICK === '1';
   const hours = Number(values.hours ?? (quick ? 1 / 3 : 6));
-  const sweepHours = Number(values['sweep-hours'] ?? (quick ? 0.1 : 0.5));
+  const sweepHours = Number(values['sweep-hours'] ?? (quick ? 0.1 : 2));
   const dir = mkdtempSync(join(tmpdir(), 'harpoon-bench-backtest-'));
   try {
     const tapePath = join(dir, 'market.tape');

@@ -33,7 +33,9 @@ export function createDaemonRecorder(o: DaemonRecorderOptions): TapeRecorder {
     paymentTokens: o.paymentTokens,
     clock: o.clock,
     fees: o.fees,
-    ...(rpc !== undefined ? { gasPrice: async () => (await rpc.baseFee()) + (await rpc.maxPriorityFee()) } : {}),
+    ...(rpc !== undefined
+      ? { gasPrice: async () => (await rpc.baseFee()) + (await rpc.maxPriorityFee()) }
+      : {}),
     nftTraits: async (nft) => {
       const res = await o.api.nfts.get(o.chain, nft.contract, String(nft.identifier), {
         priority: Priority.analytics,
