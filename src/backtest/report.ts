@@ -85,11 +85,13 @@ export interface BacktestReport {
   readonly intents: Readonly<Record<string, number>>;
   readonly skipped: Readonly<Record<string, number>>;
   readonly refused: Readonly<Record<string, number>>;
+  /** Our orders (offers and listings) by their last state; `open` includes partly filled ones. */
   readonly orders: {
     readonly placed: number;
     readonly filled: number;
     readonly cancelled: number;
     readonly expired: number;
+    readonly failed: number;
     readonly open: number;
   };
   readonly total: ReportLine;

@@ -40,13 +40,6 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-interface FillKey {
-  readonly strategy: string;
-  readonly kind: string;
-  readonly item: string | null;
-  readonly price: string;
-}
-
 describe('paper run vs backtest of its tape', () => {
   it('the same fills and PnL', async () => {
     const base = await demoDaemonOptions(sb, { paper: true, dir, wallet: 0 });
@@ -136,8 +129,8 @@ describe('paper run vs backtest of its tape', () => {
     const backPnl = Object.fromEntries(
       run.report.byStrategy.map((l) => [l.key, l.realized]).filter(([, v]) => v !== '0'),
     );
-    console.log(
-      JSON.stringify(
+    process.stdout.write(
+      `${JSON.stringify(
         {
           fills: {
             paper: live.map((f) => `${f.at} ${f.what} ${f.price}`),
@@ -154,7 +147,7 @@ describe('paper run vs backtest of its tape', () => {
         },
         null,
         1,
-      ),
+      )}\n`,
     );
     expect(live.length).toBeGreaterThan(1);
     expect(unexplained).toEqual([]);
