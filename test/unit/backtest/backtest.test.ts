@@ -24,6 +24,23 @@ beforeAll(async () => {
   await writeSandboxTape({ out: tapePath, seed: 11, hours: 0.25 });
 }, 60_000);
 
+describe('sandbox tapes', () => {
+  it('the same seed, hours and activity give the same bytes; another seed another market', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'harpoon-st-'));
+    const write = async (name: string, seed: number) => {
+      const out = join(d, name);
+      const r = await writeSandboxTape({ out, seed, hours: 0.05, activity: 5 });
+      expect(r.events).toBeGreaterThan(500);
+      return readFileSync(out);
+    };
+    const a = await write('a.tape', 21);
+    expect((await write('b.tape', 21)).equals(a)).toBe(true);
+    expect((await write('c.tape', 22)).equals(a)).toBe(false);
+    // written again over the same file: a new tape, not a continued one
+    expect((await write('a.tape', 21)).equals(a)).toBe(true);
+  });
+});
+
 describe('backtest', () => {
   it('the same tape and config give the same report, byte for byte, and the strategies traded', async () => {
     const a = await runBacktest({
