@@ -199,9 +199,14 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     if (l === undefined || l.state === 'expired' || l.expiresAt <= o.clock.now()) return 'expired';
     return ledger.counts(l) && l.state !== 'cancelling' ? 'open' : 'cancelled';
   };
+  /** The last state the ledger gave each order of ours: it lets gone orders go after a while. */
+  const lastSeen = new Map<string, LedgerOrder>();
+  ledger.onChange((c) => {
+    if (placed.has(c.order.orderHash)) lastSeen.set(c.order.orderHash, c.order);
+  });
   const paperOrder = (p: Omit<PaperOrder, 'status'>): PaperOrder => ({
     ...p,
-    status: statusOf(ledger.get(p.orderHash)),
+    status: statusOf(ledger.get(p.orderHash) ?? lastSeen.get(p.orderHash)),
   });
 
   function place(

@@ -131,6 +131,24 @@ describe('paper executor', () => {
     expect(sales).toHaveLength(1);
   });
 
+  it('the report counts a filled offer as filled hours later, after the ledger let it go', async () => {
+    const { exec, ctx, clock, ledger } = setup();
+    await exec.execute(
+      placeOffer({
+        offer: { type: 'collection', collection: 'apes' },
+        price: E / 20n,
+        paymentToken: WETH,
+        expiresAt: clock.now() + 60_000,
+      }),
+      ctx(),
+    );
+    await exec.observe(listing('4', E / 25n));
+    expect(exec.report().orders).toMatchObject({ placed: 1, filled: 1, expired: 0 });
+    clock.advance(3 * 3_600_000); // past the ledger's retention of gone orders
+    ledger.tick();
+    expect(exec.report().orders).toMatchObject({ placed: 1, filled: 1, expired: 0 });
+  });
+
   it('our own listings, private listings and other currencies never fill our offers', async () => {
     const { exec, sales, ctx, clock } = setup();
     await exec.execute(
