@@ -101,18 +101,19 @@ function setup(traits: Record<string, { type: string; value: string }[]> = {}) {
   return { clock, market, exec, sales, store, ctx, ledger };
 }
 
+/** A collection offer on apes at 0.05 WETH for a minute. */
+const apesOffer = (now: number) =>
+  placeOffer({
+    offer: { type: 'collection', collection: 'apes' },
+    price: E / 20n,
+    paymentToken: WETH,
+    expiresAt: now + 60_000,
+  });
+
 describe('paper executor', () => {
   it('a collection offer fills when a listing crosses it: at the offer price, fees inside, no gas, a sale fed back', async () => {
     const { exec, sales, store, ctx, clock } = setup();
-    const r = await exec.execute(
-      placeOffer({
-        offer: { type: 'collection', collection: 'apes' },
-        price: E / 20n,
-        paymentToken: WETH,
-        expiresAt: clock.now() + 60_000,
-      }),
-      ctx(),
-    );
+    const r = await exec.execute(apesOffer(clock.now()), ctx());
     expect(r.orderHash).toMatch(/^0x[0-9a-f]{64}$/);
     await exec.observe(listing('3', E / 10n)); // above the offer: nothing
     expect(sales).toHaveLength(0);
@@ -133,15 +134,7 @@ describe('paper executor', () => {
 
   it('the report counts a filled offer as filled hours later, after the ledger let it go', async () => {
     const { exec, ctx, clock, ledger } = setup();
-    await exec.execute(
-      placeOffer({
-        offer: { type: 'collection', collection: 'apes' },
-        price: E / 20n,
-        paymentToken: WETH,
-        expiresAt: clock.now() + 60_000,
-      }),
-      ctx(),
-    );
+    await exec.execute(apesOffer(clock.now()), ctx());
     await exec.observe(listing('4', E / 25n));
     expect(exec.report().orders).toMatchObject({ placed: 1, filled: 1, expired: 0 });
     clock.advance(3 * 3_600_000); // past the ledger's retention of gone orders
