@@ -164,6 +164,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const { reportJson } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
   const tape = loadTape(tapePath);
+  if ((from !== undefined && from > tape.lastAt) || (to !== undefined && to < tape.firstAt))
+    throw new UsageError(
+      `--from/--to are outside the tape, which runs ${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`,
+      `e.g. ${example} --from ${new Date(tape.firstAt).toISOString()}`,
+    );
   if (tape.torn)
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
   const run = await runBacktest({

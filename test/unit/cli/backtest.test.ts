@@ -45,6 +45,10 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(report.events).toBe(line.events);
     expect(readFileSync(join(dir, 'rep.html'), 'utf8')).toMatch(/^<!doctype html>[\s\S]*<svg /);
 
+    const outside = await harpoon(['backtest', '--tape', tape, '-c', CONFIG, '--from', '2031-01-01T00:00Z']);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toMatch(/--from\/--to are outside the tape, which runs 2026-01-01T00:00:00\.000Z/);
+
     const s = await harpoon([
       'backtest',
       '--tape',
