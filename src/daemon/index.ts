@@ -795,13 +795,17 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         },
       });
     const st = store;
-    // what we hold, from our fills and the ledger's listings: read again at most once a second
+    // what we hold, from our fills and the ledger's listings: read again as soon as the store has a
+    // new fill (an NFT just sold is not sold twice), else at most once a second (listings)
     const holdingsOf = createHoldings({ store: st, ledger, chain: options.chain.name, tokenOf: tokenInfo });
     holdings = holdingsOf;
     let holdingsAt = clock.now();
+    let newestFill = st.fills.page({ limit: 1 })[0]?.id ?? 0;
     const held = {
       current: () => {
-        if (clock.now() - holdingsAt >= 1_000) {
+        const top = st.fills.page({ limit: 1 })[0]?.id ?? 0;
+        if (top !== newestFill || clock.now() - holdingsAt >= 1_000) {
+          newestFill = top;
           holdingsAt = clock.now();
           holdingsOf.refresh();
         }

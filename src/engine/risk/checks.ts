@@ -27,6 +27,7 @@ export type RiskCode =
   | 'risk_sell_loss'
   | 'risk_sell_under_floor'
   | 'risk_already_listed'
+  | 'risk_sale_in_flight'
   | 'risk_own_listing';
 
 export interface Refusal {

@@ -465,6 +465,15 @@ export class RiskManager {
       unitPrice = intent.kind === 'accept_offer' ? intent.minProceeds / max1(intent.quantity) : intent.price;
     }
     const held = input.holdings?.get(key);
+    if (intent.kind === 'accept_offer') {
+      // units already on their way out through another accepted offer are not ours to sell again
+      const going = this.acceptsInFlight(key);
+      if (going > 0n && (held?.quantity ?? 0n) - going < intent.quantity)
+        return {
+          code: 'risk_sale_in_flight',
+          message: `${key}: ${going} unit(s) are already being sold through an accepted offer`,
+        };
+    }
     if (intent.kind === 'place_listing') {
       const listed = held?.listedBy ?? this.listingInFlight(key);
       if (listed != null)
@@ -480,6 +489,14 @@ export class RiskManager {
       this.limits,
       input.now,
     );
+  }
+
+  /** Units of this NFT in accepted offers still in flight. */
+  private acceptsInFlight(key: string): bigint {
+    let units = 0n;
+    for (const r of this.reservations.values())
+      if (r.intent.kind === 'accept_offer' && nftKey(r.intent.nft) === key) units += r.intent.quantity;
+    return units;
   }
 
   /** A place_listing of this NFT still in flight (its listing is not in the ledger yet). */

@@ -145,20 +145,23 @@ describe('risk for selling (cost 1.0, floor 1.0, max loss 20 %, max under floor 
     ).toBe('risk_unknown_order');
   });
 
-  it('accepting an offer: judged on the net proceeds per unit', () => {
+  it('accepting an offer: judged on the net proceeds per unit; one NFT is not sold twice at once', () => {
     const s = setup();
     s.hold(8, eth('1'));
-    const accept = (net: string) =>
+    s.hold(12, eth('1'));
+    const accept = (id: number, net: string) =>
       acceptOffer({
-        orderHash: hash(80),
+        orderHash: hash(80 + id),
         collection: 'apes',
-        nft: nft(8),
+        nft: nft(id),
         offerPrice: eth('1.1'),
         minProceeds: eth(net),
         paymentToken: WETH,
       });
-    expect(s.code(accept('0.95'))).toBeNull();
-    expect(s.code(accept('0.7'))).toBe('risk_sell_loss');
+    expect(s.code(accept(12, '0.7'))).toBe('risk_sell_loss');
+    expect(s.code(accept(8, '0.95'))).toBeNull();
+    // a second offer for the same NFT while the first sale is under way
+    expect(s.code(accept(8, '0.99'), 'other-strategy')).toBe('risk_sale_in_flight');
   });
 
   it('never buys back an NFT we list (our own listing in the book looks like a bargain)', () => {
