@@ -113,6 +113,13 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const setup = backtestSetupFromConfig(loaded.config, loaded.file);
   const started = performance.now();
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
+  // the window is checked against the tape before anything runs (a sweep's workers too)
+  const tape = loadTape(tapePath);
+  if ((from !== undefined && from > tape.lastAt) || (to !== undefined && to < tape.firstAt))
+    throw new UsageError(
+      `--from/--to are outside the tape, which runs ${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`,
+      `e.g. ${example} --from ${new Date(tape.firstAt).toISOString()}`,
+    );
 
   if (sweeps.length > 0) {
     const { runSweep, combinations } = await import('../../backtest/sweep.ts');
@@ -163,12 +170,6 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const { runBacktest } = await import('../../backtest/run.ts');
   const { reportJson } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
-  const tape = loadTape(tapePath);
-  if ((from !== undefined && from > tape.lastAt) || (to !== undefined && to < tape.firstAt))
-    throw new UsageError(
-      `--from/--to are outside the tape, which runs ${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`,
-      `e.g. ${example} --from ${new Date(tape.firstAt).toISOString()}`,
-    );
   if (tape.torn)
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
   const run = await runBacktest({

@@ -48,6 +48,20 @@ describe('harpoon sandbox tape, backtest', () => {
     const outside = await harpoon(['backtest', '--tape', tape, '-c', CONFIG, '--from', '2031-01-01T00:00Z']);
     expect(outside.code).toBe(2);
     expect(outside.stderr).toMatch(/--from\/--to are outside the tape, which runs 2026-01-01T00:00:00\.000Z/);
+    // a sweep says so too, before any worker starts
+    const sweepOutside = await harpoon([
+      'backtest',
+      '--tape',
+      tape,
+      '-c',
+      CONFIG,
+      '--to',
+      '2020-01-01T00:00Z',
+      '--sweep',
+      'sniper.discountBps=1000,9000',
+    ]);
+    expect(sweepOutside.code).toBe(2);
+    expect(sweepOutside.stderr).toMatch(/--from\/--to are outside the tape/);
 
     const s = await harpoon([
       'backtest',
