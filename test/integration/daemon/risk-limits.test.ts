@@ -339,7 +339,7 @@ describe('risk limits on the sandbox, live execution', () => {
 
   it('caps: the sniper never pays above maxPricePerItem and stops buying at maxSpendPerDay (purchases checked on chain)', async () => {
     const PRICE_CAP = eth('0.013');
-    const DAY_CAP = eth('0.025');
+    const DAY_CAP = eth('0.018');
     // each bargain 20 % under the one before: whatever the sniper's reference (the floor, or a
     // bargain it remembered as the floor), the next one is well under it
     const bargain = (i: number) => (eth('0.0095') * 8n ** BigInt(i)) / 10n ** BigInt(i);
@@ -364,7 +364,7 @@ describe('risk limits on the sandbox, live execution', () => {
       risk: {
         maxPricePerItem: '0.013',
         maxOpenOffersTotal: '0.1',
-        maxSpendPerDay: '0.025',
+        maxSpendPerDay: '0.018',
         maxPriceVsFloorBps: 15000,
       },
     });
