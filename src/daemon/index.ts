@@ -78,6 +78,7 @@ import {
   createLiveExecutor,
   createOrderDesk,
   createPaperExecutor,
+  type LiveExecutor,
   type OrderDesk,
   offerTokenOf,
   type PaperExecutor,
@@ -92,8 +93,10 @@ import {
   storeLedger,
 } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
+import { createDaemonFacade, createMcpHttpHandler } from '../mcp/index.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
 import { createScheduler, type Scheduler } from '../ratelimit/index.ts';
+import { Priority } from '../ratelimit/types.ts';
 import {
   createApprovals,
   createEthersSeaportReader,
@@ -102,6 +105,7 @@ import {
   type SeaportOrders,
 } from '../seaport/index.ts';
 import { openStore, type Store } from '../store/index.ts';
+import type { Intent } from '../strategy.ts';
 import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
 import { createDaemonRecorder } from '../tape/daemon.ts';
 import type { TapeRecorder } from '../tape/recorder.ts';
@@ -224,6 +228,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let sender: TxSender | undefined;
   let guard: CalldataGuard | undefined;
   let execution: ChainExecutor | undefined;
+  /** The live executor (none on paper): the agent tools' simulate_intent checks fills through it. */
+  let liveExecutor: LiveExecutor | undefined;
   let view: MarketView | undefined;
   /** market.record: the tape the market view's market is recorded to. */
   let recorder: TapeRecorder | undefined;
@@ -794,6 +800,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           }
         },
       });
+    liveExecutor = paperExec === undefined ? (executor as LiveExecutor) : undefined;
     const st = store;
     // what we hold, from our fills and the ledger's listings: read again as soon as the store has a
     // new fill (an NFT just sold is not sold twice), else at most once a second (listings)
@@ -931,6 +938,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       health: () => health(),
       metrics: registry,
       ...(consoleView !== undefined ? { console: consoleView } : {}),
+      mcp: createMcpHttpHandler(agentFacade(), { allowControl: options.mcp?.allowControl === true }),
       actions: {
         kill: async (b) => {
           await switches.kill(
@@ -1150,6 +1158,40 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         const d = drops?.get(slug)?.value;
         return d !== undefined ? [{ slug, stage: d.stage, eligible: d.eligible }] : [];
       }),
+    });
+  }
+
+  /** What the agent tools (`/mcp` on the control endpoint, src/mcp) see of this daemon. */
+  function agentFacade() {
+    return createDaemonFacade({
+      status: () => status(),
+      config: () => options.mcp?.config ?? {},
+      collections: options.collections,
+      chain: options.chain.name,
+      tokenOf: tokenInfo,
+      now: () => clock.now(),
+      market: () => view?.snapshot(),
+      about: async (slug) => {
+        const c = await (api as ApiClient).collections.get(slug, { priority: Priority.analytics });
+        return { name: c.name, description: c.description ?? null };
+      },
+      holdings: () => holdings,
+      risk: () => engine?.risk,
+      orders: () => ledger,
+      intentGuard,
+      decisions: () => consoleView?.snapshot().decisions ?? [],
+      // paper mode has no transaction to check: that stage is said not to apply
+      ...(paper
+        ? {}
+        : {
+            calldata: async (i: Intent) => {
+              if (i.kind === 'buy_listing' || i.kind === 'accept_offer')
+                await (liveExecutor as LiveExecutor).checkFill(i);
+            },
+          }),
+      pause: () => switches.pause(),
+      resume: () => switches.resume(),
+      kill: (reason) => switches.kill(reason),
     });
   }
 
