@@ -501,8 +501,12 @@ describe('risk limits on the sandbox, live execution', () => {
       const staleBefore = refusals(daemon, 'risk_collection_stale');
       await daemon.resume();
       // the bidder ticks every 2 s and wants its offer back: risk refuses it, the collection is stale
-      await until('a stale refusal', () => refusals(daemon, 'risk_collection_stale') > staleBefore, 20_000);
-      await sleep(6_000);
+      await until(
+        'two stale refusals',
+        () => refusals(daemon, 'risk_collection_stale') > staleBefore + 1,
+        30_000,
+      );
+      await sleep(2_000);
       const s = daemon.status();
       const detail = JSON.stringify({ refusals: s.risk.refusals, intents: s.intents, stream: s.stream });
       expect(refusals(daemon, 'risk_collection_stale'), detail).toBeGreaterThan(staleBefore + 1);
