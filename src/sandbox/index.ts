@@ -16,7 +16,7 @@ import type { BucketLimit, LimitGroup } from './ratelimit/token-bucket.ts';
 import { createSandboxServer, type SandboxServer } from './server/index.ts';
 import type { KeyCreationLimit } from './server/keys.ts';
 import type { TxInfo } from './server/render-events.ts';
-import { createSimulator, type Simulator } from './simulator/index.ts';
+import { type ActionWeights, createSimulator, type Simulator } from './simulator/index.ts';
 import { SenderPool } from './simulator/sender.ts';
 import { createWindowFiller } from './simulator/window-fill.ts';
 import { attachStreamServer, type StreamServer } from './stream/index.ts';
@@ -49,6 +49,11 @@ export interface SandboxOptions {
    * signed. Default 0: a quiet market — no simulator at all, not even an initial order book.
    */
   readonly activity?: number;
+  /**
+   * Relative frequencies of the simulator's actions, merged over its defaults (e.g. `{ buy: 0 }`
+   * for a market whose traders never buy a listing). Only with `activity` > 0.
+   */
+  readonly weights?: Partial<ActionWeights>;
   /** Funded wallets handed out. Default 10. */
   readonly wallets?: number;
   /** Rate limits enforced per account; default the free tier (600/h, 30/h, 5/m). */
@@ -229,6 +234,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         seed,
         activity,
         senders,
+        ...(options.weights !== undefined ? { weights: options.weights } : {}),
         logger: { warn: (d, m) => progress(`sandbox ${m}: ${String(d['error'])}`) },
       });
       simulator = sim;

@@ -97,6 +97,8 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 16,
     activity: 2,
+    // the simulated traders never buy a listing: the listing simulate_intent looks at must stand
+    weights: { buy: 0 },
     limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
   });
   provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
@@ -205,6 +207,13 @@ describe('a live daemon with mcp.allowControl: true', () => {
 
   it('simulate_intent: a real listing through risk and the calldata guard over its fulfillment data; nothing is bought', async () => {
     const c = await connect(live.url as string, TOKEN);
+    // nor do the listing takers (they buy other wallets' listings near the floor)
+    const takers = await fetch(`${sb.apiUrl}/_sandbox/traders`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': sb.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false }),
+    });
+    expect(takers.status).toBe(200);
     // wallet 1 lists one of its apes
     const seller = sb.fixture.wallets[1] as Wallet;
     const apes = sb.collections.find((x) => x.slug === APES)?.contract as string;
