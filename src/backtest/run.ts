@@ -125,34 +125,13 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     standsAfterLatency: (orderHash, nft, at) =>
       latencyMs <= 0 || tape.standsUntil(orderHash, nft, index, at + latencyMs),
   });
+  // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
+  // reads only the fills recorded since the last); the report keeps its own (its reading them must
+  // not make the strategies' fresher).
   const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf });
-  // Holdings are read again whenever a hook asks after a fill or a change of our listings (what
-  // they are made of): the same holdings the daemon has, up to its throttle — it reads them at most
-  // once a second of wall time, so a decision right after a fill can see them a moment older there.
-  let holdingsSig = '';
-  const signature = (): string => {
-    let sig = `${paper.fillCount()}`;
-    for (const l of ledger.counting()) if (l.side === 'listing') sig += `|${l.orderHash}`;
-    return sig;
-  };
-  const refreshHoldings = (): void => {
-    const sig = signature();
-    if (sig === holdingsSig) return;
-    holdingsSig = sig;
-    holdings.refresh();
-  };
-  ledger.onChange((c) => {
-    if (c.filledUnits > 0n) refreshHoldings();
-  });
-  // the report reads its own holdings (reading them must not make the strategies' fresher)
+  const refreshHoldings = (): void => holdings.refresh();
   const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf });
-  let reportedSig = '';
-  const syncReported = (): void => {
-    const sig = signature();
-    if (sig === reportedSig) return;
-    reportedSig = sig;
-    reported.refresh();
-  };
+  const syncReported = (): void => reported.refresh();
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
   const engine: Engine = createEngine({
     strategies,

@@ -802,20 +802,13 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       });
     liveExecutor = paperExec === undefined ? (executor as LiveExecutor) : undefined;
     const st = store;
-    // what we hold, from our fills and the ledger's listings: read again as soon as the store has a
-    // new fill (an NFT just sold is not sold twice), else at most once a second (listings)
+    // what we hold, from our fills and the ledger's listings: brought up to date whenever a hook
+    // or risk asks (it reads only what was recorded since), so an NFT just sold is not sold twice
     const holdingsOf = createHoldings({ store: st, ledger, chain: options.chain.name, tokenOf: tokenInfo });
     holdings = holdingsOf;
-    let holdingsAt = clock.now();
-    let newestFill = st.fills.page({ limit: 1 })[0]?.id ?? 0;
     const held = {
       current: () => {
-        const top = st.fills.page({ limit: 1 })[0]?.id ?? 0;
-        if (top !== newestFill || clock.now() - holdingsAt >= 1_000) {
-          newestFill = top;
-          holdingsAt = clock.now();
-          holdingsOf.refresh();
-        }
+        holdingsOf.refresh();
         return holdingsOf;
       },
     };

@@ -10,7 +10,7 @@
 import type { PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import type { MarketSnapshot } from '../market/snapshot.ts';
-import type { Store } from '../store/index.ts';
+import type { FillRecord, Store } from '../store/index.ts';
 import type { Holding, HoldingsView, NftRef } from '../strategy.ts';
 import type { OrderLedger } from './ledger.ts';
 
@@ -73,7 +73,11 @@ export interface PnlLine {
 }
 
 export interface Holdings extends HoldingsView {
-  /** Recomputes from the store (after fills); cheap enough to call per hook batch. */
+  /**
+   * Brings the holdings up to date with the store and the ledger: applies the fills and gas
+   * recorded since the last call (a query that finds nothing when nothing happened), so calling it
+   * before every decision is cheap.
+   */
   refresh(): void;
   /**
    * Checks every holding against the chain (`balanceOf` answers the units our wallet has: 0 or 1
@@ -108,17 +112,87 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     // the intent's own transaction and the approvals it needed (`gas:<what>`)
     "SELECT amount FROM spend WHERE intent_id = ? AND (kind = 'gas' OR kind LIKE 'gas:%')",
   );
-  let byKey = new Map<string, Holding>();
-  /** Units the chain showed at the last verify, by NFT key (absent: not checked yet). */
-  const onChain = new Map<string, { units: bigint; at: number }>();
-  let sales: RealizedSale[] = [];
+  const gasSince = o.store.db.prepare<[number], { id: number; intent_id: string }>(
+    "SELECT id, intent_id FROM spend WHERE id > ? AND (kind = 'gas' OR kind LIKE 'gas:%') ORDER BY id",
+  );
   const gasOfIntent = (id: string | undefined) =>
     id === undefined ? 0n : gasOf.all(id).reduce((a, x) => a + BigInt(x.amount), 0n);
 
-  function refresh(): void {
-    const units = new Map<string, { collection: string; nft: NftRef; units: Unit[] }>();
+  // Fills are applied as they come (ids grow): each refresh reads only the fills and gas entries
+  // recorded since the last, so its cost follows what changed, not the whole history. Two things
+  // can change what an applied fill contributed — gas recorded later for its intent, or a second
+  // buy fill of one intent (its gas is shared by all the intent's units) — and both start over
+  // from the first fill, which gives the same holdings as reading everything at once.
+  interface Held {
+    readonly collection: string;
+    readonly nft: NftRef;
+    /** Oldest first; sales take from the front. */
+    units: Unit[];
+  }
+  let units = new Map<string, Held>();
+  let sales: RealizedSale[] = [];
+  let lastFillId = 0;
+  let lastGasId = 0;
+  /** Intents of applied fills (their gas is in the basis or the sale). */
+  let applied = new Set<string>();
+  /** Intents of applied buy fills. */
+  let bought = new Set<string>();
+  let byKey = new Map<string, Holding>();
+  /** Units the chain showed at the last verify, by NFT key (absent: not checked yet). */
+  const onChain = new Map<string, { units: bigint; at: number }>();
+
+  // our listings on held NFTs, from the ledger: read again when one of our listings changes or
+  // one of them stops counting with time (it expires, or its cancel window passes)
+  let listings = new Map<string, Holding['listedBy']>();
+  let listingsDirty = true;
+  let listingsUntil = Number.POSITIVE_INFINITY;
+  o.ledger.onChange((c) => {
+    if (c.order.side === 'listing' || c.previous?.side === 'listing') listingsDirty = true;
+  });
+  function readListings(): void {
+    const next = new Map<string, Holding['listedBy']>();
+    let until = Number.POSITIVE_INFINITY;
+    for (const l of o.ledger.counting())
+      if (l.side === 'listing' && l.contract !== null && l.tokenId !== null) {
+        next.set(nftKeyOf(o.chain, l.contract, l.tokenId), {
+          orderHash: l.orderHash,
+          strategyId: l.strategyId,
+          price: l.price,
+        });
+        until = Math.min(until, l.expiresAt, l.cancelValidUntil ?? Number.POSITIVE_INFINITY);
+      }
+    listings = next;
+    listingsUntil = until;
+    listingsDirty = false;
+  }
+
+  /** Every holding is built again at the next refresh (listings or the chain's word changed). */
+  let rebuildAll = true;
+
+  function startOver(): void {
+    rebuildAll = true;
+    units = new Map();
+    sales = [];
+    lastFillId = 0;
+    applied = new Set();
+    bought = new Set();
+  }
+
+  const PAGE = 5_000;
+  function newFills(): FillRecord[] {
+    const out: FillRecord[] = [];
+    let from = lastFillId;
+    for (;;) {
+      const page = o.store.fills.after(from, PAGE);
+      out.push(...page);
+      if (page.length < PAGE) return out;
+      from = (page[page.length - 1] as FillRecord).id;
+    }
+  }
+
+  /** Applies fills in id order (the batch's gas shares computed over the batch, as over everything). */
+  function apply(rows: readonly FillRecord[]): RealizedSale[] {
     const sold: RealizedSale[] = [];
-    const rows = o.store.fills.list();
     // the gas of an intent is shared by every unit it brought in (the first also takes the remainder)
     const gasShare = new Map<string, { total: bigint; units: bigint; charged: boolean }>();
     for (const r of rows)
@@ -128,6 +202,10 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         gasShare.set(r.intentId, g);
       }
     for (const r of rows) {
+      if (r.intentId !== undefined) {
+        applied.add(r.intentId);
+        if (r.side === 'buy') bought.add(r.intentId);
+      }
       const key = nftKeyOf(o.chain, r.contract, r.tokenId);
       let h = units.get(key);
       if (h === undefined) {
@@ -142,6 +220,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         };
         units.set(key, h);
       }
+      touched.add(key);
       const q = r.quantity > 0n ? r.quantity : 1n;
       const price = r.price;
       if (r.side === 'sell') {
@@ -185,41 +264,95 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         });
       }
     }
-    const listings = new Map<string, Holding['listedBy']>();
-    for (const l of o.ledger.counting())
-      if (l.side === 'listing' && l.contract !== null && l.tokenId !== null)
-        listings.set(nftKeyOf(o.chain, l.contract, l.tokenId), {
-          orderHash: l.orderHash,
-          strategyId: l.strategyId,
-          price: l.price,
-        });
-    const next = new Map<string, Holding>();
-    for (const [key, h] of units) {
-      // what the chain says we still have caps what the fills say (units moved out by hand:
-      // the newest leave first here, so the basis left is the oldest units')
-      const chain = onChain.get(key);
-      if (chain !== undefined) {
-        // units acquired before the check: at most what the chain showed; later ones on top
-        const before = h.units.filter((u) => u.at <= chain.at);
-        const after = h.units.filter((u) => u.at > chain.at);
-        if (chain.units < BigInt(before.length))
-          h.units = [...before.slice(0, Number(chain.units)), ...after];
-      }
-      if (h.units.length === 0) continue;
-      const first = h.units[0] as Unit;
-      next.set(key, {
-        collection: h.collection,
-        nft: h.nft,
-        quantity: BigInt(h.units.length),
-        costBasis: h.units.reduce((a, u) => a + u.cost, 0n),
-        costToken: o.tokenOf(first.token),
-        acquiredAt: first.at,
-        strategyId: first.strategyId,
-        listedBy: listings.get(key) ?? null,
-      });
+    if (rows.length > 0) lastFillId = (rows[rows.length - 1] as FillRecord).id;
+    return sold;
+  }
+
+  /** NFT keys whose holding must be built again. */
+  const touched = new Set<string>();
+
+  /** The holding of one NFT as the chain's last word caps it; undefined when none is left. */
+  function holdingOf(key: string, h: Held): Holding | undefined {
+    let list = h.units;
+    // what the chain says we still have caps what the fills say (units moved out by hand:
+    // the newest leave first here, so the basis left is the oldest units')
+    const chain = onChain.get(key);
+    if (chain !== undefined) {
+      // units acquired before the check: at most what the chain showed; later ones on top
+      const before = list.filter((u) => u.at <= chain.at);
+      if (chain.units < BigInt(before.length))
+        list = [...before.slice(0, Number(chain.units)), ...list.filter((u) => u.at > chain.at)];
     }
-    byKey = next;
-    sales = sold;
+    if (list.length === 0) return undefined;
+    const first = list[0] as Unit;
+    return {
+      collection: h.collection,
+      nft: h.nft,
+      quantity: BigInt(list.length),
+      costBasis: list.reduce((a, u) => a + u.cost, 0n),
+      costToken: o.tokenOf(first.token),
+      acquiredAt: first.at,
+      strategyId: first.strategyId,
+      listedBy: listings.get(key) ?? null,
+    };
+  }
+
+  // what the store had at the last refresh (its write counters: nothing new, no query)
+  let seenFills = -1;
+  let seenSpend = -1;
+
+  function refresh(): void {
+    const fillsV = o.store.fills.version();
+    const spendV = o.store.spend.version();
+    if (
+      fillsV === seenFills &&
+      spendV === seenSpend &&
+      !rebuildAll &&
+      !listingsDirty &&
+      o.ledger.now() < listingsUntil
+    )
+      return;
+    let again = false;
+    if (spendV !== seenSpend) {
+      // gas entries are only ever added (what is removed is a failed intent's price reservation)
+      const gas = gasSince.all(lastGasId);
+      if (gas.length > 0) {
+        lastGasId = (gas[gas.length - 1] as { id: number }).id;
+        if (gas.some((g) => applied.has(g.intent_id))) again = true;
+      }
+    }
+    seenSpend = spendV;
+    let rows = again || fillsV === seenFills ? [] : newFills();
+    seenFills = fillsV;
+    if (!again && rows.some((r) => r.side === 'buy' && r.intentId !== undefined && bought.has(r.intentId)))
+      again = true;
+    if (again) {
+      startOver();
+      rows = newFills();
+    }
+    const sold = apply(rows);
+    if (sold.length > 0) sales = sales.concat(sold);
+    if (listingsDirty || o.ledger.now() >= listingsUntil) {
+      readListings();
+      rebuildAll = true;
+    }
+    if (!rebuildAll) {
+      for (const key of touched) {
+        const h = units.get(key);
+        const built = h === undefined ? undefined : holdingOf(key, h);
+        if (built === undefined) byKey.delete(key);
+        else byKey.set(key, built);
+      }
+    } else {
+      const next = new Map<string, Holding>();
+      for (const [key, h] of units) {
+        const built = holdingOf(key, h);
+        if (built !== undefined) next.set(key, built);
+      }
+      byKey = next;
+      rebuildAll = false;
+    }
+    touched.clear();
   }
 
   function pnl(market?: Pick<MarketSnapshot, 'collection'>) {
@@ -294,7 +427,10 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         if (onChain.get(key)?.units !== units) changed = true;
         onChain.set(key, { units, at: now });
       }
-      if (changed) refresh();
+      if (changed) {
+        rebuildAll = true;
+        refresh();
+      }
       return [...byKey.values()].filter((h) =>
         onChain.has(nftKeyOf(o.chain, h.nft.contract, h.nft.identifier)),
       ).length;

@@ -36,6 +36,8 @@ export interface FillRepo {
   /** Fills recorded after fill `id` (ids grow), oldest first, at most `limit`. */
   after(id: number, limit: number): FillRecord[];
   count(): number;
+  /** Bumps on every fill this store recorded (as `SpendRepo.version`): change detection without a query. */
+  version(): number;
 }
 
 interface Row {
@@ -85,6 +87,7 @@ export function createFillRepo(db: Db, now: () => number): FillRepo {
   const older = db.prepare('SELECT * FROM fills WHERE id < ? ORDER BY id DESC LIMIT ?');
   const later = db.prepare('SELECT * FROM fills WHERE id > ? ORDER BY id LIMIT ?');
   const counted = db.prepare('SELECT COUNT(*) AS n FROM fills');
+  let version = 0;
   return {
     page({ limit, beforeId }) {
       const rows = beforeId === undefined ? newest.all(limit) : older.all(beforeId, limit);
@@ -96,8 +99,9 @@ export function createFillRepo(db: Db, now: () => number): FillRepo {
     count() {
       return (counted.get() as { n: number }).n;
     },
+    version: () => version,
     record(f) {
-      return (
+      const added =
         insert.run({
           orderHash: f.orderHash ?? null,
           intentId: f.intentId ?? null,
@@ -112,8 +116,9 @@ export function createFillRepo(db: Db, now: () => number): FillRepo {
           fees: amountToDb(f.fees ?? 0n),
           blockNumber: f.blockNumber ?? null,
           filledAt: f.filledAt ?? now(),
-        }).changes === 1
-      );
+        }).changes === 1;
+      if (added) version++;
+      return added;
     },
     list(filter = {}) {
       const where: string[] = [];

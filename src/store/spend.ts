@@ -35,6 +35,11 @@ export interface SpendRepo {
   /** Sum for one day and token, optionally one strategy (summed as bigint, never REAL). */
   total(query: { readonly day: string; readonly token: string; readonly strategy?: string }): bigint;
   list(query?: { readonly day?: string; readonly strategy?: string }): SpendEntry[];
+  /**
+   * Bumps on every entry this store added or removed (the process holds the store's lock, so no
+   * one else writes): a reader that remembers it knows without a query whether anything changed.
+   */
+  version(): number;
 }
 
 interface Row {
@@ -69,10 +74,11 @@ export function createSpendRepo(db: Db, now: () => number): SpendRepo {
   const sumStrategy = db.prepare<[string, string, string], { amount: string }>(
     'SELECT amount FROM spend WHERE day = ? AND token = ? AND strategy = ?',
   );
+  let version = 0;
   return {
     record(e) {
       const at = e.at ?? now();
-      return (
+      const added =
         insert.run(
           dayOf(at),
           e.strategy,
@@ -81,12 +87,16 @@ export function createSpendRepo(db: Db, now: () => number): SpendRepo {
           e.token.toLowerCase(),
           amountToDb(e.amount),
           now(),
-        ).changes === 1
-      );
+        ).changes === 1;
+      if (added) version++;
+      return added;
     },
     remove(intentId, kind) {
-      return del.run(intentId, kind).changes > 0;
+      const removed = del.run(intentId, kind).changes > 0;
+      if (removed) version++;
+      return removed;
     },
+    version: () => version,
     total(q) {
       const token = q.token.toLowerCase();
       const rows =

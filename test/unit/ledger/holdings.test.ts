@@ -317,4 +317,170 @@ describe('holdings: what we hold and what it cost, from our fills', () => {
     expect(h.get(`ethereum/${C}/1`)).toMatchObject({ quantity: 1n, costBasis: E, acquiredAt: 30 });
     store.close();
   });
+
+  it("refreshing as fills come gives what reading every fill at once gives: late gas, second fills of an intent, listings that expire, the chain's word", async () => {
+    // a seeded walk of buys (ERC-721 and 1155, native and WETH), sales, gas recorded with or after
+    // its fill, listings posted, expiring and cancelled, and chain checks; after each step the
+    // holdings refreshed step by step must equal holdings built fresh from the store
+    let seed = 12345;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+    const WETH = {
+      address: '0x00000000000000000000000000000000000000e7' as never,
+      symbol: 'WETH',
+      decimals: 18,
+    };
+    const store = openStore(':memory:');
+    let now = 1_000;
+    const ledger = createOrderLedger({ clock: { now: () => now }, chain: 'ethereum' });
+    const tokenOf = (a: string) => (a === WETH.address ? WETH : ETH);
+    // refreshed after most steps, and only every seventh step
+    const live = createHoldings({ store, ledger, chain: 'ethereum', tokenOf });
+    const twin = createHoldings({ store, ledger, chain: 'ethereum', tokenOf });
+    const view = (h: ReturnType<typeof createHoldings>) => ({
+      all: [...h.all()].sort((a, b) => a.nft.identifier.localeCompare(b.nft.identifier)),
+      realized: h.realized(),
+      pnl: h.pnl(),
+    });
+    const chainUnits = new Map<string, bigint>();
+    let tx = 0;
+    let intents = 0;
+    let orders = 0;
+    const lastBuy: string[] = [];
+    for (let step = 0; step < 400; step++) {
+      now += Math.floor(rnd() * 50);
+      const tokenId = String(1 + Math.floor(rnd() * 6));
+      const r = rnd();
+      if (r < 0.35) {
+        const id = `i${++intents}`;
+        store.intents.create({
+          id,
+          strategy: pick(['sniper', 'bidder']),
+          kind: 'buy_listing',
+          targetKey: id,
+          payload: {},
+        });
+        const q = pick([1n, 1n, 3n]);
+        store.fills.record({
+          intentId: id,
+          txHash: `0x${++tx}`,
+          side: 'buy',
+          collection: pick(['apes', 'items']),
+          contract: C,
+          tokenId,
+          quantity: q,
+          price: BigInt(1 + Math.floor(rnd() * 1000)) * 10n ** 12n,
+          token: rnd() < 0.8 ? ETH.address : WETH.address,
+          filledAt: now,
+        });
+        lastBuy.push(id);
+        if (rnd() < 0.7)
+          store.spend.record({
+            strategy: 's',
+            intentId: id,
+            kind: 'gas',
+            token: ETH.address,
+            amount: BigInt(1 + Math.floor(rnd() * 997)),
+            at: now,
+          });
+      } else if (r < 0.45 && lastBuy.length > 0) {
+        // a late word about an earlier intent: its gas, its approval's gas, or a second fill
+        const id = pick(lastBuy);
+        if (rnd() < 0.5)
+          store.spend.record({
+            strategy: 's',
+            intentId: id,
+            kind: `gas:approve${tx}`,
+            token: ETH.address,
+            amount: 7n,
+            at: now,
+          });
+        else
+          store.fills.record({
+            intentId: id,
+            txHash: `0x${++tx}`,
+            side: 'buy',
+            collection: 'items',
+            contract: C,
+            tokenId,
+            quantity: 2n,
+            price: 99n,
+            token: ETH.address,
+            filledAt: now,
+          });
+      } else if (r < 0.7) {
+        const id = `s${++intents}`;
+        store.intents.create({ id, strategy: 'seller', kind: 'accept_offer', targetKey: id, payload: {} });
+        store.fills.record({
+          intentId: id,
+          txHash: `0x${++tx}`,
+          side: 'sell',
+          collection: 'apes',
+          contract: C,
+          tokenId,
+          quantity: pick([1n, 2n]),
+          price: 5n * 10n ** 14n,
+          token: ETH.address,
+          fees: 10n ** 12n,
+          filledAt: now,
+        });
+        if (rnd() < 0.5)
+          store.spend.record({
+            strategy: 'seller',
+            intentId: id,
+            kind: 'gas',
+            token: ETH.address,
+            amount: 31n,
+            at: now,
+          });
+      } else if (r < 0.85) {
+        ledger.post({
+          orderHash: `0x${(++orders).toString(16).padStart(64, '0')}`,
+          intentId: `l${orders}`,
+          strategyId: 'seller',
+          target: `list:${tokenId}`,
+          side: 'listing',
+          collection: 'apes',
+          contract: C,
+          tokenId,
+          standard: 'erc721',
+          trait: null,
+          price: BigInt(orders),
+          paymentToken: ETH,
+          quantity: 1n,
+          expiresAt: now + Math.floor(rnd() * 300),
+        });
+        ledger.note(`0x${orders.toString(16).padStart(64, '0')}`, { kind: 'opened' });
+      } else if (r < 0.9 && orders > 0) {
+        const h = `0x${(1 + Math.floor(rnd() * orders)).toString(16).padStart(64, '0')}`;
+        ledger.note(h, { kind: 'cancel_requested' });
+        ledger.note(h, { kind: 'cancel_accepted', validUntil: now + Math.floor(rnd() * 100) });
+      } else if (r < 0.95 && step >= 250) {
+        // the chain's word, told to both at the same moment (each checks what it holds then)
+        chainUnits.set(tokenId, BigInt(Math.floor(rnd() * 2)));
+        const check = async (nft: { identifier: string }) => chainUnits.get(nft.identifier) ?? 1n;
+        live.refresh();
+        twin.refresh();
+        await live.verify(check, now);
+        await twin.verify(check, now);
+      }
+      if (rnd() < 0.6) live.refresh();
+      if (step % 7 === 6) {
+        live.refresh();
+        twin.refresh();
+        expect(view(live), `step ${step}`).toEqual(view(twin));
+        // before any chain check, both equal holdings read from the store at once
+        if (chainUnits.size === 0)
+          expect(view(live), `step ${step}`).toEqual(
+            view(createHoldings({ store, ledger, chain: 'ethereum', tokenOf })),
+          );
+      }
+    }
+    expect(live.realized().length).toBeGreaterThan(10);
+    expect(chainUnits.size).toBeGreaterThan(0);
+    store.close();
+  });
 });
