@@ -1,4 +1,4 @@
-import { BaseError, ConfigError, FatalError } from '../errors/index.ts';
+import { ConfigError, describeError, FatalError } from '../errors/index.ts';
 
 /** Exit codes of the `harpoon` command (documented in `--help` and the README). */
 export const ExitCode = Object.freeze({
@@ -51,19 +51,9 @@ export function describeFailure(err: unknown, verbose: boolean): { code: ExitCod
     }
     return out;
   };
-  if (err instanceof ConfigError) {
-    return { code: ExitCode.usage, text: `harpoon: configuration error: ${err.shortMessage}${stack(err)}\n` };
-  }
-  if (err instanceof FatalError) {
-    return { code: ExitCode.fatal, text: `harpoon: fatal [${err.code}]: ${err.shortMessage}${stack(err)}\n` };
-  }
-  const more = verbose ? '' : '\n(run again with --verbose for the stack trace)';
-  if (err instanceof BaseError) {
-    return {
-      code: ExitCode.error,
-      text: `harpoon: error [${err.code}]: ${err.shortMessage}${stack(err)}${more}\n`,
-    };
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return { code: ExitCode.error, text: `harpoon: unexpected error: ${message}${stack(err)}${more}\n` };
+  const code =
+    err instanceof ConfigError ? ExitCode.usage : err instanceof FatalError ? ExitCode.fatal : ExitCode.error;
+  // configuration and fatal errors say what to fix; the others may need the stack to tell
+  const more = verbose || code !== ExitCode.error ? '' : '\n(run again with --verbose for the stack trace)';
+  return { code, text: `harpoon: ${describeError(err)}${stack(err)}${more}\n` };
 }

@@ -130,3 +130,14 @@ export interface HttpErrorInfo {
 export function isBaseError(e: unknown): e is BaseError {
   return e instanceof BaseError;
 }
+
+/**
+ * An error in the words a person reads (the CLI after `harpoon: `, the agent tools): what kind of
+ * failure, its code and its short message; never a stack.
+ */
+export function describeError(err: unknown): string {
+  if (err instanceof ConfigError) return `configuration error: ${err.shortMessage}`;
+  if (err instanceof FatalError) return `fatal [${err.code}]: ${err.shortMessage}`;
+  if (err instanceof BaseError) return `error [${err.code}]: ${err.shortMessage}`;
+  return `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+}
