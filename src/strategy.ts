@@ -413,6 +413,7 @@ export interface Holding {
 }
 
 export interface HoldingsView {
+  /** Every holding; the same array until one changes (compare it by identity to see a change). */
   all(): readonly Holding[];
   get(nftKey: string): Holding | undefined;
 }

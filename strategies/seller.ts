@@ -335,15 +335,29 @@ function bestOffer(
 /** Drops what no longer matters: results that never came, refusals past, offers expired or not held. */
 function prune(ctx: Ctx): void {
   const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
-  for (const [k, v] of Object.entries(pending)) if (ctx.now - v.t > PENDING_MS) delete pending[k];
-  ctx.state.set('pending', pending);
+  let n = 0;
+  for (const [k, v] of Object.entries(pending))
+    if (ctx.now - v.t > PENDING_MS) {
+      delete pending[k];
+      n++;
+    }
+  if (n > 0) ctx.state.set('pending', pending);
   const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
-  for (const [k, until] of Object.entries(refused)) if (until <= ctx.now) delete refused[k];
-  ctx.state.set('refused', refused);
+  n = 0;
+  for (const [k, until] of Object.entries(refused))
+    if (until <= ctx.now) {
+      delete refused[k];
+      n++;
+    }
+  if (n > 0) ctx.state.set('refused', refused);
   const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
+  n = 0;
   for (const [k, o] of Object.entries(offers))
-    if ((o.e !== null && o.e <= ctx.now) || ctx.holdings.get(k) === undefined) delete offers[k];
-  ctx.state.set('offers', offers);
+    if ((o.e !== null && o.e <= ctx.now) || ctx.holdings.get(k) === undefined) {
+      delete offers[k];
+      n++;
+    }
+  if (n > 0) ctx.state.set('offers', offers);
 }
 
 function wanted(p: Params, h: Holding): boolean {
@@ -357,14 +371,18 @@ function wanted(p: Params, h: Holding): boolean {
 
 function decide(ctx: Ctx, only?: string): Intent[] {
   const p = ctx.params;
+  // nothing of ours to sell there (an event of a collection we hold nothing of): nothing to do
+  const held = ctx.holdings
+    .all()
+    .filter((h) => (only === undefined || h.collection === only) && wanted(p, h));
+  if (held.length === 0) return [];
   prune(ctx);
   const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
   const ours = oursOf(ctx);
   const out: Intent[] = [];
   const floorsBySlug = new Map<string, Floors | null>();
   const expiresAt = ctx.now + p.expiryMinutes * MINUTE;
-  for (const h of ctx.holdings.all()) {
-    if ((only !== undefined && h.collection !== only) || !wanted(p, h)) continue;
+  for (const h of held) {
     const key = lower(nftKey(h.nft));
     if (pending[key] !== undefined) continue;
     const mine = listingOf(ctx, h);
@@ -442,21 +460,21 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     pending[key] = { t: ctx.now, target: intent.target };
     out.push(intent);
   }
-  ctx.state.set('pending', pending);
+  if (out.length > 0) ctx.state.set('pending', pending);
   return out;
 }
 
 /** Remembers the best item offer (not ours, not expired) on an NFT we hold. */
-function rememberItemOffer(ctx: Ctx, ev: MarketEvent): void {
-  if (ev.kind !== 'item_offer' || ev.quantity <= 0n) return;
+function rememberItemOffer(ctx: Ctx, ev: MarketEvent): boolean {
+  if (ev.kind !== 'item_offer' || ev.quantity <= 0n) return false;
   const key = lower(nftKey(ev.nft));
-  if (ctx.holdings.get(nftKey(ev.nft)) === undefined) return;
-  if (isOurs(ctx, oursOf(ctx), ev.orderHash, ev.maker)) return;
-  if (ev.expiresAt !== null && ev.expiresAt <= ctx.now) return;
+  if (ctx.holdings.get(nftKey(ev.nft)) === undefined) return false;
+  if (isOurs(ctx, oursOf(ctx), ev.orderHash, ev.maker)) return false;
+  if (ev.expiresAt !== null && ev.expiresAt <= ctx.now) return false;
   const unit = ev.price / ev.quantity;
   const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
   const prev = offers[key];
-  if (prev !== undefined && (prev.e === null || prev.e > ctx.now) && BigInt(prev.p) >= unit) return;
+  if (prev !== undefined && (prev.e === null || prev.e > ctx.now) && BigInt(prev.p) >= unit) return false;
   offers[key] = {
     h: ev.orderHash,
     p: unit.toString(),
@@ -467,13 +485,88 @@ function rememberItemOffer(ctx: Ctx, ev: MarketEvent): void {
     m: ev.maker,
   };
   ctx.state.set('offers', offers);
+  return true;
 }
 
-function forgetOffer(ctx: Ctx, orderHash: string): void {
+function forgetOffer(ctx: Ctx, orderHash: string): boolean {
   const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
-  for (const [k, o] of Object.entries(offers)) if (lower(o.h) === lower(orderHash)) delete offers[k];
-  ctx.state.set('offers', offers);
+  let n = 0;
+  for (const [k, o] of Object.entries(offers))
+    if (lower(o.h) === lower(orderHash)) {
+      delete offers[k];
+      n++;
+    }
+  if (n > 0) ctx.state.set('offers', offers);
+  return n > 0;
 }
+
+/**
+ * What the last decision about a collection read (by identity: the market view, the holdings and
+ * the order lists hand out the same objects until they change), per strategy instance (keyed by
+ * its state object; memory only). An event that changes none of it cannot change the decision;
+ * what changes with time alone (expiries, the relist window, the stop-loss age, the floor's age)
+ * and traits learned later are the tick's.
+ */
+interface Inputs {
+  readonly key: readonly unknown[];
+  /** The floor is ours (then the other listings are read too). */
+  readonly floorOurs: boolean;
+  readonly listings: unknown;
+}
+const lastInputs = new WeakMap<object, Map<string, Inputs>>();
+
+function sameKey(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** True when the collection's inputs are those of the last decision (and remembers them). */
+function unchanged(ctx: Ctx, slug: string): boolean {
+  let bySlug = lastInputs.get(ctx.state);
+  if (bySlug === undefined) {
+    bySlug = new Map();
+    lastInputs.set(ctx.state, bySlug);
+  }
+  const col = ctx.market.collection(slug);
+  if (col === undefined) return false;
+  const held = ctx.holdings.all();
+  const key = [
+    col.floor,
+    col.stale,
+    col.floorRelearning,
+    col.bestCollectionOffer,
+    col.bestTraitOffers,
+    held,
+    ctx.ownOrders,
+    ctx.market.ownOrders,
+  ];
+  const before = bySlug.get(slug);
+  let floorOurs: boolean;
+  if (before !== undefined && sameKey(before.key, key)) floorOurs = before.floorOurs;
+  else {
+    // oursOf's answer for the one floor order, without building its sets
+    const f = col.floor?.value;
+    const h = lower(f?.orderHash);
+    const mine = (o: { readonly orderHash: string }) => lower(o.orderHash) === h;
+    floorOurs =
+      f !== undefined &&
+      ((f.maker !== null && ctx.wallet !== null && lower(f.maker) === lower(ctx.wallet)) ||
+        (h !== '' &&
+          (ctx.market.ownOrders.some(mine) ||
+            ctx.ownOrders.some(mine) ||
+            held.some((x) => x.listedBy !== null && mine(x.listedBy)))));
+  }
+  // the other listings matter only while the floor is ours
+  const listings = floorOurs ? col.bestListings : null;
+  bySlug.set(slug, { key, floorOurs, listings });
+  return before !== undefined && sameKey(before.key, key) && before.listings === listings;
+}
+
+/** The next event decides afresh (after a tick, an intent's result, a change of our orders). */
+const forgetInputs = (ctx: Ctx): void => {
+  lastInputs.delete(ctx.state);
+};
 
 export default defineStrategy({
   id: 'seller',
@@ -494,14 +587,24 @@ export default defineStrategy({
     ],
   }),
   schedules: (p) => [p.tickCron],
-  init: (ctx) => decide(ctx),
-  onTick: (ctx) => decide(ctx),
+  init: (ctx) => {
+    forgetInputs(ctx);
+    return decide(ctx);
+  },
+  onTick: (ctx) => {
+    forgetInputs(ctx);
+    return decide(ctx);
+  },
   onEvent(ctx, ev) {
-    if (ev.kind === 'item_offer') rememberItemOffer(ctx, ev);
-    if (ev.kind === 'cancel' || ev.kind === 'order_invalidated') forgetOffer(ctx, ev.orderHash);
+    let news = false;
+    if (ev.kind === 'item_offer') news = rememberItemOffer(ctx, ev);
+    if (ev.kind === 'cancel' || ev.kind === 'order_invalidated') news = forgetOffer(ctx, ev.orderHash);
+    // decide only when something the decision reads has changed since the last one
+    if (unchanged(ctx, ev.collection) && !news) return [];
     return decide(ctx, ev.collection);
   },
   onOrderUpdate(ctx, u) {
+    forgetInputs(ctx);
     const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
     if (u.kind === 'intent_result') {
       const i = u.intent;

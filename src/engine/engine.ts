@@ -12,10 +12,11 @@ import {
   TransientError,
 } from '../errors/index.ts';
 import { createOrderLedger, type LedgerChange, type OrderLedger } from '../ledger/index.ts';
-import type { OwnOrder } from '../market/snapshot.ts';
+import type { MarketSnapshot, OwnOrder } from '../market/snapshot.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
 import { Priority } from '../ratelimit/types.ts';
 import {
+  type Balances,
   cancelOrder,
   type DropsView,
   type HoldingsView,
@@ -523,26 +524,57 @@ export class Engine {
   // ------------------------------------------------------------------ hooks
 
   private makeCtx(slot: Slot): { ctx: StrategyContext<unknown>; state: MemoryStrategyState } {
-    const market = this.o.market.snapshot();
     const now = this.clock.now();
     const id = slot.loaded.id;
     const risk = this.risk;
+    const m = this.o.market;
+    const self = this;
+    // what the hook reads is read when it first asks (most hooks look at a few of these), then
+    // kept: one hook sees one market snapshot, one set of holdings
+    let market: MarketSnapshot | undefined;
+    let ownOrders: readonly OwnOrder[] | undefined;
+    let balances: Balances | null | undefined;
+    let drops: DropsView | undefined;
+    let nfts: NftTraitsView | undefined;
+    let holdings: HoldingsView | undefined;
+    let prices: PricesView | undefined;
     const ctx: StrategyContext<unknown> = {
       id,
       now,
       clock: this.clock,
-      market,
-      ownOrders: this.ownOrdersOf(id),
+      get market() {
+        if (market === undefined) market = m.snapshot();
+        return market;
+      },
+      get ownOrders() {
+        if (ownOrders === undefined) ownOrders = self.ownOrdersOf(id);
+        return ownOrders;
+      },
       budget: { remaining: (token) => risk.remaining(id, asToken(token), now) },
       state: slot.state,
       params: slot.loaded.params,
       log: slot.log,
       wallet: this.o.wallet ?? null,
-      balances: this.o.market.balances?.() ?? null,
-      drops: this.o.market.drops?.() ?? emptyDrops,
-      nfts: this.o.market.nfts?.() ?? emptyNfts,
-      holdings: this.o.market.holdings?.() ?? emptyHoldings,
-      prices: this.o.market.prices?.() ?? emptyPrices,
+      get balances() {
+        if (balances === undefined) balances = m.balances?.() ?? null;
+        return balances;
+      },
+      get drops() {
+        if (drops === undefined) drops = m.drops?.() ?? emptyDrops;
+        return drops;
+      },
+      get nfts() {
+        if (nfts === undefined) nfts = m.nfts?.() ?? emptyNfts;
+        return nfts;
+      },
+      get holdings() {
+        if (holdings === undefined) holdings = m.holdings?.() ?? emptyHoldings;
+        return holdings;
+      },
+      get prices() {
+        if (prices === undefined) prices = m.prices?.() ?? emptyPrices;
+        return prices;
+      },
     };
     return { ctx, state: slot.state };
   }

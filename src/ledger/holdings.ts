@@ -138,6 +138,8 @@ export function createHoldings(o: HoldingsOptions): Holdings {
   /** Intents of applied buy fills. */
   let bought = new Set<string>();
   let byKey = new Map<string, Holding>();
+  /** `all()`'s answer: the same array until a holding changes (callers may compare it by identity). */
+  let allCache: readonly Holding[] | null = null;
   /** Units the chain showed at the last verify, by NFT key (absent: not checked yet). */
   const onChain = new Map<string, { units: bigint; at: number }>();
 
@@ -336,6 +338,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       readListings();
       rebuildAll = true;
     }
+    if (touched.size > 0 || rebuildAll) allCache = null;
     if (!rebuildAll) {
       for (const key of touched) {
         const h = units.get(key);
@@ -438,7 +441,10 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     realized: () => sales,
     gasOf: gasOfIntent,
     pnl,
-    all: () => [...byKey.values()],
+    all: () => {
+      if (allCache === null) allCache = Object.freeze([...byKey.values()]);
+      return allCache;
+    },
     /** By `nftKey(nft)` (`<chain>/<contract lower case>/<token id>`). */
     get: (key) => byKey.get(key),
   };

@@ -14,6 +14,8 @@ export class GroupedBook {
   readonly #compare: (a: OrderEntry, b: OrderEntry) => number;
   /** Bumped on every change of a group's best (the snapshot rebuilds its maps only then). */
   version = 0;
+  /** No entry expires before this (a lower bound: entries removed since may have set it). */
+  #soonest = Number.POSITIVE_INFINITY;
 
   constructor(groupOf: (e: OrderEntry) => string | null, compare: (a: OrderEntry, b: OrderEntry) => number) {
     this.#groupOf = groupOf;
@@ -53,6 +55,8 @@ export class GroupedBook {
   add(e: OrderEntry): void {
     if (this.#byHash.has(e.orderHash)) this.remove(e.orderHash);
     this.#byHash.set(e.orderHash, e);
+    const x = e.level.expiresAt;
+    if (x !== null && x < this.#soonest) this.#soonest = x;
     const g = this.#groupOf(e);
     if (g === null) return;
     let group = this.#groups.get(g);
@@ -87,11 +91,30 @@ export class GroupedBook {
     return e;
   }
 
+  /**
+   * The hashes of entries expired at `now` (the caller removes them), without looking at any
+   * entry while none can have expired.
+   */
+  expired(now: number): OrderHash[] {
+    if (this.#soonest > now) return [];
+    const out: OrderHash[] = [];
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const e of this.#byHash.values()) {
+      const x = e.level.expiresAt;
+      if (x === null) continue;
+      if (x <= now) out.push(e.orderHash);
+      else if (x < soonest) soonest = x;
+    }
+    this.#soonest = soonest;
+    return out;
+  }
+
   /** Replaces everything (a REST reload). */
   reset(entries: Iterable<OrderEntry>): void {
     this.#byHash.clear();
     this.#groups.clear();
     this.#best.clear();
+    this.#soonest = Number.POSITIVE_INFINITY;
     this.version++;
     for (const e of entries) this.add(e);
   }

@@ -400,8 +400,13 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     const now = clock.now();
     const book = bookOf(c, hash);
     const e = book?.remove(hash);
+    // written anew at the end, so both maps stay oldest first (the sweep relies on it)
+    c.tombstones.delete(hash);
     c.tombstones.set(hash, now);
-    if (e && suspend) c.suspended.set(hash, { entry: e, at: now });
+    if (e && suspend) {
+      c.suspended.delete(hash);
+      c.suspended.set(hash, { entry: e, at: now });
+    }
     if (book === c.listings) onListingGone(c, hash, e, reason);
     else if (c.floor?.value.orderHash === hash) onListingGone(c, hash, undefined, reason);
   }
@@ -836,10 +841,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     lastSweepAt = now;
     for (const c of states.values()) {
       for (const book of [c.listings, c.collectionOffers, c.traitOffers]) {
-        const expired: OrderHash[] = [];
-        for (const e of book.entries()) {
-          if (e.level.expiresAt !== null && e.level.expiresAt <= now) expired.push(e.orderHash);
-        }
+        const expired = book.expired(now);
         for (const h of expired) removeOrder(c, h, 'expired', false);
         if (expired.length > 0) c.version++;
       }
@@ -847,8 +849,15 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       if (f && !c.floorRelearning && f.value.expiresAt !== null && f.value.expiresAt <= now) {
         relearnFloor(c, 'floor listing expired');
       }
-      for (const [h, at] of c.tombstones) if (now - at > TOMBSTONE_MS) c.tombstones.delete(h);
-      for (const [h, s] of c.suspended) if (now - s.at > TOMBSTONE_MS) c.suspended.delete(h);
+      // both are kept in the order they were written (oldest first): stop at the first young one
+      for (const [h, at] of c.tombstones) {
+        if (now - at <= TOMBSTONE_MS) break;
+        c.tombstones.delete(h);
+      }
+      for (const [h, s] of c.suspended) {
+        if (now - s.at <= TOMBSTONE_MS) break;
+        c.suspended.delete(h);
+      }
     }
   }
 
