@@ -184,16 +184,28 @@ const grossFor = (net: bigint, fee: bigint): bigint => ceilDiv(net * 10_000n, 10
 
 /** What is ours in the market: order hashes (any strategy's) and the NFTs we hold. */
 function oursOf(ctx: Ctx): { hashes: Set<string>; keys: Set<string> } {
+  // the same lists give the same answer: kept while they stand (they are rebuilt on any change)
+  const market = ctx.market.ownOrders;
+  const own = ctx.ownOrders;
+  const held = ctx.holdings.all();
+  const had = oursMemo.get(market);
+  if (had !== undefined && had.own === own && had.held === held) return had.ours;
   const hashes = new Set<string>();
-  for (const o of ctx.market.ownOrders) hashes.add(lower(o.orderHash));
-  for (const o of ctx.ownOrders) hashes.add(lower(o.orderHash));
+  for (const o of market) hashes.add(lower(o.orderHash));
+  for (const o of own) hashes.add(lower(o.orderHash));
   const keys = new Set<string>();
-  for (const h of ctx.holdings.all()) {
+  for (const h of held) {
     keys.add(lower(nftKey(h.nft)));
     if (h.listedBy !== null) hashes.add(lower(h.listedBy.orderHash));
   }
-  return { hashes, keys };
+  const ours = { hashes, keys };
+  oursMemo.set(market, { own, held, ours });
+  return ours;
 }
+const oursMemo = new WeakMap<
+  object,
+  { own: unknown; held: unknown; ours: { hashes: Set<string>; keys: Set<string> } }
+>();
 
 function isOurs(ctx: Ctx, ours: { hashes: Set<string> }, hash: string | null, maker: string | null): boolean {
   return (
@@ -501,9 +513,10 @@ function forgetOffer(ctx: Ctx, orderHash: string): boolean {
 }
 
 /**
- * What the last decision about a collection read (by identity: the market view, the holdings and
- * the order lists hand out the same objects until they change), per strategy instance (keyed by
- * its state object; memory only). An event that changes none of it cannot change the decision;
+ * What the last decision about a collection read (by identity: the market view and the holdings
+ * hand out the same objects until they change), per strategy instance (keyed by its state object;
+ * memory only). Our orders of other strategies are read through the floor and the best offers
+ * (whose identity changes when they do); an intent's result or an order update decides afresh. An event that changes none of it cannot change the decision;
  * what changes with time alone (expiries, the relist window, the stop-loss age, the floor's age)
  * and traits learned later are the tick's.
  */
@@ -531,16 +544,18 @@ function unchanged(ctx: Ctx, slug: string): boolean {
   const col = ctx.market.collection(slug);
   if (col === undefined) return false;
   const held = ctx.holdings.all();
-  const key = [
+  const key: unknown[] = [
     col.floor,
     col.stale,
     col.floorRelearning,
     col.bestCollectionOffer,
     col.bestTraitOffers,
     held,
-    ctx.ownOrders,
-    ctx.market.ownOrders,
   ];
+  // our own listings standing (the lists are rebuilt whenever any order of ours changes: their
+  // content, not their identity)
+  for (const o of ctx.ownOrders)
+    if (o.side === 'listing' && o.status === 'open') key.push(o.orderHash, o.price, o.expiresAt);
   const before = bySlug.get(slug);
   let floorOurs: boolean;
   if (before !== undefined && sameKey(before.key, key)) floorOurs = before.floorOurs;

@@ -366,6 +366,7 @@ export class Engine {
   /** Resolves when no hook is running and no execution is in flight. */
   async idle(): Promise<void> {
     for (;;) {
+      if (this.executions.size === 0 && [...this.slots.values()].every((s) => s.runner.settled)) return;
       await Promise.all([...this.slots.values()].map((s) => s.runner.idle()));
       if (this.executions.size === 0) return;
       await Promise.all([...this.executions]);

@@ -129,6 +129,8 @@ export class StrategyRunner {
   private window: number[] = [];
   private lastError: RunnerStatus['lastError'] = null;
   private disabledAt: number | null = null;
+  /** Hooks queued or running. */
+  private queued = 0;
 
   constructor(options: RunnerOptions) {
     this.id = options.id;
@@ -155,12 +157,27 @@ export class StrategyRunner {
     options: { force?: boolean } = {},
   ): Promise<Intent[]> {
     if (hook === undefined) return Promise.resolve([]);
+    this.queued++;
     const next = this.tail.then(() => this.exec(name, hook, makeCtx, args, options.force === true));
     this.tail = next;
     return next;
   }
 
   private async exec(
+    name: HookName,
+    hook: AnyHook,
+    makeCtx: () => { ctx: StrategyContext<unknown>; state: MemoryStrategyState },
+    args: readonly unknown[],
+    force: boolean,
+  ): Promise<Intent[]> {
+    try {
+      return await this.execQueued(name, hook, makeCtx, args, force);
+    } finally {
+      this.queued--;
+    }
+  }
+
+  private async execQueued(
     name: HookName,
     hook: AnyHook,
     makeCtx: () => { ctx: StrategyContext<unknown>; state: MemoryStrategyState },
@@ -265,6 +282,11 @@ export class StrategyRunner {
   /** Resolves when every queued hook has finished. */
   idle(): Promise<void> {
     return this.tail.then(() => undefined);
+  }
+
+  /** No hook is queued or running. */
+  get settled(): boolean {
+    return this.queued === 0;
   }
 
   status(): RunnerStatus {

@@ -80,6 +80,8 @@ const key = (h: string) => h.toLowerCase();
 
 export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   const clock = options.clock;
+  /** Each order's last `ownOrders` entry (orders are replaced, never changed, on every change). */
+  const ownOf = new WeakMap<LedgerOrder, OwnOrder>();
   const unknownWindowMs = options.unknownWindowMs ?? 600_000;
   const retentionMs = options.retentionMs ?? 3_600_000;
   const orders = new Map<string, LedgerOrder>();
@@ -448,27 +450,32 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     ownOrders() {
       const now = clock.now();
       if (ownCache !== null && ownCache.v === ver && now < ownCache.until) return ownCache.list;
+      // an order's entry is the same object while the order and its status are (lists compare cheaply)
       const list = Object.freeze(
-        [...orders.values()].map(
-          (o): OwnOrder =>
-            Object.freeze({
-              orderHash: o.orderHash,
-              side: o.side,
-              collection: o.collection as OwnOrder['collection'],
-              nftKey:
-                o.side === 'item_offer' || o.side === 'listing'
-                  ? o.contract !== null && o.tokenId !== null
-                    ? `${options.chain}/${o.contract}/${o.tokenId}`
-                    : null
-                  : null,
-              trait: o.trait,
-              price: o.price,
-              paymentToken: o.paymentToken,
-              quantity: o.quantity - o.filled,
-              expiresAt: o.expiresAt,
-              status: ownStatus(o, now),
-            }),
-        ),
+        [...orders.values()].map((o): OwnOrder => {
+          const status = ownStatus(o, now);
+          const had = ownOf.get(o);
+          if (had !== undefined && had.status === status) return had;
+          const own: OwnOrder = Object.freeze({
+            orderHash: o.orderHash,
+            side: o.side,
+            collection: o.collection as OwnOrder['collection'],
+            nftKey:
+              o.side === 'item_offer' || o.side === 'listing'
+                ? o.contract !== null && o.tokenId !== null
+                  ? `${options.chain}/${o.contract}/${o.tokenId}`
+                  : null
+                : null,
+            trait: o.trait,
+            price: o.price,
+            paymentToken: o.paymentToken,
+            quantity: o.quantity - o.filled,
+            expiresAt: o.expiresAt,
+            status,
+          });
+          ownOf.set(o, own);
+          return own;
+        }),
       );
       let until = Number.POSITIVE_INFINITY;
       for (const o of orders.values())
