@@ -1,5 +1,5 @@
 /**
- * A small HTTP server that speaks the console contract (/work/notes/console-contract.md) with data
+ * A small HTTP server that speaks the console's HTTP contract (src/daemon/control.ts and console.ts) with data
  * the test chooses: the dashboard's own assets, /api/snapshot, /api/fills paging, /events (pushed
  * by the test) and the POST switches (recorded). It lets the page's own behaviour — token handling,
  * attacker text, paging through thousands of rows — be tested without a marketplace; everything the
