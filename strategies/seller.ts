@@ -25,6 +25,7 @@ import {
   movedBy,
   nftKey,
   type OrderHash,
+  type OwnOrder,
   type PaymentToken,
   paymentTokenSchema,
   placeListing,
@@ -243,12 +244,20 @@ function floorsOf(ctx: Ctx, col: CollectionSnapshot, ours: ReturnType<typeof our
   return null;
 }
 
+/** Our open listings by NFT key (lower case), the first of each NFT as the list has them. */
+function openListings(ctx: Ctx): Map<string, OwnOrder> {
+  const out = new Map<string, OwnOrder>();
+  for (const o of ctx.ownOrders)
+    if (o.side === 'listing' && o.status === 'open' && o.nftKey !== null) {
+      const k = lower(o.nftKey);
+      if (!out.has(k)) out.set(k, o);
+    }
+  return out;
+}
+
 /** Our standing listing of this NFT; 'skip' while a listing not ours (or not cleared yet) stands. */
-function listingOf(ctx: Ctx, h: Holding): Mine | 'skip' | null {
-  const key = lower(nftKey(h.nft));
-  const own = ctx.ownOrders.find(
-    (o) => o.side === 'listing' && o.status === 'open' && lower(o.nftKey) === key,
-  );
+function listingOf(ctx: Ctx, h: Holding, open: ReadonlyMap<string, OwnOrder>): Mine | 'skip' | null {
+  const own = open.get(lower(nftKey(h.nft)));
   if (own !== undefined && (own.expiresAt === null || own.expiresAt > ctx.now))
     return { orderHash: own.orderHash, price: own.price, expiresAt: own.expiresAt };
   // another strategy's listing, or ours gone but not cleared yet: risk would refuse a second one
@@ -391,13 +400,14 @@ function decide(ctx: Ctx, only?: string): Intent[] {
   prune(ctx);
   const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
   const ours = oursOf(ctx);
+  const open = openListings(ctx);
   const out: Intent[] = [];
   const floorsBySlug = new Map<string, Floors | null>();
   const expiresAt = ctx.now + p.expiryMinutes * MINUTE;
   for (const h of held) {
     const key = lower(nftKey(h.nft));
     if (pending[key] !== undefined) continue;
-    const mine = listingOf(ctx, h);
+    const mine = listingOf(ctx, h, open);
     if (mine === 'skip') continue;
     const col = ctx.market.collection(h.collection);
     if (col === undefined) continue;

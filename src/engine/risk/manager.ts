@@ -105,6 +105,14 @@ export class RiskManager {
   /** Spend of the last `dayMs` (older entries are folded into the archived totals below). */
   private spends: SpendEntry[] = [];
   private readonly archived = new Map<string, bigint>();
+  /**
+   * Sums over `spends` by the archive's keys (account; account and strategy; account and
+   * collection): all of it (`day`), what counts toward all-time totals (`all`: not swaps), items.
+   * Kept as spends come and leave, so a total does not walk the day's spends; valid while `spends`
+   * is in time order (else totals walk them).
+   */
+  private readonly window = new Map<string, { day: bigint; all: bigint; items: bigint }>();
+  private spendsInOrder = true;
   private readonly refusals = new Map<string, number>();
   private killedAt: number | null = null;
   private pausedAt: number | null = null;
@@ -142,6 +150,27 @@ export class RiskManager {
   loadSpends(entries: readonly SpendEntry[]): void {
     this.spends = [...entries].sort((a, b) => a.at - b.at);
     this.archived.clear();
+    this.window.clear();
+    this.spendsInOrder = true;
+    for (const e of this.spends) this.count(e, 1n);
+  }
+
+  private static keysOf(s: SpendEntry): readonly string[] {
+    return [`a|${s.account}`, `s|${s.account}|${s.strategyId}`, `c|${s.account}|${s.collection ?? ''}`];
+  }
+
+  /** Adds (`sign` 1) or takes out (-1) one spend from the window's sums. */
+  private count(s: SpendEntry, sign: bigint): void {
+    for (const k of RiskManager.keysOf(s)) {
+      let w = this.window.get(k);
+      if (w === undefined) {
+        w = { day: 0n, all: 0n, items: 0n };
+        this.window.set(k, w);
+      }
+      w.day += sign * s.amount;
+      if (s.kind !== 'swap') w.all += sign * s.amount;
+      w.items += sign * s.items;
+    }
   }
 
   /** Folds spend older than the daily window into all-time totals (per account, strategy, collection). */
@@ -151,13 +180,9 @@ export class RiskManager {
     while (n < this.spends.length && (this.spends[n]?.at ?? 0) <= dayStart) {
       const s = this.spends[n] as SpendEntry;
       n++;
+      this.count(s, -1n);
       if (s.kind === 'swap') continue;
-      for (const k of [
-        `a|${s.account}`,
-        `s|${s.account}|${s.strategyId}`,
-        `c|${s.account}|${s.collection ?? ''}`,
-      ])
-        this.archived.set(k, (this.archived.get(k) ?? 0n) + s.amount);
+      for (const k of RiskManager.keysOf(s)) this.archived.set(k, (this.archived.get(k) ?? 0n) + s.amount);
     }
     if (n > 0) this.spends = this.spends.slice(n);
   }
@@ -233,7 +258,10 @@ export class RiskManager {
   }
 
   private spend(entry: SpendEntry): void {
+    const last = this.spends[this.spends.length - 1];
+    if (last !== undefined && entry.at < last.at) this.spendsInOrder = false;
     this.spends.push(entry);
+    this.count(entry, 1n);
     this.onSpend?.(entry);
   }
 
@@ -249,14 +277,13 @@ export class RiskManager {
     const dayStart = now - this.limits.dayMs;
     const sId = filter.strategyId;
     const col = filter.collection;
-    t.spentAll =
-      this.archived.get(
-        sId !== undefined
-          ? `s|${tokenKey}|${sId}`
-          : col !== undefined
-            ? `c|${tokenKey}|${col}`
-            : `a|${tokenKey}`,
-      ) ?? 0n;
+    const key =
+      sId !== undefined
+        ? `s|${tokenKey}|${sId}`
+        : col !== undefined
+          ? `c|${tokenKey}|${col}`
+          : `a|${tokenKey}`;
+    t.spentAll = this.archived.get(key) ?? 0n;
     for (const e of this.book()) {
       if (e.tokenKey !== tokenKey) continue;
       if (sId !== undefined && e.strategyId !== sId) continue;
@@ -277,6 +304,16 @@ export class RiskManager {
       if (r.commitment?.type === 'exposure') t.exposure += amount;
       else t.reserved += amount;
       t.itemsDay += r.items;
+    }
+    // after prune every spend left is within the day: the window's sums are the day's
+    const w = this.spendsInOrder && (sId === undefined || col === undefined) ? this.window.get(key) : null;
+    if (w !== null) {
+      if (w !== undefined) {
+        t.spentAll += w.all;
+        t.spentDay += w.day;
+        t.itemsDay += w.items;
+      }
+      return t;
     }
     for (const s of this.spends) {
       if (s.account !== tokenKey) continue;

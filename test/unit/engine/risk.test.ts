@@ -494,3 +494,50 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(s.risk.status(s.clock.now()).openOffers).toBe(0);
   });
 });
+
+describe('risk totals over the day window', () => {
+  it('the running sums equal a walk over the day’s spends, as spends leave the window (swaps count only for the day)', () => {
+    let seed = 99;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const l = limits();
+    const clock = new ManualClock(NOW);
+    const entries = Array.from({ length: 300 }, (_, i) => ({
+      at: NOW + i * 600_000 + Math.floor(rnd() * 1000),
+      strategyId: ['s1', 's2', 's3'][Math.floor(rnd() * 3)] as string,
+      collection: rnd() < 0.1 ? null : (['apes', 'cats'][Math.floor(rnd() * 2)] as string),
+      token: '0x0000000000000000000000000000000000000000',
+      account: rnd() < 0.8 ? 'eth-like' : '0xusdc',
+      amount: BigInt(1 + Math.floor(rnd() * 10_000)),
+      kind: (['buy', 'fill', 'mint', 'swap'] as const)[Math.floor(rnd() * 4)] as 'buy',
+      items: BigInt(Math.floor(rnd() * 3)),
+      intentId: null,
+    }));
+    type T = { totals(now: number, key: string, f?: { strategyId?: string; collection?: string }): unknown };
+    const fast = new RiskManager({ limits: l, orders: createOrderLedger({ clock, chain: 'ethereum' }) });
+    const walk = new RiskManager({ limits: l, orders: createOrderLedger({ clock, chain: 'ethereum' }) });
+    fast.loadSpends(entries);
+    walk.loadSpends(entries);
+    // the walking path, as when spends came out of time order
+    (walk as unknown as { spendsInOrder: boolean }).spendsInOrder = false;
+    let compared = 0;
+    for (let now = NOW; now < NOW + 300 * 600_000 + 2 * l.dayMs; now += 1_800_000) {
+      for (const key of ['eth-like', '0xusdc'])
+        for (const f of [{}, { strategyId: 's2' }, { collection: 'cats' }, { collection: 'apes' }]) {
+          const a = (fast as unknown as T).totals(now, key, f);
+          expect(a, `${now} ${key} ${JSON.stringify(f)}`).toEqual((walk as unknown as T).totals(now, key, f));
+          compared++;
+        }
+    }
+    expect(compared).toBeGreaterThan(1000);
+    // and the day's spend moved: some of it left the window into the all-time totals
+    const end = (fast as unknown as T).totals(NOW + 300 * 600_000 + 2 * l.dayMs, 'eth-like') as {
+      spentDay: bigint;
+      spentAll: bigint;
+    };
+    expect(end.spentDay).toBe(0n);
+    expect(end.spentAll).toBeGreaterThan(0n);
+  });
+});
