@@ -381,7 +381,24 @@ function prune(ctx: Ctx): void {
   if (n > 0) ctx.state.set('offers', offers);
 }
 
+/** What this instance sells, by holding (holdings are new objects when they change). */
+const wantedOf = new WeakMap<Params, WeakMap<Holding, boolean>>();
+
 function wanted(p: Params, h: Holding): boolean {
+  let memo = wantedOf.get(p);
+  if (memo === undefined) {
+    memo = new WeakMap();
+    wantedOf.set(p, memo);
+  }
+  let v = memo.get(h);
+  if (v === undefined) {
+    v = wantedNow(p, h);
+    memo.set(h, v);
+  }
+  return v;
+}
+
+function wantedNow(p: Params, h: Holding): boolean {
   if (h.quantity <= 0n) return false;
   if (p.collections !== undefined && !p.collections.includes(h.collection as (typeof p.collections)[number]))
     return false;
