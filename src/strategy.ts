@@ -598,6 +598,53 @@ export function belowBy(price: bigint, distanceBps: number): bigint {
   return (price * BigInt(10_000 - distanceBps)) / 10_000n;
 }
 
+/**
+ * What one decision may still commit in `token`, counted as it goes: `take(amount)` says whether
+ * `amount` fits what `ctx.budget` leaves (no limit configured: risk decides) and counts it. A
+ * strategy asks before every intent that commits money, so a spent budget or daily cap holds it
+ * back quietly instead of sending intents risk would refuse on every event.
+ */
+export function budgetFor(
+  ctx: { readonly budget: BudgetView },
+  token: PaymentToken,
+): { take(amount: bigint): boolean; readonly short: boolean } {
+  let left = ctx.budget.remaining(token);
+  let short = false;
+  return {
+    take(amount) {
+      if (left === null) return true;
+      if (amount > left) {
+        short = true;
+        return false;
+      }
+      left -= amount;
+      return true;
+    },
+    get short() {
+      return short;
+    },
+  };
+}
+
+/**
+ * Says once, in the strategy's log, when its budget starts holding it back and when it no longer
+ * does (kept in `state` under `budgetShort`).
+ */
+export function noteBudget(
+  ctx: { readonly state: StrategyState; readonly log: StrategyLogger },
+  short: boolean,
+  token: PaymentToken,
+): void {
+  if ((ctx.state.get<boolean>('budgetShort') === true) === short) return;
+  ctx.state.set('budgetShort', short);
+  if (short)
+    ctx.log.info(
+      { token: token.symbol },
+      'the budget left (spend, open offers, daily cap) does not cover the next offer: holding it back',
+    );
+  else ctx.log.info({ token: token.symbol }, 'the budget covers offers again');
+}
+
 /** Whether `a` differs from `b` by at least `thresholdBps` of `b`. */
 export function movedBy(a: bigint, b: bigint, thresholdBps: number): boolean {
   if (b === 0n) return a !== 0n;

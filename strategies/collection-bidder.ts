@@ -3,10 +3,12 @@
 // moves; renews before expiry.
 import {
   amountSchema,
+  budgetFor,
   cancelOrder,
   defineStrategy,
   type Intent,
   type MarketEvent,
+  noteBudget,
   type OwnOrder,
   offerAction,
   offerTarget,
@@ -104,7 +106,7 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
   const target = offerTarget(offer);
   const expiresAt = ctx.now + p.expiryMinutes * 60_000;
   const priority = plan.price === null ? 0 : toScore(floor.value.price - plan.price) + (plan.outbids ? 1 : 0);
-  const action = offerAction({
+  const planned = offerAction({
     mine: mine[0],
     price: plan.price,
     competitor,
@@ -112,6 +114,13 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
     renewBeforeMs: p.renewBeforeMinutes * 60_000,
     now: ctx.now,
   });
+  // a new offer counts in full while the one it replaces still does: held back when short
+  const budget = budgetFor(ctx, p.paymentToken);
+  const action =
+    (planned.do === 'place' || planned.do === 'replace') && !budget.take(planned.price * BigInt(p.quantity))
+      ? ({ do: 'keep' } as const)
+      : planned;
+  noteBudget(ctx, budget.short, p.paymentToken);
   switch (action.do) {
     case 'place':
       out.push(

@@ -4,10 +4,12 @@
 // to their floor so that a short write budget goes to the best opportunities first.
 import {
   amountSchema,
+  budgetFor,
   cancelOrder,
   defineStrategy,
   type Intent,
   type MarketEvent,
+  noteBudget,
   type OwnOrder,
   offerAction,
   offerTarget,
@@ -170,6 +172,8 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
     for (const o of extra) out.push(cancelOrder({ orderHash: o.orderHash, priority: 0, reason }));
   }
   const expiresAt = ctx.now + p.expiryMinutes * 60_000;
+  // each new offer counts in full while the one it replaces still does: held back when short
+  const budget = budgetFor(ctx, p.paymentToken);
   for (const c of chosen) {
     const k = traitKey(c.type, c.value);
     const offer = { type: 'trait' as const, collection: p.collection, traitType: c.type, value: c.value };
@@ -186,6 +190,7 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
       renewBeforeMs: p.renewBeforeMinutes * 60_000,
       now: ctx.now,
     });
+    if ((action.do === 'place' || action.do === 'replace') && !budget.take(action.price)) continue;
     if (action.do === 'place')
       out.push(
         placeOffer({
@@ -209,6 +214,7 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
         }),
       );
   }
+  noteBudget(ctx, budget.short, p.paymentToken);
   return out;
 }
 

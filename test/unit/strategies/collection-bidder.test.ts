@@ -168,6 +168,19 @@ describe('collection-bidder: keeps one offer 10% below the floor, outbids up to 
     expect(p.paymentToken).toEqual(WETH);
   });
 
+  it('holds its offer and its re-prices back while the budget left cannot cover them (quantity included)', async () => {
+    const h = setup({ params: { quantity: 2 }, best: { price: eth('0.93'), orderHash: hash(50) } });
+    h.budget = eth('1.8'); // 2 × 0.9301 does not fit
+    expect(brief(await run(bidder.onTick?.(h.ctx(), { schedule: 'x', at: NOW })))).toEqual([]);
+    h.ownOrders = [ownOffer({ hash: 1, price: eth('0.9') })];
+    expect(brief(await run(bidder.onTick?.(h.ctx(), { schedule: 'x', at: NOW })))).toEqual([]);
+    h.budget = eth('1.9');
+    expect(brief(await run(bidder.onTick?.(h.ctx(), { schedule: 'x', at: NOW })))).toEqual([
+      `replace 0001 ${eth('0.9301')}`,
+    ]);
+    expect(h.logs.map((l) => l.msg)).toHaveLength(2);
+  });
+
   it('puts a new offer up when its offer filled', async () => {
     const h = setup({});
     const out = await run(

@@ -171,6 +171,24 @@ describe('trait-bidder: offers 10% below each trait floor, best margins first', 
     });
   }
 
+  it('a budget that cannot cover an offer holds it back (best margins first), says so once, and again when it can', async () => {
+    const h = setup({});
+    const tick = async () => brief(await run(bidder.onTick?.(h.ctx(), { schedule: 'x', at: NOW })));
+    const all = await tick();
+    expect(all.length).toBeGreaterThan(1);
+    h.budget = eth('2.8'); // the Gold offer (2.7) fits, nothing after it
+    expect(await tick()).toEqual([all[0]]);
+    expect(await tick()).toEqual([all[0]]);
+    h.budget = 0n; // spent: nothing at all, not even a replace
+    expect(await tick()).toEqual([]);
+    h.budget = eth('100');
+    expect(await tick()).toEqual(all);
+    expect(h.logs.map((l) => l.msg)).toEqual([
+      'the budget left (spend, open offers, daily cap) does not cover the next offer: holding it back',
+      'the budget covers offers again',
+    ]);
+  });
+
   it('priorities follow the margin so a short write budget goes to the best traits', async () => {
     const out = (await run(bidder.onTick?.(setup({}).ctx(), { schedule: 'x', at: NOW }))) as PlaceOffer[];
     const p = out.map((i) => i.priority);
