@@ -169,6 +169,7 @@ const lower = (s: string | null | undefined): string => (s ?? '').toLowerCase();
 /** Same money: equal decimals and the same token, ETH and WETH counting as one. */
 function sameMoney(a: PaymentToken, b: PaymentToken): boolean {
   if (a.decimals !== b.decimals) return false;
+  if (a === b || a.address === b.address) return true;
   return (
     lower(a.address) === lower(b.address) ||
     (ETH_LIKE.has(a.symbol.toUpperCase()) && ETH_LIKE.has(b.symbol.toUpperCase()))
@@ -209,9 +210,10 @@ const oursMemo = new WeakMap<
 >();
 
 function isOurs(ctx: Ctx, ours: { hashes: Set<string> }, hash: string | null, maker: string | null): boolean {
+  if (hash !== null && (ours.hashes.has(hash) || ours.hashes.has(lower(hash)))) return true;
+  const w = ctx.wallet;
   return (
-    (hash !== null && ours.hashes.has(lower(hash))) ||
-    (maker !== null && ctx.wallet !== null && lower(maker) === lower(ctx.wallet))
+    maker !== null && w !== null && (maker === w || (maker.length === w.length && lower(maker) === lower(w)))
   );
 }
 
@@ -555,6 +557,8 @@ interface Inputs {
 }
 const lastInputs = new WeakMap<object, Map<string, Inputs>>();
 
+const standingOf = new WeakMap<readonly OwnOrder[], unknown[]>();
+
 function sameKey(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -580,24 +584,22 @@ function unchanged(ctx: Ctx, slug: string): boolean {
     held,
   ];
   // our own listings standing (the lists are rebuilt whenever any order of ours changes: their
-  // content, not their identity)
-  for (const o of ctx.ownOrders)
-    if (o.side === 'listing' && o.status === 'open') key.push(o.orderHash, o.price, o.expiresAt);
+  // content, not their identity; worked out once per list)
+  let standing = standingOf.get(ctx.ownOrders);
+  if (standing === undefined) {
+    standing = [];
+    for (const o of ctx.ownOrders)
+      if (o.side === 'listing' && o.status === 'open') standing.push(o.orderHash, o.price, o.expiresAt);
+    standingOf.set(ctx.ownOrders, standing);
+  }
+  key.push(...standing);
   const before = bySlug.get(slug);
   let floorOurs: boolean;
   if (before !== undefined && sameKey(before.key, key)) floorOurs = before.floorOurs;
   else {
-    // oursOf's answer for the one floor order, without building its sets
+    // (oursOf is kept while our order lists and the holdings stand: shared with decide)
     const f = col.floor?.value;
-    const h = lower(f?.orderHash);
-    const mine = (o: { readonly orderHash: string }) => lower(o.orderHash) === h;
-    floorOurs =
-      f !== undefined &&
-      ((f.maker !== null && ctx.wallet !== null && lower(f.maker) === lower(ctx.wallet)) ||
-        (h !== '' &&
-          (ctx.market.ownOrders.some(mine) ||
-            ctx.ownOrders.some(mine) ||
-            held.some((x) => x.listedBy !== null && mine(x.listedBy)))));
+    floorOurs = f !== undefined && isOurs(ctx, oursOf(ctx), f.orderHash, f.maker);
   }
   // the other listings matter only while the floor is ours
   const listings = floorOurs ? col.bestListings : null;
