@@ -608,10 +608,12 @@ export function budgetFor(
   ctx: { readonly budget: BudgetView },
   token: PaymentToken,
 ): { take(amount: bigint): boolean; readonly short: boolean } {
-  let left = ctx.budget.remaining(token);
+  // asked only when a decision commits something (most decisions keep what stands)
+  let left: bigint | null | undefined;
   let short = false;
   return {
     take(amount) {
+      if (left === undefined) left = ctx.budget.remaining(token);
       if (left === null) return true;
       if (amount > left) {
         short = true;
