@@ -5,7 +5,7 @@
  * sweep gains from worker threads (one per core).
  *
  *   npm run bench -- backtest                 # 6 hours of the sandbox market (3 actions/s); a sweep
- *                                             # of 4 combinations on 2-hour tapes
+ *                                             # of 4 combinations on 6-hour tapes
  *   npm run bench -- backtest --hours 24      # a busy day
  *   npm run bench -- backtest --quick         # smoke run (or BENCH_QUICK=1): 20 minutes
  *
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   });
   const quick = values.quick === true || process.env.BENCH_QUICK === '1';
   const hours = Number(values.hours ?? (quick ? 1 / 3 : 6));
-  const sweepHours = Number(values['sweep-hours'] ?? (quick ? 0.1 : 2));
+  const sweepHours = Number(values['sweep-hours'] ?? (quick ? 0.1 : 6));
   const dir = mkdtempSync(join(tmpdir(), 'harpoon-bench-backtest-'));
   try {
     const tapePath = join(dir, 'market.tape');
