@@ -126,7 +126,8 @@ describe('the dashboard page', () => {
     await page.click(tid('token-submit'));
     await live();
     expect(await page.isVisible(tid('token-form'))).toBe(false);
-    expect(await page.textContent(tid('fills-total'))).toBe('10000');
+    // the snapshot is drawn once its answer is in (the live stream may connect first)
+    await expect.poll(() => page.textContent(tid('fills-total'))).toBe('10000');
   });
 
   it('market text (collection names, traits, reasons) is shown as text, never run as HTML', async () => {

@@ -494,7 +494,9 @@ describe('risk limits on the sandbox, live execution', () => {
       strategies: [collectionBidder()],
       risk: {
         maxPricePerItem: '0.05',
-        maxOpenOffersTotal: '0.1',
+        // room for the new offer while the cancelled ones still count (their signature windows):
+        // the bidder's budget view must not be what holds it back here
+        maxOpenOffersTotal: '1',
         maxSpendPerDay: '1',
         maxPriceVsFloorBps: 15000,
         staleAfterMs: STALE_MS,
