@@ -67,7 +67,7 @@ function walletOf(i: number): { address: string; privateKey: string } {
 /** Starts a live daemon on `wallet` with a config of its own (strategies + risk), the store in a fresh folder. */
 async function startDaemon(
   wallet: number,
-  config: { strategies: unknown[]; risk: Record<string, unknown> },
+  config: { strategies: unknown[]; risk: Record<string, unknown>; stream?: Record<string, unknown> },
 ): Promise<{ daemon: Daemon; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'harpoon-risk-it-'));
   dirs.push(dir);
@@ -82,6 +82,7 @@ async function startDaemon(
       risk: { maxFeePerGasGwei: '200', ...config.risk },
       engine: { hookTimeoutMs: 2000, queueTtlMs: 60000 },
       control: { host: '127.0.0.1', port: 0 },
+      ...(config.stream !== undefined ? { stream: config.stream } : {}),
     }),
   );
   const options = {
@@ -501,6 +502,11 @@ describe('risk limits on the sandbox, live execution', () => {
         maxPriceVsFloorBps: 15000,
         staleAfterMs: STALE_MS,
       },
+      // the stream client must not call the stall itself within the test (with the default 30 s
+      // heartbeat it may, at a moment that depends on the heartbeat's phase): the market view
+      // would mark the collection stale and the bidder would stop asking, so risk's own
+      // 5 s threshold would have nothing to refuse
+      stream: { heartbeatIntervalMs: 600_000 },
     });
     try {
       // trading while fresh: the bidder's offer stands on the marketplace
@@ -529,7 +535,19 @@ describe('risk limits on the sandbox, live execution', () => {
         'two stale refusals',
         () => refusals(daemon, 'risk_collection_stale') > staleBefore + 1,
         30_000,
-      );
+      ).catch((e: Error) => {
+        // what the daemon saw instead, for whoever reads the failure
+        const st = daemon.status();
+        const seen = {
+          refusals: st.risk.refusals,
+          intents: st.intents,
+          stream: st.stream,
+          open: st.orders.open,
+        };
+        throw new Error(
+          `${e.message}: ${JSON.stringify(seen, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+        );
+      });
       await sleep(2_000);
       const s = daemon.status();
       const detail = JSON.stringify({ refusals: s.risk.refusals, intents: s.intents, stream: s.stream });
