@@ -207,6 +207,10 @@ export class Engine {
   private readonly inFlight = new Map<string, Queued>();
   private readonly executions = new Set<Promise<void>>();
   readonly orders: OrderLedger;
+  /** The market as the strategies see it now (what a decision would read). */
+  market(): MarketSnapshot {
+    return this.o.market.snapshot();
+  }
   private ownCache: { version: number; byStrategy: Map<string, OwnOrder[]> } | null = null;
   /** Intents whose outcome is unknown: id -> coalescing key (that key is blocked until settled). */
   private readonly unresolved = new Map<string, string>();

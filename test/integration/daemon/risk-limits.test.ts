@@ -524,8 +524,30 @@ describe('risk limits on the sandbox, live execution', () => {
         async () => (await activeOffers(w.address)).length === 0,
         30_000,
       );
-      await faults({ errorRate: 1, stream: { stallMs: 60_000 } });
-      await sleep(STALE_MS + 2_500);
+      // The bidder bids only on a floor it knows: a floor re-learned (its listing sold, news that
+      // came just before the stall) needs a REST answer, which the faults refuse, and the bidder
+      // would then rightly ask for nothing. Cut the news while the floor stands; else retry.
+      const floorOf = () => {
+        const c = daemon.engine?.market().collection('harpoon-apes');
+        return { known: c?.floor != null, relearning: c?.floorRelearning ?? false };
+      };
+      const floorStands = () => {
+        const f = floorOf();
+        return f.known && !f.relearning;
+      };
+      for (let attempt = 1; ; attempt++) {
+        await until('the bidder knows the floor', floorStands, 30_000);
+        await faults({ errorRate: 1, stream: { stallMs: 60_000 } });
+        await sleep(1_000);
+        if (floorStands()) break;
+        if (attempt === 5)
+          throw new Error(
+            `the floor was re-learned as the news stopped, 5 times: ${JSON.stringify(floorOf())}`,
+          );
+        await resetFaults();
+        await faults({ stream: { drop: true } });
+      }
+      await sleep(STALE_MS + 1_500);
       const placed = daemon.status().orders.placed;
       const accepted = daemon.status().intents.accepted;
       const staleBefore = refusals(daemon, 'risk_collection_stale');
@@ -539,6 +561,7 @@ describe('risk limits on the sandbox, live execution', () => {
         // what the daemon saw instead, for whoever reads the failure
         const st = daemon.status();
         const seen = {
+          floor: floorOf(),
           refusals: st.risk.refusals,
           intents: st.intents,
           stream: st.stream,
