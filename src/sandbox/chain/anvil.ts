@@ -65,10 +65,27 @@ export interface AnvilHandle {
 
 export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk';
 
-/** Starts anvil on a free port and resolves once it answers `eth_chainId`. */
-export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilHandle> {
+/**
+ * Starts anvil on a free port and resolves once it answers `eth_chainId`. A port the OS named
+ * free may be taken by another process before anvil binds it: when anvil then exits before it was
+ * ready, it is started again on another free port (a port given in the options is not changed).
+ */
+export async function startAnvil(
+  options: AnvilOptions = {},
+  pickPort: () => Promise<number> = freePort,
+): Promise<AnvilHandle> {
+  if (options.port !== undefined) return launchAnvil(options, options.port);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchAnvil(options, await pickPort());
+    } catch (err) {
+      if (!(err instanceof FatalError) || err.code !== 'anvil_exited' || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function launchAnvil(options: AnvilOptions, port: number): Promise<AnvilHandle> {
   const chainId = options.chainId ?? 1;
-  const port = options.port ?? (await freePort());
   const args = [
     '--host',
     '127.0.0.1',
@@ -115,6 +132,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilHandl
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+        // whatever else listens on the port may never answer
+        signal: AbortSignal.timeout(1_000),
       });
       const body = (await res.json()) as { result?: string };
       if (body.result && Number(body.result) === chainId) break;

@@ -1,6 +1,13 @@
+import { createServer, type Socket } from 'node:net';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnvilHandle, DEFAULT_MNEMONIC, startAnvil } from '../../../src/sandbox/chain/anvil.ts';
+import { FatalError } from '../../../src/errors/index.ts';
+import {
+  type AnvilHandle,
+  DEFAULT_MNEMONIC,
+  freePort,
+  startAnvil,
+} from '../../../src/sandbox/chain/anvil.ts';
 import { deploySeaport, type SeaportDeployment } from '../../../src/sandbox/chain/seaport.ts';
 
 describe('sandbox chain fixture: anvil + Seaport 1.6 from seaport-core', () => {
@@ -44,4 +51,40 @@ describe('sandbox chain fixture: anvil + Seaport 1.6 from seaport-core', () => {
     const code = await provider.getCode(deployment.conduit);
     expect(code.length).toBeGreaterThan(2);
   });
+});
+
+describe('anvil on a port taken between picking and binding', () => {
+  it('starts again on another free port; a port given by the caller is not changed', async () => {
+    // another process holds the port the OS first named free
+    const held = new Set<Socket>();
+    const taken = createServer((socket) => {
+      held.add(socket);
+      socket.on('close', () => held.delete(socket));
+    });
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const busy = (taken.address() as { port: number }).port;
+    const picked: number[] = [];
+    let anvil: AnvilHandle | undefined;
+    try {
+      anvil = await startAnvil({ chainId: 1, accounts: 2 }, async () => {
+        const p = picked.length === 0 ? busy : await freePort();
+        picked.push(p);
+        return p;
+      });
+      expect(picked).toHaveLength(2);
+      expect(picked[0]).toBe(busy);
+      expect(anvil.port).toBe(picked[1]);
+      const provider = new JsonRpcProvider(anvil.rpcUrl, 1, { staticNetwork: true });
+      expect(await provider.getBlockNumber()).toBe(0);
+      provider.destroy();
+      // the caller's own port: its failure is the caller's to see
+      const err = await startAnvil({ chainId: 1, accounts: 2, port: busy }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(FatalError);
+      expect((err as FatalError).code).toBe('anvil_exited');
+    } finally {
+      await anvil?.stop();
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((r) => taken.close(() => r()));
+    }
+  }, 60_000);
 });
