@@ -557,7 +557,9 @@ interface Inputs {
 }
 const lastInputs = new WeakMap<object, Map<string, Inputs>>();
 
-const standingOf = new WeakMap<readonly OwnOrder[], unknown[]>();
+const standingOf = new WeakMap<readonly OwnOrder[], readonly unknown[]>();
+/** The standing listings last worked out, per strategy instance (keyed by its state object). */
+const lastStanding = new WeakMap<object, readonly unknown[]>();
 
 function sameKey(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
@@ -583,16 +585,20 @@ function unchanged(ctx: Ctx, slug: string): boolean {
     col.bestTraitOffers,
     held,
   ];
-  // our own listings standing (the lists are rebuilt whenever any order of ours changes: their
-  // content, not their identity; worked out once per list)
+  // our own listings standing: the lists are rebuilt whenever any order of ours changes (an offer
+  // of a bidder too), so their content counts, worked out once per list; the same content keeps
+  // the same array (one identity in the key)
   let standing = standingOf.get(ctx.ownOrders);
   if (standing === undefined) {
-    standing = [];
+    const now: unknown[] = [];
     for (const o of ctx.ownOrders)
-      if (o.side === 'listing' && o.status === 'open') standing.push(o.orderHash, o.price, o.expiresAt);
+      if (o.side === 'listing' && o.status === 'open') now.push(o.orderHash, o.price, o.expiresAt);
+    const last = lastStanding.get(ctx.state);
+    standing = last !== undefined && sameKey(last, now) ? last : now;
+    lastStanding.set(ctx.state, standing);
     standingOf.set(ctx.ownOrders, standing);
   }
-  key.push(...standing);
+  key.push(standing);
   const before = bySlug.get(slug);
   let floorOurs: boolean;
   if (before !== undefined && sameKey(before.key, key)) floorOurs = before.floorOurs;
@@ -637,7 +643,14 @@ export default defineStrategy({
   },
   onTick: (ctx) => {
     forgetInputs(ctx);
-    return decide(ctx);
+    const out = decide(ctx);
+    // what this decision read, per collection held: an event that changes none of it need not
+    // decide again
+    const p = ctx.params;
+    const slugs = new Set<string>();
+    for (const h of ctx.holdings.all()) if (wanted(p, h)) slugs.add(h.collection);
+    for (const slug of slugs) unchanged(ctx, slug);
+    return out;
   },
   onEvent(ctx, ev) {
     let news = false;

@@ -656,6 +656,25 @@ describe('seller: which holdings', () => {
     expect(brief(await run(seller.onEvent?.(h.ctx(), ev)))).toEqual([`list #2 ${eth('1.98')}`]);
   });
 
+  it('an event decides only when what the last decision read changed (a tick counts): time alone is the tick’s', async () => {
+    const listing = ownListing({ h: 1, price: eth('0.99'), expiresAt: NOW + 8 * 60_000 });
+    const h = setup({ holdings: [holding({ cost: eth('0.8') })], listings: [listing] });
+    const sale = { kind: 'sale', collection: 'apes' } as unknown as Parameters<
+      NonNullable<typeof seller.onEvent>
+    >[1];
+    // the listing stands at its price: nothing to do
+    expect(await tick(h)).toEqual([]);
+    // 4 minutes on, the listing is within relistBeforeMinutes (5) of its expiry, but an event that
+    // changes nothing the tick read does not decide (the next tick relists)
+    h.clock.advance(4 * 60_000);
+    expect(await run(seller.onEvent?.(h.ctx(), sale))).toEqual([]);
+    // the floor learned again (same price, a new level): the event decides, and relists
+    h.market.setCollection({ slug: 'apes', floor: { price: eth('1'), orderHash: hash(902), maker: OTHER } });
+    expect(brief(await run(seller.onEvent?.(h.ctx(), sale)))).toEqual([
+      `relist ${hash(1).slice(-4)} ${eth('0.99')}`,
+    ]);
+  });
+
   it('forgets a sold NFT when its listing filled', async () => {
     const h = setup({ holdings: [holding({ cost: eth('0.8') })] });
     await tick(h);
