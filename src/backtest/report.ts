@@ -139,9 +139,8 @@ export interface CollectorParts {
   readonly latencyMs: number;
   readonly sampleMs: number;
   readonly paper: PaperExecutor;
+  /** The report's own holdings (brought up to date when it samples: it reads only new fills). */
   readonly holdings: Holdings;
-  /** Brings holdings up to date with the fills (reads the store only after new ones). */
-  readonly syncHoldings: () => void;
   readonly ledger: OrderLedger;
   readonly view: MarketView;
   readonly engine: Engine;
@@ -190,7 +189,7 @@ export class ReportCollector {
 
   private sample(at: number): void {
     const { holdings, ledger, view } = this.p;
-    this.p.syncHoldings();
+    holdings.refresh();
     const snap = view.snapshot();
     const pnl = holdings.pnl(snap);
     const eq = (lines: readonly PnlLine[], key: string): [bigint, bigint] => {

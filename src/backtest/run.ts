@@ -129,16 +129,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   // reads only the fills recorded since the last); the report keeps its own (its reading them must
   // not make the strategies' fresher).
   const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf });
-  const refreshHoldings = (): void => holdings.refresh();
   const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf });
-  const syncReported = (): void => reported.refresh();
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
   const engine: Engine = createEngine({
     strategies,
     market: {
       snapshot: () => view.snapshot(),
       holdings: () => {
-        refreshHoldings();
+        holdings.refresh();
         return holdings;
       },
       balances: () => null,
@@ -178,7 +176,6 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     sampleMs: o.sampleMs ?? 60_000,
     paper,
     holdings: reported,
-    syncHoldings: syncReported,
     ledger,
     view,
     engine,
@@ -187,7 +184,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   // the daemon's poll: expiries settle, holdings are read again
   const poll = () => {
     ledger.tick();
-    refreshHoldings();
+    holdings.refresh();
   };
   let pollTimer: unknown;
   const armPoll = () => {

@@ -806,17 +806,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     // or risk asks (it reads only what was recorded since), so an NFT just sold is not sold twice
     const holdingsOf = createHoldings({ store: st, ledger, chain: options.chain.name, tokenOf: tokenInfo });
     holdings = holdingsOf;
-    const held = {
-      current: () => {
-        holdingsOf.refresh();
-        return holdingsOf;
-      },
-    };
     engine = createEngine({
       strategies,
       market: {
         snapshot: () => v.snapshot(),
-        holdings: () => held.current(),
+        holdings: () => {
+          holdingsOf.refresh();
+          return holdingsOf;
+        },
         balances: () => balances?.get() ?? null,
         drops: () => drops ?? { get: () => undefined },
         prices: () => prices ?? { get: () => undefined },
