@@ -15,9 +15,8 @@ import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits } from '../limits.ts';
 
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
 const STRATEGIES = resolve(import.meta.dirname, '../../../strategies');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,7 +28,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 5,
     activity: 6,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
   });
   dir = mkdtempSync(join(tmpdir(), 'harpoon-fidelity-'));
 }, 240_000);

@@ -11,11 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTape } from '../../../src/backtest/tape-data.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { openTape } from '../../../src/tape/reader.ts';
+import { roomyLimits } from '../limits.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const BIN = join(REPO, 'bin/harpoon.mjs');
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
 
 let sb: Sandbox;
 let dir: string;
@@ -24,7 +23,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 9,
     activity: 5,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
   });
   dir = mkdtempSync(join(tmpdir(), 'harpoon-record-'));
 }, 240_000);

@@ -12,10 +12,7 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { activeOffers } from '../daemon/book.ts';
-
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
-const RATE = { count: 100_000, windowMs: HOUR };
+import { roomyLimits, roomyRates } from '../limits.ts';
 
 export interface DemoRun {
   readonly sandbox: Sandbox;
@@ -36,7 +33,7 @@ export async function startDemo(seed: number): Promise<DemoRun> {
   const sandbox = await createSandbox({
     seed,
     activity: 3,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
   });
   const dir = mkdtempSync(join(tmpdir(), 'harpoon-console-it-'));
   let daemon: Daemon | undefined;
@@ -45,7 +42,7 @@ export async function startDemo(seed: number): Promise<DemoRun> {
     await wrapEth(sandbox, w.privateKey, 2n * 10n ** 18n);
     const options = {
       ...(await demoDaemonOptions(sandbox, { paper: false, dir })),
-      rates: { read: RATE, write: RATE, fulfillment: RATE },
+      rates: roomyRates(),
     };
     let dashboardUrl = '';
     daemon = createDaemon(options, {

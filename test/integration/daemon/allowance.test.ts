@@ -26,11 +26,9 @@ import { parseUnits } from '../../../src/domain/money.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { fulfillmentTransaction } from '../../../src/sandbox/simulator/orders.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 import { activeOffers as bookOffers, readStore } from './book.ts';
 
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 1_000_000, windowMs: HOUR };
-const RATE = { count: 1_000_000, windowMs: HOUR };
 const APES = 'harpoon-apes';
 const eth = (v: string) => parseUnits(v, 18);
 /** risk.maxOpenOffersTotal: the desk's minimum approval, so the first approval. */
@@ -117,7 +115,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 41,
     activity: 0,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(1_000_000),
   });
   const w = sb.wallets[1] as { privateKey: string };
   await wrapEth(sb, w.privateKey, eth('1'));
@@ -189,7 +187,7 @@ describe('the conduit allowance is renewed from the chain while a bidder keeps g
     );
     const options = {
       ...(await demoDaemonOptions(sb, { paper: false, dir, wallet: 1, configFile: file })),
-      rates: { read: RATE, write: RATE, fulfillment: RATE },
+      rates: roomyRates(1_000_000),
     };
     const logFile = process.env.HARPOON_TEST_LOG ?? join(dir, 'harpoon.log');
     const logStream = createWriteStream(logFile);

@@ -21,12 +21,10 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { parseUnits } from '../../../src/domain/money.ts';
 import { createLogger, silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 import { activeOffers as bookOffers, readStore, resetFaults, setFaults } from './book.ts';
 import { postBargain } from './risk-helpers.ts';
 
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 1_000_000, windowMs: HOUR };
-const RATE = { count: 1_000_000, windowMs: HOUR };
 const COLLECTIONS = ['harpoon-apes', 'harpoon-punks'] as const;
 const CAP = parseUnits('0.08', 18);
 const eth = (v: string) => parseUnits(v, 18);
@@ -89,7 +87,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 23,
     activity: 3,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(1_000_000),
   });
   const w = sb.wallets[1] as { privateKey: string };
   await wrapEth(sb, w.privateKey, eth('2'));
@@ -163,7 +161,7 @@ describe('cancels refused, unanswered or not assured: our offers stay counted un
       );
       const options = {
         ...(await demoDaemonOptions(sb, { paper: false, dir, wallet: 1, configFile: file })),
-        rates: { read: RATE, write: RATE, fulfillment: RATE },
+        rates: roomyRates(1_000_000),
       };
       const logFile = process.env.HARPOON_TEST_LOG;
       daemon = createDaemon(options, {

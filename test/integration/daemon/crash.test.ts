@@ -19,12 +19,11 @@ import { demoDaemonOptions, sandboxFacts, wrapEth } from '../../../src/cli/comma
 import { createDaemon } from '../../../src/daemon/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 
 const CHILD = resolve(import.meta.dirname, 'daemon-child.ts');
 const RESTARTS = 20;
 const WALLET = 2;
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 1_000_000, windowMs: HOUR };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let sb: Sandbox;
@@ -85,7 +84,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 29,
     activity: 4,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(1_000_000),
   });
   dir = mkdtempSync(join(tmpdir(), 'harpoon-crash-'));
   await wrapEth(sb, (sb.wallets[WALLET] as { privateKey: string }).privateKey, 2n * 10n ** 18n);
@@ -107,10 +106,9 @@ describe('crash recovery: SIGKILL at random moments, 20 restarts', () => {
       child = undefined;
     }
     // a last start: reconcile what the kills left, sweep orphans, run a moment, stop cleanly
-    const rate = { count: 1_000_000, windowMs: HOUR };
     const options = {
       ...(await demoDaemonOptions(sb, { paper: false, dir, wallet: WALLET })),
-      rates: { read: rate, write: rate, fulfillment: rate },
+      rates: roomyRates(1_000_000),
     };
     const daemon = createDaemon(options, { logger: silentLogger() });
     await daemon.start();

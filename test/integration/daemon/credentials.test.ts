@@ -19,10 +19,10 @@ import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daem
 import { Secret } from '../../../src/domain/secret.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 import { authCounts, patOf, sandboxCall } from './auth-helpers.ts';
 
 const HOUR = 3_600_000;
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
 const JWT_MS = 12_000;
 
 let sb: Sandbox;
@@ -37,7 +37,7 @@ const authStats = () => authCounts(sb);
 
 async function options(dir: string, patch: (o: DaemonOptions) => DaemonOptions): Promise<DaemonOptions> {
   const o = await demoDaemonOptions(sb, { paper: true, dir, wallet: 0 });
-  return patch({ ...o, rates: { read: { count: 100_000, windowMs: HOUR } } });
+  return patch({ ...o, rates: { read: roomyRates().read } });
 }
 
 function tempDir(): string {
@@ -61,7 +61,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 31,
     activity: 0,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
     auth: { lifetimes: { jwtMs: JWT_MS } },
   });
 }, 240_000);

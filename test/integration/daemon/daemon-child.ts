@@ -8,15 +8,14 @@
 import { demoDaemonOptions, type SandboxFacts } from '../../../src/cli/commands/demo.ts';
 import { createDaemon } from '../../../src/daemon/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
+import { roomyRates } from '../limits.ts';
 
 const facts = JSON.parse(process.env.HARPOON_CRASH_FACTS ?? '{}') as SandboxFacts;
 const dir = process.env.HARPOON_CRASH_DIR ?? '';
 const wallet = Number(process.env.HARPOON_CRASH_WALLET ?? '2');
-const HOUR = 3_600_000;
-const rate = { count: 1_000_000, windowMs: HOUR };
 const options = {
   ...(await demoDaemonOptions(facts, { paper: false, dir, wallet })),
-  rates: { read: rate, write: rate, fulfillment: rate },
+  rates: roomyRates(1_000_000),
 };
 const daemon = createDaemon(options, { logger: silentLogger() });
 await daemon.start();

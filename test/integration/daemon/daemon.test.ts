@@ -21,18 +21,12 @@ import { demoDaemonOptions, wrapEth } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon, type DaemonStatus } from '../../../src/daemon/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 
 const ETH = 10n ** 18n;
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
-const RATES = {
-  read: { count: 100_000, windowMs: HOUR },
-  write: { count: 100_000, windowMs: HOUR },
-  fulfillment: { count: 100_000, windowMs: HOUR },
-};
 
 async function options(paper: boolean, dir: string, wallet: number, env: Record<string, string> = {}) {
-  return { ...(await demoDaemonOptions(sb, { paper, dir, wallet, env })), rates: RATES };
+  return { ...(await demoDaemonOptions(sb, { paper, dir, wallet, env })), rates: roomyRates() };
 }
 
 /** A local webhook: every alert the daemon sends, as JSON. */
@@ -108,7 +102,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 7,
     activity: 3,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
   });
   provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
 }, 240_000);

@@ -29,15 +29,9 @@ import { ZERO_ADDRESS } from '../../../src/domain/ids.ts';
 import { CONFIG_RESOURCE_URI, CONTROL_TOOLS, READ_TOOLS } from '../../../src/mcp/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 import { listOnBook } from '../sandbox/data/helpers.ts';
 
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
-const RATES = {
-  read: { count: 100_000, windowMs: HOUR },
-  write: { count: 100_000, windowMs: HOUR },
-  fulfillment: { count: 100_000, windowMs: HOUR },
-};
 const TOKEN = 'mcp-it-control-token-0123456789';
 const APES = 'harpoon-apes';
 const BIN = resolve(import.meta.dirname, '../../../bin/harpoon.mjs');
@@ -85,7 +79,7 @@ async function start(o: { paper: boolean; wallet: number; allowControl: boolean 
   });
   const opts = {
     ...base,
-    rates: RATES,
+    rates: roomyRates(),
     ...(o.allowControl ? { mcp: { allowControl: true, config: base.mcp?.config ?? {} } } : {}),
   };
   const d = createDaemon(opts, { logger: silentLogger() });
@@ -99,7 +93,7 @@ beforeAll(async () => {
     activity: 2,
     // the simulated traders never buy a listing: the listing simulate_intent looks at must stand
     weights: { buy: 0 },
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
   });
   provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
   live = await start({ paper: false, wallet: 0, allowControl: true });

@@ -20,12 +20,12 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { Secret } from '../../../src/domain/secret.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits } from '../limits.ts';
 import { authCounts, patOf, sandboxCall } from './auth-helpers.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const ETH = 10n ** 18n;
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
 const STEP_HOURS = 2;
 const DAYS = 30;
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 41,
     activity: 3,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
   });
   dir = mkdtempSync(join(tmpdir(), 'harpoon-month-'));
 }, 240_000);

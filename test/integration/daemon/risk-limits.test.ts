@@ -31,6 +31,7 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { parseUnits } from '../../../src/domain/money.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 import {
   activeOffers as bookOffers,
   readStore,
@@ -39,9 +40,6 @@ import {
 } from './book.ts';
 import { type Bargain, postBargain } from './risk-helpers.ts';
 
-const HOUR = 3_600_000;
-const ROOMY = { capacity: 1_000_000, windowMs: HOUR };
-const RATE = { count: 1_000_000, windowMs: HOUR };
 const COLLECTIONS = ['harpoon-apes', 'harpoon-punks'] as const;
 const eth = (v: string) => parseUnits(v, 18);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -87,7 +85,7 @@ async function startDaemon(
   );
   const options = {
     ...(await demoDaemonOptions(sb, { paper: false, dir, wallet, configFile: file })),
-    rates: { read: RATE, write: RATE, fulfillment: RATE },
+    rates: roomyRates(1_000_000),
   };
   const daemon = createDaemon(options, { logger: silentLogger() });
   daemons.push(daemon);
@@ -144,7 +142,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 11,
     activity: 4,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(1_000_000),
   });
   provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
   // offers are made in WETH

@@ -15,11 +15,10 @@ import { createHoldings, createOrderLedger, storeLedger } from '../../../src/led
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { openStore } from '../../../src/store/index.ts';
+import { roomyLimits } from '../limits.ts';
 
-const HOUR = 3_600_000;
 /** keccak256("Transfer(address,address,uint256)") */
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-const ROOMY = { capacity: 100_000, windowMs: HOUR };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let sb: Sandbox;
@@ -31,7 +30,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 11,
     activity: 3,
-    limits: { read: ROOMY, write: ROOMY, fulfillment: ROOMY },
+    limits: roomyLimits(),
   });
   provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
   dir = mkdtempSync(join(tmpdir(), 'harpoon-selling-'));

@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RejectedError } from '../../../src/errors/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { listingParameters, sign } from '../../../src/sandbox/simulator/orders.ts';
+import { roomyLimits } from '../limits.ts';
 import { factsOf, wire } from './wiring.ts';
 
-const HOUR = 3_600_000;
 const ETH = 10n ** 18n;
 const APES = 'harpoon-apes';
 const WALLETS = 5;
@@ -104,11 +104,7 @@ beforeAll(async () => {
     seed: 31,
     wallets: WALLETS,
     activity: 0,
-    limits: {
-      read: { capacity: 100_000, windowMs: HOUR },
-      write: { capacity: 100_000, windowMs: HOUR },
-      fulfillment: { capacity: 100_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(),
   });
   seller = sb.fixture.wallets[0] as Wallet;
   me = sb.fixture.wallets[1] as Wallet;

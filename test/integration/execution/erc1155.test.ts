@@ -30,6 +30,7 @@ import {
 import type { SeaportReader } from '../../../src/seaport/index.ts';
 import { buyListing } from '../../../src/strategy.ts';
 import { normalizeRestEvent } from '../../../src/stream/normalize.ts';
+import { roomyLimits } from '../limits.ts';
 import { deskOn, factsOf, type Wired, wire } from './wiring.ts';
 
 const HOUR = 3_600_000;
@@ -148,11 +149,7 @@ beforeAll(async () => {
     seed: 33,
     wallets: WALLETS,
     activity: 0,
-    limits: {
-      read: { capacity: 100_000, windowMs: HOUR },
-      write: { capacity: 100_000, windowMs: HOUR },
-      fulfillment: { capacity: 100_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(),
   });
   const ws = sb.fixture.wallets;
   me = ws[1] as Wallet;

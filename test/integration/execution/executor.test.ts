@@ -13,9 +13,9 @@ import { GuardRejectedError } from '../../../src/chain/guard/index.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { listingParameters, offerParameters, sign } from '../../../src/sandbox/simulator/orders.ts';
+import { roomyLimits } from '../limits.ts';
 import { deskOn, factsOf, type Wired, wire } from './wiring.ts';
 
-const HOUR = 3_600_000;
 const ETH = 10n ** 18n;
 const APES = 'harpoon-apes';
 const WALLETS = 5;
@@ -112,11 +112,7 @@ beforeAll(async () => {
     seed: 21,
     wallets: WALLETS,
     activity: 0,
-    limits: {
-      read: { capacity: 100_000, windowMs: HOUR },
-      write: { capacity: 100_000, windowMs: HOUR },
-      fulfillment: { capacity: 100_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(),
   });
   const ws = sb.fixture.wallets;
   seller = ws[0] as Wallet;

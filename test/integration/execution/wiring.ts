@@ -26,7 +26,6 @@ import {
   type OrderDesk,
 } from '../../../src/execution/index.ts';
 import { createOrderLedger, type OrderLedger, storeLedger } from '../../../src/ledger/index.ts';
-import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
 import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import { SANDBOX_FEE_RECIPIENT, type Sandbox } from '../../../src/sandbox/index.ts';
 import {
@@ -38,6 +37,7 @@ import {
   type SeaportReader,
 } from '../../../src/seaport/index.ts';
 import { openStore, type Store } from '../../../src/store/index.ts';
+import { roomyRates } from '../limits.ts';
 
 /** The sandbox facts the executor needs (JSON-safe, for a child process). */
 export interface SandboxFacts {
@@ -92,8 +92,7 @@ export interface WireOptions {
 }
 
 export function wire(facts: SandboxFacts, key: string, dbPath: string, opts: WireOptions = {}): Wired {
-  const rates = parseGroupRates({ read: '100000/h', write: '100000/h', fulfillment: '100000/h' });
-  const scheduler = createScheduler({ rates });
+  const scheduler = createScheduler({ rates: roomyRates() });
   const transport = createTransport({ baseUrl: facts.apiUrl, scheduler });
   transport.credentials.setApiKey(new Secret(facts.apiKey, 'api key'));
   const api = createApiClient(transport);

@@ -28,6 +28,7 @@ import { silentLogger } from '../../../src/observability/index.ts';
 import { createScheduler } from '../../../src/ratelimit/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createStreamClient, type StreamClient } from '../../../src/stream/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 
 const HOUR = 3_600_000;
 const FAR = 24 * HOUR;
@@ -72,11 +73,7 @@ beforeAll(async () => {
   sb = await createSandbox({
     seed: 23,
     activity: 4,
-    limits: {
-      read: { capacity: 1_000_000, windowMs: HOUR },
-      write: { capacity: 1_000_000, windowMs: HOUR },
-      fulfillment: { capacity: 1_000_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(1_000_000),
   });
   slugs = sb.collections.map((c) => c.slug);
   // the sandbox lists its ERC20s; native ETH is implied
@@ -90,8 +87,7 @@ beforeAll(async () => {
   ];
   // The book alone sets the floor during the live phase (other marketplaces come back later).
   await admin('DELETE', '/_sandbox/external-listings');
-  const big = { count: 1_000_000, windowMs: HOUR };
-  const scheduler = createScheduler({ rates: { read: big, write: big, fulfillment: big } });
+  const scheduler = createScheduler({ rates: roomyRates(1_000_000) });
   const apiKey = new Secret(sb.apiKey, 'api key');
   transport = createTransport({ baseUrl: sb.apiUrl, scheduler, credentials: { apiKey } });
   api = createApiClient(transport);

@@ -24,6 +24,7 @@ import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits } from '../limits.ts';
 import {
   MISSING_REDIS_MESSAGE,
   type RedisHandle,
@@ -37,7 +38,6 @@ const WINDOW_MS = 1000;
 const RUN_MS = 25_000;
 /** Every this often the sandbox drops every stream connection: each daemon backfills and re-reads. */
 const DROP_EVERY_MS = 2500;
-const ROOMY = { capacity: 1_000_000, windowMs: 3_600_000 };
 const PASSWORD = 'canary-cluster-redis-pw-61';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -84,7 +84,7 @@ if (!bin && !SKIP_REDIS) {
       sb = await createSandbox({
         seed: 23,
         activity: 2,
-        limits: { read: { capacity: READ_PER_S, windowMs: WINDOW_MS }, write: ROOMY, fulfillment: ROOMY },
+        limits: { ...roomyLimits(1_000_000), read: { capacity: READ_PER_S, windowMs: WINDOW_MS } },
       });
     }, 240_000);
 

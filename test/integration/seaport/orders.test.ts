@@ -12,7 +12,6 @@ import { type ApiClient, createApiClient } from '../../../src/api/client.ts';
 import { createTransport, type HttpTransport } from '../../../src/api/transport.ts';
 import { Secret } from '../../../src/domain/secret.ts';
 import { isBaseError } from '../../../src/errors/index.ts';
-import { parseGroupRates } from '../../../src/ratelimit/rates.ts';
 import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import type { Scheduler } from '../../../src/ratelimit/types.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
@@ -37,8 +36,8 @@ import {
   signatureValidUntilMs,
   type TxRequest,
 } from '../../../src/seaport/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 
-const HOUR = 3_600_000;
 const ETH = 10n ** 18n;
 const SLUG = 'harpoon-apes';
 const WALLETS = 4;
@@ -111,14 +110,10 @@ beforeAll(async () => {
     seed: 11,
     wallets: WALLETS,
     activity: 0,
-    limits: {
-      read: { capacity: 100_000, windowMs: HOUR },
-      write: { capacity: 100_000, windowMs: HOUR },
-      fulfillment: { capacity: 100_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(),
   });
   scheduler = createScheduler({
-    rates: parseGroupRates({ read: '100000/h', write: '100000/h', fulfillment: '100000/h' }),
+    rates: roomyRates(),
   });
   transport = createTransport({ baseUrl: sb.apiUrl, scheduler });
   transport.credentials.setApiKey(new Secret(sb.apiKey, 'api key'));

@@ -18,6 +18,7 @@ import {
   type StreamClient,
   type StreamClientOptions,
 } from '../../../src/stream/index.ts';
+import { roomyLimits, roomyRates } from '../limits.ts';
 
 /**
  * The stream client against the real sandbox (HTTP API, Phoenix stream, anvil, the market
@@ -26,7 +27,6 @@ import {
  * the sandbox's own event log.
  */
 
-const HOUR = 3_600_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let sb: Sandbox;
@@ -169,11 +169,9 @@ function syntheticInput(): MarketEventInput {
 }
 
 beforeAll(async () => {
-  const big = { capacity: 1_000_000, windowMs: HOUR };
-  sb = await createSandbox({ seed: 31, activity: 4, limits: { read: big, write: big, fulfillment: big } });
+  sb = await createSandbox({ seed: 31, activity: 4, limits: roomyLimits(1_000_000) });
   slugs = sb.collections.map((c) => c.slug);
-  const rate = { count: 1_000_000, windowMs: HOUR };
-  const scheduler = createScheduler({ rates: { read: rate, write: rate, fulfillment: rate } });
+  const scheduler = createScheduler({ rates: roomyRates(1_000_000) });
   transport = createTransport({
     baseUrl: sb.apiUrl,
     scheduler,

@@ -3,19 +3,14 @@
  * guard options of a sandbox.
  */
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
-
-const HOUR = 3_600_000;
+import { roomyLimits } from '../../limits.ts';
 
 export async function startSandbox(seed = 11): Promise<Sandbox> {
   return createSandbox({
     seed,
     wallets: 5,
     activity: 0,
-    limits: {
-      read: { capacity: 100_000, windowMs: HOUR },
-      write: { capacity: 100_000, windowMs: HOUR },
-      fulfillment: { capacity: 100_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(),
   });
 }
 

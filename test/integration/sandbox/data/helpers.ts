@@ -5,20 +5,15 @@
 import { Contract, type Wallet } from 'ethers';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
 import { SEAPORT_ABI } from '../../../../src/sandbox/market/seaport.ts';
+import { roomyLimits } from '../../limits.ts';
 import { approveNft, listingParameters, type MarketHarness, sign } from '../market/helpers.ts';
-
-const HOUR = 3_600_000;
 
 export async function startSandbox(seed = 7): Promise<Sandbox> {
   return createSandbox({
     seed,
     wallets: 5,
     activity: 0,
-    limits: {
-      read: { capacity: 100_000, windowMs: HOUR },
-      write: { capacity: 100_000, windowMs: HOUR },
-      fulfillment: { capacity: 100_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(),
   });
 }
 

@@ -2,6 +2,7 @@ import { formatUnits } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
 import { expectValidResponse } from '../../../helpers/openapi.ts';
+import { roomyLimits } from '../../limits.ts';
 import { at, call, obj, rows } from './helpers.ts';
 
 /**
@@ -11,7 +12,6 @@ import { at, call, obj, rows } from './helpers.ts';
  * the admin surface shows and the items' traits.
  */
 
-const HOUR = 3_600_000;
 const SLUG = 'harpoon-bench';
 const ITEMS = 1500;
 const LISTINGS = 900;
@@ -22,11 +22,7 @@ beforeAll(async () => {
     seed: 23,
     wallets: 3,
     activity: 0,
-    limits: {
-      read: { capacity: 100_000, windowMs: HOUR },
-      write: { capacity: 100_000, windowMs: HOUR },
-      fulfillment: { capacity: 100_000, windowMs: HOUR },
-    },
+    limits: roomyLimits(),
     offchainCollection: { items: ITEMS, listings: LISTINGS },
   });
 }, 120_000);

@@ -5,6 +5,7 @@ import { NFT_ABI } from '../../../../src/sandbox/market/seaport.ts';
 import type { TraderCounts } from '../../../../src/sandbox/server/types.ts';
 import { DEFAULT_FLOORS, DEFAULT_TRADER_SETTINGS } from '../../../../src/sandbox/simulator/index.ts';
 import { listingParameters, sign } from '../../../../src/sandbox/simulator/orders.ts';
+import { roomyLimits } from '../../limits.ts';
 import { at, call, harnessOf, obj, rows } from '../data/helpers.ts';
 import { approveNft } from '../market/helpers.ts';
 
@@ -18,7 +19,6 @@ import { approveNft } from '../market/helpers.ts';
  * what moves wallet 0's orders is the takers' tick (every second), set per phase.
  */
 
-const HOUR = 3_600_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const APES = 'harpoon-apes';
 const ITEMS = 'harpoon-items';
@@ -82,11 +82,7 @@ describe('listing takers and offers on held items (a real sandbox)', () => {
     sb = await createSandbox({
       seed: 5,
       activity: 0.05,
-      limits: {
-        read: { capacity: 100_000, windowMs: HOUR },
-        write: { capacity: 100_000, windowMs: HOUR },
-        fulfillment: { capacity: 100_000, windowMs: HOUR },
-      },
+      limits: roomyLimits(),
     });
     seller = sb.fixture.wallets[0] as Wallet;
     traders = new Set((sb.simulator?.traders ?? []).map((a) => a.toLowerCase()));
