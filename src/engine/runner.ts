@@ -163,6 +163,7 @@ export class StrategyRunner {
     return next;
   }
 
+  /** Runs one queued hook (counted in `queued` until it has ended, whatever its outcome). */
   private async exec(
     name: HookName,
     hook: AnyHook,
@@ -170,28 +171,14 @@ export class StrategyRunner {
     args: readonly unknown[],
     force: boolean,
   ): Promise<Intent[]> {
-    try {
-      return await this.execQueued(name, hook, makeCtx, args, force);
-    } finally {
+    if (!force && !this.active) {
       this.queued--;
+      return [];
     }
-  }
-
-  private async execQueued(
-    name: HookName,
-    hook: AnyHook,
-    makeCtx: () => { ctx: StrategyContext<unknown>; state: MemoryStrategyState },
-    args: readonly unknown[],
-    force: boolean,
-  ): Promise<Intent[]> {
-    if (!force && !this.active) return [];
-    const prev = this.stateName;
-    this.stateName = prev === 'idle' ? 'running' : prev;
+    if (this.stateName === 'idle') this.stateName = 'running';
     this.hooksRun++;
-    let state: MemoryStrategyState | undefined;
     try {
       const made = makeCtx();
-      state = made.state;
       let out = hook(made.ctx, ...args);
       if (out !== null && typeof out === 'object' && typeof (out as Promise<unknown>).then === 'function') {
         out = await this.withTimeout(name, out as Promise<unknown>, made.state);
@@ -209,7 +196,7 @@ export class StrategyRunner {
       return [];
     } finally {
       if (this.stateName === 'running') this.stateName = 'idle';
-      void state;
+      this.queued--;
     }
   }
 
