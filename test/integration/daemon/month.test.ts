@@ -105,19 +105,13 @@ describe('an accelerated month: credentials renew themselves while the daemon tr
     const unauthorized = answers.filter((l) => l.includes('"status":401'));
     const keyExpiries = Math.floor((DAYS * DAY) / (7 * DAY)); // 4
     const jwtExpiries = Math.floor((DAYS * DAY) / (12 * HOUR)); // 60
-    // what the store says failed, and why
+    // what the store says failed, and why: an answer 401/403 (as errors write it: `→ 401`, `http_401`)
+    // or a credential's words — not any number with 401 in it (a chain time in an error's text)
+    const AUTH = `(error LIKE '%→ 401%' OR error LIKE '%→ 403%' OR error LIKE '%http_401%' OR error LIKE '%http_403%'
+      OR error LIKE '%unauthorized%' OR error LIKE '%credential%' OR error LIKE '%jwt%' OR error LIKE '%api_key%')`;
     const db = new Database(join(dir, 'harpoon.db'), { readonly: true });
-    const authFailures = db
-      .prepare(
-        `SELECT id, error FROM intents WHERE state = 'failed' AND (error LIKE '%401%' OR error LIKE '%403%'
-           OR error LIKE '%unauthorized%' OR error LIKE '%credential%' OR error LIKE '%jwt%' OR error LIKE '%api_key%')`,
-      )
-      .all();
-    const orderAuthFailures = db
-      .prepare(
-        `SELECT hash, error FROM orders WHERE error LIKE '%401%' OR error LIKE '%403%' OR error LIKE '%unauthorized%'`,
-      )
-      .all();
+    const authFailures = db.prepare(`SELECT id, error FROM intents WHERE state = 'failed' AND ${AUTH}`).all();
+    const orderAuthFailures = db.prepare(`SELECT hash, error FROM orders WHERE ${AUTH}`).all();
     const cancels = db.prepare("SELECT count(*) AS n FROM orders WHERE status = 'cancelled'").get() as {
       n: number;
     };
