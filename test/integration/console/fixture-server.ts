@@ -1,31 +1,23 @@
 /**
- * A small HTTP server that speaks the console's HTTP contract (src/daemon/control.ts and console.ts) with data
- * the test chooses: the dashboard's own assets, /api/snapshot, /api/fills paging, /events (pushed
- * by the test) and the POST switches (recorded). It lets the page's own behaviour — token handling,
- * attacker text, paging through thousands of rows — be tested without a marketplace; everything the
- * daemon does is tested against the real daemon.
+ * The console's HTTP contract served by the daemon's own control server (src/daemon/control.ts)
+ * with a console (src/daemon/console.ts) whose data the test chooses: /api/snapshot, /api/fills
+ * paging, /events (pushed by the test) and the switches (recorded, not carried out). It lets the
+ * page's own behaviour — token handling, attacker text, paging through thousands of rows — be
+ * tested without a marketplace; everything the daemon does is tested against the real daemon.
  */
-import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { Registry } from 'prom-client';
 import type {
   AlertRow,
+  Console,
   DecisionRow,
   FillRow,
   MarketRow,
   OrderRow,
   Sample,
 } from '../../../src/daemon/console.ts';
+import { type ControlAction, startControlServer } from '../../../src/daemon/control.ts';
 import type { DaemonStatus } from '../../../src/daemon/status.ts';
-
-const REPO = resolve(import.meta.dirname, '../../..');
-const ASSETS: Record<string, [string, string]> = {
-  'app.js': ['src/daemon/console/assets/app.js', 'text/javascript'],
-  'app.css': ['src/daemon/console/assets/app.css', 'text/css'],
-  'uplot.min.js': ['node_modules/uplot/dist/uPlot.iife.min.js', 'text/javascript'],
-  'uplot.min.css': ['node_modules/uplot/dist/uPlot.min.css', 'text/css'],
-};
 
 /** What the server serves, in the console's own types (src/daemon/console.ts): the compiler keeps them in step. */
 export interface FixtureData {
@@ -178,8 +170,8 @@ export interface FixtureServer {
   readonly url: string;
   readonly token: string;
   readonly data: FixtureData;
-  /** POSTs received: path and JSON body. */
-  readonly posts: { path: string; body: unknown; origin: string | undefined }[];
+  /** Switches that reached their action (the control server let them through): path and JSON body. */
+  readonly posts: { path: string; body: unknown }[];
   /** Sends an event to every open /events stream. */
   push(event: string, data: unknown): void;
   /** Ends every open /events stream (the page must reconnect). */
@@ -189,6 +181,20 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+/** The daemon's switches (src/daemon/index.ts), each recorded instead of carried out. */
+const SWITCHES = [
+  'kill',
+  'pause',
+  'resume',
+  'strategies/:id/pause',
+  'strategies/:id/resume',
+  'orders/:hash/cancel',
+] as const;
+
+/**
+ * The daemon's own control server (token, origin and JSON checks, the dashboard's files) with a
+ * console whose data the test holds.
+ */
 export async function startFixtureServer(
   data: FixtureData,
   token = 'fixture-token-0123456789',
@@ -196,67 +202,56 @@ export async function startFixtureServer(
   const streams = new Set<ServerResponse>();
   const posts: FixtureServer['posts'] = [];
   let opened = 0;
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-    res.end(JSON.stringify(body));
-  };
-  const authorized = (req: IncomingMessage) => req.headers.authorization === `Bearer ${token}`;
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const path = url.pathname;
-    if (req.method === 'GET' && path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(readFileSync(resolve(REPO, 'src/daemon/console/assets/index.html')));
-      return;
-    }
-    const asset = path.startsWith('/assets/') ? ASSETS[path.slice('/assets/'.length)] : undefined;
-    if (req.method === 'GET' && asset) {
-      res.writeHead(200, { 'content-type': asset[1] });
-      res.end(readFileSync(resolve(REPO, asset[0])));
-      return;
-    }
-    if (!authorized(req)) return json(res, 401, { ok: false, error: 'control token required' });
-    if (req.method === 'POST') {
-      let body = '';
-      req.on('data', (c: Buffer) => {
-        body += c.toString();
-      });
-      req.on('end', () => {
-        posts.push({ path, body: body ? JSON.parse(body) : null, origin: req.headers.origin });
-        json(res, 200, { ok: true, result: null });
-      });
-      return;
-    }
-    if (path === '/api/snapshot')
-      return json(res, 200, {
-        status: data.status,
-        series: data.series,
-        fills: { total: data.fills.length, rows: data.fills.slice(0, 200) },
-        orders: data.orders,
-        market: data.market,
-        decisions: data.decisions,
-        alerts: data.alerts,
-      });
-    if (path === '/api/fills') {
-      const before = url.searchParams.get('before');
-      const limit = Math.min(500, Number(url.searchParams.get('limit') ?? 200));
-      const from = before === null ? 0 : data.fills.findIndex((f) => f.id === before) + 1;
-      return json(res, 200, { total: data.fills.length, rows: data.fills.slice(from, from + limit) });
-    }
-    if (path === '/events') {
+  const fake: Console = {
+    start: () => undefined,
+    stop: () => undefined,
+    snapshot: () => ({
+      status: data.status,
+      series: data.series,
+      pnlHistory: [],
+      fills: { total: data.fills.length, rows: data.fills.slice(0, 200) },
+      orders: data.orders,
+      market: data.market,
+      decisions: data.decisions,
+      alerts: data.alerts,
+    }),
+    fills({ limit, beforeId }) {
+      const from = beforeId === undefined ? 0 : data.fills.findIndex((f) => f.id === String(beforeId)) + 1;
+      return { total: data.fills.length, rows: data.fills.slice(from, from + limit) };
+    },
+    events(req, res) {
       opened++;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
       res.write(': hello\n\n');
       streams.add(res);
       req.on('close', () => streams.delete(res));
-      return;
-    }
-    json(res, 404, { ok: false, error: 'no such path' });
+    },
+    outcome: () => undefined,
+    alert: () => undefined,
+    orderChanged: () => undefined,
+    get clients() {
+      return streams.size;
+    },
+  };
+  const actions: Record<string, ControlAction> = {};
+  for (const pattern of SWITCHES)
+    actions[pattern] = (body, params) => {
+      const path = `/${pattern.replace(/:(\w+)/g, (_m, name: string) => params[name] ?? '')}`;
+      posts.push({ path, body });
+      return { ok: true };
+    };
+  const server = await startControlServer({
+    host: '127.0.0.1',
+    port: 0,
+    token,
+    status: () => data.status,
+    health: () => ({ state: 'ok', reasons: [] }),
+    metrics: new Registry(),
+    actions,
+    console: fake,
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     token,
     data,
     posts,
@@ -270,11 +265,9 @@ export async function startFixtureServer(
     get streamsOpened() {
       return opened;
     },
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of streams) s.destroy();
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      for (const s of streams) s.destroy();
+      await server.close();
+    },
   };
 }
