@@ -253,7 +253,7 @@ async function main(): Promise<void> {
   await engine.start();
   await engine.idle();
 
-  const cases: { id: string; trigger: (i: number) => Promise<void> }[] = [
+  const cases: { id: string; trigger: (i: number) => Promise<void> | undefined }[] = [
     { id: 'sniper', trigger: (i) => engine.onEvent(listingEvent(i)) },
     { id: 'collection-bidder', trigger: (i) => engine.onEvent(collectionOfferEvent(i)) },
     { id: 'trait-bidder', trigger: (i) => engine.onEvent(traitOfferEvent(i) as MarketEvent) },

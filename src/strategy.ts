@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { MarketEvent, MarketEventKind, NftRef, PaymentToken } from './domain/events.ts';
 import type { Address, CollectionSlug, OrderHash } from './domain/ids.ts';
-import type { Known, MarketSnapshot, OwnOrder } from './market/snapshot.ts';
+import type { Known, MarketPart, MarketSnapshot, OwnOrder } from './market/snapshot.ts';
 
 export type {
   CancelEvent,
@@ -29,6 +29,7 @@ export { bps, formatUnits, parseUnits } from './domain/money.ts';
 export type {
   CollectionSnapshot,
   Known,
+  MarketPart,
   MarketSnapshot,
   OwnOrder,
   PriceLevel,
@@ -36,7 +37,7 @@ export type {
   TraitCategory,
   TraitFloor,
 } from './market/snapshot.ts';
-export { traitKey } from './market/snapshot.ts';
+export { MARKET_PARTS, traitKey } from './market/snapshot.ts';
 /** zod, re-exported so strategies can write their params schema without another import. */
 export { z };
 
@@ -521,11 +522,28 @@ export type OrderUpdate =
 export type HookResult = readonly Intent[] | undefined | void;
 type Hook<P, A extends unknown[]> = (ctx: StrategyContext<P>, ...args: A) => HookResult | Promise<HookResult>;
 
+/**
+ * What a strategy follows besides event kinds: a part of a collection's market (see
+ * `MARKET_PARTS`), or `holdings` (the NFTs we hold).
+ */
+export type FollowedChange = MarketPart | 'holdings';
+
 export interface Subscriptions {
   /** Collections whose events reach onEvent; absent = every collection. */
   readonly collections?: readonly string[];
-  /** Event kinds that reach onEvent; absent = none. */
+  /** Event kinds that reach onEvent, every one of them; absent = none. */
   readonly events?: readonly MarketEventKind[];
+  /**
+   * What the strategy's decisions read. An event of a subscribed collection, of any kind, reaches
+   * onEvent when one of these has changed since the strategy's last onEvent for that collection
+   * (whatever changed it: this event, a REST refresh, an expiry), or when the strategy heard of
+   * one of its orders since (onOrderUpdate). Events that change none of it do not reach it: a
+   * bidder that reads the floor and the best offer names `['floor', 'collection_offer']` instead
+   * of every kind that may move them. What changes with time alone is for onTick.
+   */
+  readonly changes?: readonly FollowedChange[];
+  /** Event kinds that reach onEvent only when they name an NFT we hold (item offers on our holdings). */
+  readonly held?: readonly MarketEventKind[];
 }
 
 export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {

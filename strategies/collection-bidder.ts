@@ -165,7 +165,8 @@ export default defineStrategy({
   params,
   subscriptions: (p) => ({
     collections: [p.collection],
-    events: ['collection_offer', 'listing', 'sale', 'cancel'],
+    // what decide reads: an event that moves neither does not reach it
+    changes: ['floor', 'collection_offer'],
   }),
   schedules: (p) => [p.tickCron],
   init: (ctx) => decide(ctx),

@@ -409,6 +409,98 @@ function wantedNow(p: Params, h: Holding): boolean {
   return sameMoney(h.costToken, p.paymentToken);
 }
 
+/**
+ * Per strategy instance, per NFT held: what its last evaluation read when it asked for nothing,
+ * and the least net an offer needed to be accepted then. An event decision passes over a holding
+ * whose inputs are all the same (by identity: the market view, the holdings and the state hand
+ * out the same objects until they change) — an offer that still nets less than that least counts
+ * as the same — until time alone could change its answer (`until`). Ticks read the memo too.
+ */
+interface Quiet {
+  readonly inputs: readonly unknown[];
+  readonly needNet: bigint;
+  /** Until when time alone changes nothing (the relist window, the stop-loss age, a refusal's end). */
+  readonly until: number;
+}
+const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
+/** The trait keys of an NFT's traits (built once per traits list). */
+const traitKeysOf = new WeakMap<object, readonly string[]>();
+
+/**
+ * What the evaluation of holding `h` reads besides time (see `quietHoldings`); an offer that nets
+ * less than `needNet` enters as 'low' (it could not be accepted, whoever made it).
+ */
+function holdingInputs(
+  ctx: Ctx,
+  h: Holding,
+  key: string,
+  col: CollectionSnapshot,
+  floors: Floors,
+  mine: Mine | null,
+  ours: ReturnType<typeof oursOf>,
+  fee: bigint,
+  needNet: bigint | null,
+): unknown[] {
+  const inputs: unknown[] = [h, floors.ref, floors.raw, mine?.orderHash, mine?.price, mine?.expiresAt];
+  const low = { ctx, ours, fee, needNet };
+  const co = col.bestCollectionOffer;
+  if (co === null) inputs.push(null);
+  else offerInput(inputs, low, co, co.value.orderHash, co.value.maker, co.value.price);
+  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[key];
+  if (seen === undefined) inputs.push(undefined);
+  else offerInput(inputs, low, seen, seen.h, seen.m, BigInt(seen.p));
+  const traits = ctx.nfts.get(nftKey(h.nft))?.value;
+  if (traits !== undefined) {
+    let keys = traitKeysOf.get(traits);
+    if (keys === undefined) {
+      keys = traits.map((t) => traitKey(t.type, t.value));
+      traitKeysOf.set(traits, keys);
+    }
+    inputs.push(traits);
+    for (const k of keys) {
+      const to = col.bestTraitOffers.get(k);
+      if (to === undefined) inputs.push(undefined);
+      else offerInput(inputs, low, to, to.value.orderHash, to.value.maker, to.value.price);
+    }
+  }
+  return inputs;
+}
+
+/** When time alone could change the answer for a holding that asks for nothing now. */
+function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null): number {
+  const p = ctx.params;
+  let until = Number.POSITIVE_INFINITY;
+  // our listing enters its relist window
+  if (mine !== null && mine.expiresAt !== null) until = mine.expiresAt - p.relistBeforeMinutes * MINUTE;
+  // the holding reaches the stop-loss age (past it, the plan no longer moves with time)
+  if (p.stopLossAfterHours !== null) {
+    const aged = h.acquiredAt + p.stopLossAfterHours * HOUR;
+    if (aged > ctx.now) until = Math.min(until, aged);
+  }
+  // a refused offer may be taken again when its refusal ends
+  for (const end of Object.values(ctx.state.get<Record<string, number>>('refused') ?? {}))
+    if (end > ctx.now) until = Math.min(until, end);
+  return until;
+}
+
+/** An offer among a holding's inputs: 'low' when it nets less than `needNet`, else it and whether it is ours. */
+function offerInput(
+  inputs: unknown[],
+  o: {
+    readonly ctx: Ctx;
+    readonly ours: ReturnType<typeof oursOf>;
+    readonly fee: bigint;
+    readonly needNet: bigint | null;
+  },
+  level: unknown,
+  hash: string | null,
+  maker: string | null,
+  unit: bigint,
+): void {
+  if (o.needNet !== null && netOf(unit, o.fee) < o.needNet) inputs.push('low');
+  else inputs.push(level, isOurs(o.ctx, o.ours, hash, maker));
+}
+
 function decide(ctx: Ctx, only?: string): Intent[] {
   const p = ctx.params;
   // nothing of ours to sell there (an event of a collection we hold nothing of): nothing to do
@@ -423,6 +515,11 @@ function decide(ctx: Ctx, only?: string): Intent[] {
   const out: Intent[] = [];
   const floorsBySlug = new Map<string, Floors | null>();
   const expiresAt = ctx.now + p.expiryMinutes * MINUTE;
+  let quiet = quietHoldings.get(ctx.state);
+  if (quiet === undefined) {
+    quiet = new Map();
+    quietHoldings.set(ctx.state, quiet);
+  }
   for (const h of held) {
     const key = lower(nftKey(h.nft));
     if (pending[key] !== undefined) continue;
@@ -434,6 +531,15 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     const floors = floorsBySlug.get(h.collection);
     if (floors == null) continue;
     const fee = feeOf(p, h.collection);
+    const last = quiet.get(key);
+    if (
+      last !== undefined &&
+      ctx.now < last.until &&
+      sameKey(last.inputs, holdingInputs(ctx, h, key, col, floors, mine, ours, fee, last.needNet))
+    )
+      continue;
+    // remembered again below when it asks for nothing
+    quiet.delete(key);
     const want = plan(ctx, h, floors, fee);
     const unitCost = h.costBasis / h.quantity;
 
@@ -472,7 +578,19 @@ function decide(ctx: Ctx, only?: string): Intent[] {
         continue;
       }
     }
-    if (action === null) continue;
+    if (action === null) {
+      // the least net an offer must bring to be accepted (see above), while the rest stands
+      const needNet = max(
+        want.netLower,
+        ceilDiv(netOf(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
+      );
+      quiet.set(key, {
+        inputs: holdingInputs(ctx, h, key, col, floors, mine, ours, fee, needNet),
+        needNet,
+        until: quietUntil(ctx, h, mine),
+      });
+      continue;
+    }
     const priority = toScore(want.price > unitCost ? want.price - unitCost : 0n, p.paymentToken.decimals);
     const sl = want.stopLoss !== undefined ? { stopLoss: want.stopLoss } : {};
     const why = want.stopLoss ?? `${p.pricing} pricing, floor ${floors.ref}, unit cost ${unitCost}`;
@@ -541,81 +659,15 @@ function forgetOffer(ctx: Ctx, orderHash: string): boolean {
   return n > 0;
 }
 
-/**
- * What the last decision about a collection read (by identity: the market view and the holdings
- * hand out the same objects until they change), per strategy instance (keyed by its state object;
- * memory only). Our orders of other strategies are read through the floor and the best offers
- * (whose identity changes when they do); an intent's result or an order update decides afresh. An event that changes none of it cannot change the decision;
- * what changes with time alone (expiries, the relist window, the stop-loss age, the floor's age)
- * and traits learned later are the tick's.
- */
-interface Inputs {
-  readonly key: readonly unknown[];
-  /** The floor is ours (then the other listings are read too). */
-  readonly floorOurs: boolean;
-  readonly listings: unknown;
-}
-const lastInputs = new WeakMap<object, Map<string, Inputs>>();
-
-const standingOf = new WeakMap<readonly OwnOrder[], readonly unknown[]>();
-/** The standing listings last worked out, per strategy instance (keyed by its state object). */
-const lastStanding = new WeakMap<object, readonly unknown[]>();
-
 function sameKey(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-/** True when the collection's inputs are those of the last decision (and remembers them). */
-function unchanged(ctx: Ctx, slug: string): boolean {
-  let bySlug = lastInputs.get(ctx.state);
-  if (bySlug === undefined) {
-    bySlug = new Map();
-    lastInputs.set(ctx.state, bySlug);
-  }
-  const col = ctx.market.collection(slug);
-  if (col === undefined) return false;
-  const held = ctx.holdings.all();
-  const key: unknown[] = [
-    col.floor,
-    col.stale,
-    col.floorRelearning,
-    col.bestCollectionOffer,
-    col.bestTraitOffers,
-    held,
-  ];
-  // our own listings standing: the lists are rebuilt whenever any order of ours changes (an offer
-  // of a bidder too), so their content counts, worked out once per list; the same content keeps
-  // the same array (one identity in the key)
-  let standing = standingOf.get(ctx.ownOrders);
-  if (standing === undefined) {
-    const now: unknown[] = [];
-    for (const o of ctx.ownOrders)
-      if (o.side === 'listing' && o.status === 'open') now.push(o.orderHash, o.price, o.expiresAt);
-    const last = lastStanding.get(ctx.state);
-    standing = last !== undefined && sameKey(last, now) ? last : now;
-    lastStanding.set(ctx.state, standing);
-    standingOf.set(ctx.ownOrders, standing);
-  }
-  key.push(standing);
-  const before = bySlug.get(slug);
-  let floorOurs: boolean;
-  if (before !== undefined && sameKey(before.key, key)) floorOurs = before.floorOurs;
-  else {
-    // (oursOf is kept while our order lists and the holdings stand: shared with decide)
-    const f = col.floor?.value;
-    floorOurs = f !== undefined && isOurs(ctx, oursOf(ctx), f.orderHash, f.maker);
-  }
-  // the other listings matter only while the floor is ours
-  const listings = floorOurs ? col.bestListings : null;
-  bySlug.set(slug, { key, floorOurs, listings });
-  return before !== undefined && sameKey(before.key, key) && before.listings === listings;
-}
-
-/** The next event decides afresh (after a tick, an intent's result, a change of our orders). */
+/** Every holding is evaluated afresh at the next decision (at start). */
 const forgetInputs = (ctx: Ctx): void => {
-  lastInputs.delete(ctx.state);
+  quietHoldings.delete(ctx.state);
 };
 
 export default defineStrategy({
@@ -626,42 +678,26 @@ export default defineStrategy({
   params,
   subscriptions: (p) => ({
     ...(p.collections !== undefined ? { collections: p.collections } : {}),
-    events: [
-      'listing',
-      'sale',
-      'item_offer',
-      'collection_offer',
-      'trait_offer',
-      'cancel',
-      'order_invalidated',
-    ],
+    // what decide reads (the other listings only while the floor is ours: the tick's), and the
+    // item offers on what we hold, which it remembers
+    changes: ['floor', 'collection_offer', 'trait_offers', 'holdings'],
+    held: ['item_offer', 'cancel', 'order_invalidated'],
   }),
   schedules: (p) => [p.tickCron],
   init: (ctx) => {
     forgetInputs(ctx);
     return decide(ctx);
   },
-  onTick: (ctx) => {
-    forgetInputs(ctx);
-    const out = decide(ctx);
-    // what this decision read, per collection held: an event that changes none of it need not
-    // decide again
-    const p = ctx.params;
-    const slugs = new Set<string>();
-    for (const h of ctx.holdings.all()) if (wanted(p, h)) slugs.add(h.collection);
-    for (const slug of slugs) unchanged(ctx, slug);
-    return out;
-  },
+  // each holding's memo says when time alone could change its answer (see quietHoldings)
+  onTick: (ctx) => decide(ctx),
   onEvent(ctx, ev) {
-    let news = false;
-    if (ev.kind === 'item_offer') news = rememberItemOffer(ctx, ev);
-    if (ev.kind === 'cancel' || ev.kind === 'order_invalidated') news = forgetOffer(ctx, ev.orderHash);
-    // decide only when something the decision reads has changed since the last one
-    if (unchanged(ctx, ev.collection) && !news) return [];
+    // the engine calls only when something decide reads changed (see subscriptions), or for item
+    // offers and their ends on what we hold; a holding whose own inputs stand is passed over
+    if (ev.kind === 'item_offer') rememberItemOffer(ctx, ev);
+    if (ev.kind === 'cancel' || ev.kind === 'order_invalidated') forgetOffer(ctx, ev.orderHash);
     return decide(ctx, ev.collection);
   },
   onOrderUpdate(ctx, u) {
-    forgetInputs(ctx);
     const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
     if (u.kind === 'intent_result') {
       const i = u.intent;

@@ -225,7 +225,8 @@ export default defineStrategy({
   params,
   subscriptions: (p) => ({
     collections: [p.collection],
-    events: ['trait_offer', 'listing', 'sale', 'cancel'],
+    // what decide reads: an event that moves neither does not reach it
+    changes: ['trait_floors', 'trait_offers'],
   }),
   schedules: (p) => [p.tickCron],
   init: (ctx) => decide(ctx),

@@ -135,6 +135,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     strategies,
     market: {
       snapshot: () => view.snapshot(),
+      changeStamp: (slug, mask) => view.changeStamp(slug, mask),
       holdings: () => {
         holdings.refresh();
         return holdings;
@@ -158,8 +159,11 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     retryIntervalMs: 0,
   });
 
+  /** Nothing running, queued or due now: settling would change nothing. */
+  const quiet = (): boolean => view.settled() && engine.settled && time.nextDue() > time.now();
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 100; i++) {
+      if (quiet()) return;
       await view.whenIdle();
       await engine.idle();
       if (time.nextDue() > time.now()) return;
@@ -218,11 +222,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   for (; i < events.length && (times[i] as number) <= end; i++) {
     const e = events[i] as MarketEvent;
     index = i;
-    await time.advanceTo(times[i] as number, settle);
+    // the common case needs no await: nothing due before the event, no fill, no strategy reached
+    if (!time.moveIfQuiet(times[i] as number)) await time.advanceTo(times[i] as number, settle);
     applyEvent(e);
-    await paper.observe(e);
-    await engine.onEvent(e);
-    await settle();
+    const filling = paper.observe(e);
+    if (filling !== undefined) await filling;
+    const hooks = engine.onEvent(e);
+    if (hooks !== undefined) await hooks;
+    if (!quiet()) await settle();
     replayed++;
     if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, events.length);
   }

@@ -128,6 +128,13 @@ export class VirtualTime implements Timers {
     while (this.heap.peek()?.cancelled) this.heap.pop();
   }
 
+  /** Moves the clock to `to` when nothing is due until then (true); else leaves it (false). */
+  moveIfQuiet(to: number): boolean {
+    if (this.nextDue() <= to) return false;
+    if (to > this.t) this.t = to;
+    return true;
+  }
+
   /**
    * Moves the clock to `to`, firing what is due on the way, each at its own time; `settle` runs
    * after each firing (awaits what it started) before the next one.

@@ -27,6 +27,17 @@ export interface HealthReport {
   readonly reasons: readonly string[];
 }
 
+/** The daemon's switches, served as `POST /<pattern>` (the dashboard and `harpoon kill|pause|resume` use them). */
+export const CONTROL_SWITCHES = [
+  'kill',
+  'pause',
+  'resume',
+  'strategies/:id/pause',
+  'strategies/:id/resume',
+  'orders/:hash/cancel',
+] as const;
+export type ControlSwitch = (typeof CONTROL_SWITCHES)[number];
+
 /** A switch: the JSON body (an object, maybe empty) and the path's parameters (`:id`, `:hash`). */
 export type ControlAction = (
   body: Readonly<Record<string, unknown>>,
@@ -47,7 +58,7 @@ export interface ControlServerOptions {
    * Switches served as `POST /<pattern>`; a pattern may hold `:name` parameters
    * (`strategies/:id/pause`). Absent = none.
    */
-  readonly actions?: Readonly<Record<string, ControlAction>>;
+  readonly actions?: Readonly<Partial<Record<ControlSwitch, ControlAction>>>;
   /** The dashboard's data and live events. */
   readonly console?: Console;
   /** The agent tools (Streamable HTTP), served at `/mcp` behind the token. */

@@ -110,7 +110,14 @@ import { createStreamClient, type StreamClient, type Watermark } from '../stream
 import { createDaemonRecorder } from '../tape/daemon.ts';
 import type { TapeRecorder } from '../tape/recorder.ts';
 import { type Console, createConsole } from './console.ts';
-import { type ControlServer, type HealthReport, startControlServer, toJson } from './control.ts';
+import {
+  type ControlAction,
+  type ControlServer,
+  type ControlSwitch,
+  type HealthReport,
+  startControlServer,
+  toJson,
+} from './control.ts';
 import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
@@ -810,6 +817,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       strategies,
       market: {
         snapshot: () => v.snapshot(),
+        changeStamp: (slug, mask) => v.changeStamp(slug, mask),
         holdings: () => {
           holdingsOf.refresh();
           return holdingsOf;
@@ -966,7 +974,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
             throw new Error('no such order of ours is open (it may be gone already)');
           return { orderHash: hash, cancelling: true };
         },
-      },
+      } satisfies Record<ControlSwitch, ControlAction>,
     });
     readyAt = clock.now();
     state = 'running';

@@ -2,7 +2,7 @@
 // the intents they return through the pipeline: coalesce -> risk -> journal (write-ahead) -> guard
 // -> executor. Under a short write budget it spends writes on the highest-value intents first and
 // counts what it skipped, with reasons.
-import type { MarketEvent, PaymentToken } from '../domain/events.ts';
+import { type MarketEvent, type NftRef, nftKey, type PaymentToken } from '../domain/events.ts';
 import { type Address, isAddress, type OrderHash } from '../domain/ids.ts';
 import {
   BaseError,
@@ -17,6 +17,7 @@ import { createLogger, type Logger } from '../observability/index.ts';
 import { Priority } from '../ratelimit/types.ts';
 import {
   type Balances,
+  type BudgetView,
   cancelOrder,
   type DropsView,
   type HoldingsView,
@@ -173,6 +174,86 @@ export interface EngineStatus {
 /** State-store id of the engine's own switches (a strategy id cannot start with '_'). */
 const SWITCH_ID = '_engine';
 const RISK_SWEEP_CRON = '* * * * *';
+/**
+ * A hook's context. What the hook reads is read when it first asks (most hooks look at a few of
+ * these), then kept: one hook sees one market snapshot, one set of holdings. A class (getters on
+ * its prototype) because one is made for every hook that runs.
+ */
+class HookContext implements StrategyContext<unknown> {
+  readonly id: string;
+  readonly now: number;
+  readonly clock: EngineClock;
+  readonly state: MemoryStrategyState;
+  readonly params: unknown;
+  readonly log: Logger;
+  readonly wallet: Address | null;
+  readonly #engine: Engine;
+  readonly #m: MarketSource;
+  #market: MarketSnapshot | undefined;
+  #ownOrders: readonly OwnOrder[] | undefined;
+  #balances: Balances | null | undefined;
+  #drops: DropsView | undefined;
+  #nfts: NftTraitsView | undefined;
+  #holdings: HoldingsView | undefined;
+  #prices: PricesView | undefined;
+  #budget: BudgetView | undefined;
+
+  constructor(
+    engine: Engine,
+    market: MarketSource,
+    clock: EngineClock,
+    wallet: Address | null,
+    slot: Slot,
+    now: number,
+  ) {
+    this.#engine = engine;
+    this.#m = market;
+    this.id = slot.loaded.id;
+    this.now = now;
+    this.clock = clock;
+    this.state = slot.state;
+    this.params = slot.loaded.params;
+    this.log = slot.log;
+    this.wallet = wallet;
+  }
+  get market(): MarketSnapshot {
+    this.#market ??= this.#m.snapshot();
+    return this.#market;
+  }
+  get ownOrders(): readonly OwnOrder[] {
+    this.#ownOrders ??= this.#engine.ownOrdersOf(this.id);
+    return this.#ownOrders;
+  }
+  get budget(): BudgetView {
+    if (this.#budget === undefined) {
+      const engine = this.#engine;
+      const { id, now } = this;
+      this.#budget = { remaining: (token: PaymentToken | string) => engine.budgetRemaining(id, token, now) };
+    }
+    return this.#budget;
+  }
+  get balances(): Balances | null {
+    if (this.#balances === undefined) this.#balances = this.#m.balances?.() ?? null;
+    return this.#balances;
+  }
+  get drops(): DropsView {
+    this.#drops ??= this.#m.drops?.() ?? emptyDrops;
+    return this.#drops;
+  }
+  get nfts(): NftTraitsView {
+    this.#nfts ??= this.#m.nfts?.() ?? emptyNfts;
+    return this.#nfts;
+  }
+  get holdings(): HoldingsView {
+    this.#holdings ??= this.#m.holdings?.() ?? emptyHoldings;
+    return this.#holdings;
+  }
+  get prices(): PricesView {
+    this.#prices ??= this.#m.prices?.() ?? emptyPrices;
+    return this.#prices;
+  }
+}
+
 const emptyDrops: DropsView = Object.freeze({ get: () => undefined });
 const emptyNfts: NftTraitsView = Object.freeze({ get: () => undefined });
 const emptyHoldings: HoldingsView = Object.freeze({ all: () => [], get: () => undefined });
@@ -194,6 +275,12 @@ interface Slot {
   readonly runner: StrategyRunner;
   state: MemoryStrategyState;
   readonly log: Logger;
+  /** Follows changes (`subscriptions.changes` or `held`): what its last onEvent per collection saw. */
+  readonly gated: boolean;
+  readonly seen: Map<string, number>;
+  seenHoldings: unknown;
+  /** It heard of its orders since its last onEvent (the next event reaches it). */
+  orderNews: boolean;
 }
 
 export class Engine {
@@ -203,6 +290,8 @@ export class Engine {
   private readonly log: Logger;
   private readonly slots = new Map<string, Slot>();
   private readonly byKind = new Map<string, Slot[]>();
+  /** Slots that follow market changes or events on our holdings (see `Subscriptions.changes`). */
+  private readonly gatedSlots: Slot[] = [];
   private readonly queue = new Map<string, Queued>();
   private readonly inFlight = new Map<string, Queued>();
   private readonly executions = new Set<Promise<void>>();
@@ -211,7 +300,6 @@ export class Engine {
   market(): MarketSnapshot {
     return this.o.market.snapshot();
   }
-  private ownCache: { version: number; byStrategy: Map<string, OwnOrder[]> } | null = null;
   /** Intents whose outcome is unknown: id -> coalescing key (that key is blocked until settled). */
   private readonly unresolved = new Map<string, string>();
   private readonly skipped = new Map<string, number>();
@@ -263,6 +351,7 @@ export class Engine {
               : {}),
           });
     for (const loaded of options.strategies) {
+      const subs = loaded.subscriptions;
       if (this.slots.has(loaded.id))
         throw new ConfigError(`strategy id '${loaded.id}' is used twice`, { code: 'strategy_duplicate' });
       const slot: Slot = {
@@ -278,8 +367,13 @@ export class Engine {
           onError: (err) => this.onStrategyError(err),
           onDisabled: (err) => this.onStrategyDisabled(err),
         }),
+        gated: subs.parts !== 0 || subs.holdings || subs.held.size > 0,
+        seen: new Map(),
+        seenHoldings: undefined,
+        orderNews: false,
       };
       this.slots.set(loaded.id, slot);
+      if (slot.gated) this.gatedSlots.push(slot);
       for (const kind of loaded.subscriptions.events) {
         const list = this.byKind.get(kind);
         if (list) list.push(slot);
@@ -367,10 +461,17 @@ export class Engine {
     this.retryTimer = null;
   }
 
+  /** No hook is queued or running and no execution is in flight (what `idle()` waits for). */
+  get settled(): boolean {
+    if (this.executions.size > 0) return false;
+    for (const s of this.slots.values()) if (!s.runner.settled) return false;
+    return true;
+  }
+
   /** Resolves when no hook is running and no execution is in flight. */
   async idle(): Promise<void> {
     for (;;) {
-      if (this.executions.size === 0 && [...this.slots.values()].every((s) => s.runner.settled)) return;
+      if (this.settled) return;
       await Promise.all([...this.slots.values()].map((s) => s.runner.idle()));
       if (this.executions.size === 0) return;
       await Promise.all([...this.executions]);
@@ -379,22 +480,65 @@ export class Engine {
 
   // ------------------------------------------------------------------ inputs
 
-  /** Feeds one market event: own-order bookkeeping, then onEvent of every subscribed strategy. */
-  async onEvent(event: MarketEvent): Promise<void> {
-    if (this.closing) return;
+  /**
+   * Feeds one market event to onEvent of every subscribed strategy. Resolves when their hooks
+   * have run; returns nothing (synchronously) when the event reaches no strategy.
+   */
+  onEvent(event: MarketEvent): Promise<void> | undefined {
+    if (this.closing) return undefined;
     this.events++;
+    if (this.risk.paused || this.risk.killed) return undefined;
+    const subs = this.byKind.get(event.kind);
     const work: Promise<void>[] = [];
-    if (!this.risk.paused && !this.risk.killed) {
-      const subs = this.byKind.get(event.kind);
-      if (subs !== undefined)
-        for (const slot of subs) {
-          const cols = slot.loaded.subscriptions.collections;
-          if (cols !== null && !cols.has(event.collection)) continue;
-          work.push(this.runHook(slot, 'onEvent', [event]));
-        }
+    if (subs !== undefined)
+      for (const slot of subs) {
+        const cols = slot.loaded.subscriptions.collections;
+        if (cols !== null && !cols.has(event.collection)) continue;
+        if (slot.gated) this.reaches(slot, event); // remembers what it will have seen
+        work.push(this.runHook(slot, 'onEvent', [event]));
+      }
+    for (const slot of this.gatedSlots) {
+      if (subs?.includes(slot)) continue;
+      const cols = slot.loaded.subscriptions.collections;
+      if (cols !== null && !cols.has(event.collection)) continue;
+      if (this.reaches(slot, event)) work.push(this.runHook(slot, 'onEvent', [event]));
     }
-    if (work.length === 1) await work[0];
-    else if (work.length > 1) await Promise.all(work);
+    if (work.length === 0) return undefined;
+    return work.length === 1 ? work[0] : Promise.all(work).then(() => undefined);
+  }
+
+  /**
+   * Whether an event reaches a strategy that follows changes (`Subscriptions.changes`, `held`):
+   * a followed part of the event's collection or the holdings changed since its last onEvent
+   * there, it heard of its orders since, or the event names an NFT we hold in a `held` kind.
+   * Remembers what the strategy will have seen when it does.
+   */
+  private reaches(slot: Slot, event: MarketEvent): boolean {
+    const subs = slot.loaded.subscriptions;
+    let pass = slot.orderNews;
+    if (subs.parts !== 0) {
+      const stamp = this.o.market.changeStamp?.(event.collection, subs.parts) ?? -1;
+      if (stamp === -1 || slot.seen.get(event.collection) !== stamp) {
+        slot.seen.set(event.collection, stamp);
+        pass = true;
+      }
+    }
+    if (subs.holdings || subs.held.has(event.kind)) {
+      const holdings = this.o.market.holdings?.();
+      if (subs.holdings) {
+        const all = holdings?.all();
+        if (all !== slot.seenHoldings) {
+          slot.seenHoldings = all;
+          pass = true;
+        }
+      }
+      if (!pass && subs.held.has(event.kind)) {
+        const nft = (event as { readonly nft?: NftRef | null }).nft;
+        if (nft != null && holdings?.get(nftKey(nft)) !== undefined) pass = true;
+      }
+    }
+    if (pass) slot.orderNews = false;
+    return pass;
   }
 
   /** Runs onTick of one strategy (cron calls this). */
@@ -529,76 +673,25 @@ export class Engine {
   // ------------------------------------------------------------------ hooks
 
   private makeCtx(slot: Slot): { ctx: StrategyContext<unknown>; state: MemoryStrategyState } {
-    const now = this.clock.now();
-    const id = slot.loaded.id;
-    const risk = this.risk;
-    const m = this.o.market;
-    const self = this;
-    // what the hook reads is read when it first asks (most hooks look at a few of these), then
-    // kept: one hook sees one market snapshot, one set of holdings
-    let market: MarketSnapshot | undefined;
-    let ownOrders: readonly OwnOrder[] | undefined;
-    let balances: Balances | null | undefined;
-    let drops: DropsView | undefined;
-    let nfts: NftTraitsView | undefined;
-    let holdings: HoldingsView | undefined;
-    let prices: PricesView | undefined;
-    const ctx: StrategyContext<unknown> = {
-      id,
-      now,
-      clock: this.clock,
-      get market() {
-        if (market === undefined) market = m.snapshot();
-        return market;
-      },
-      get ownOrders() {
-        if (ownOrders === undefined) ownOrders = self.ownOrdersOf(id);
-        return ownOrders;
-      },
-      budget: { remaining: (token) => risk.remaining(id, asToken(token), now) },
-      state: slot.state,
-      params: slot.loaded.params,
-      log: slot.log,
-      wallet: this.o.wallet ?? null,
-      get balances() {
-        if (balances === undefined) balances = m.balances?.() ?? null;
-        return balances;
-      },
-      get drops() {
-        if (drops === undefined) drops = m.drops?.() ?? emptyDrops;
-        return drops;
-      },
-      get nfts() {
-        if (nfts === undefined) nfts = m.nfts?.() ?? emptyNfts;
-        return nfts;
-      },
-      get holdings() {
-        if (holdings === undefined) holdings = m.holdings?.() ?? emptyHoldings;
-        return holdings;
-      },
-      get prices() {
-        if (prices === undefined) prices = m.prices?.() ?? emptyPrices;
-        return prices;
-      },
-    };
+    const ctx = new HookContext(
+      this,
+      this.o.market,
+      this.clock,
+      this.o.wallet ?? null,
+      slot,
+      this.clock.now(),
+    );
     return { ctx, state: slot.state };
   }
 
+  /** (HookContext) What the risk manager has left for a strategy in a token. */
+  budgetRemaining(id: string, token: PaymentToken | string, now: number): bigint | null {
+    return this.risk.remaining(id, asToken(token), now);
+  }
+
   /** A strategy's orders as the ledger has them (a cancel under way shows as cancelled). */
-  private ownOrdersOf(id: string): readonly OwnOrder[] {
-    const v = this.orders.version();
-    if (this.ownCache === null || this.ownCache.version !== v) {
-      const byStrategy = new Map<string, OwnOrder[]>();
-      for (const o of this.orders.ownOrders()) {
-        const owner = this.orders.get(o.orderHash)?.strategyId ?? null;
-        if (owner === null) continue;
-        const list = byStrategy.get(owner);
-        if (list) list.push(o);
-        else byStrategy.set(owner, [o]);
-      }
-      this.ownCache = { version: v, byStrategy };
-    }
-    return this.ownCache.byStrategy.get(id) ?? [];
+  ownOrdersOf(id: string): readonly OwnOrder[] {
+    return this.orders.ownOrdersOf(id);
   }
 
   private async runHook(
@@ -677,7 +770,9 @@ export class Engine {
     if (c.filledUnits > 0n || status === 'cancelled' || status === 'expired') this.afterOutcome();
     if (status === null || owner === null || this.closing) return;
     const slot = this.slots.get(owner);
-    if (slot === undefined || slot.loaded.definition.onOrderUpdate === undefined) return;
+    if (slot === undefined) return;
+    slot.orderNews = true; // its next event reaches it, whatever moved
+    if (slot.loaded.definition.onOrderUpdate === undefined) return;
     const update: OrderUpdate = { kind: 'order', orderHash: c.order.orderHash, status };
     void this.runHook(slot, 'onOrderUpdate', [update]);
   }
@@ -1000,7 +1095,9 @@ export class Engine {
         this.log.warn({ err }, 'an outcome listener failed');
       }
     const slot = this.slots.get(q.strategyId);
-    if (slot === undefined || slot.loaded.definition.onOrderUpdate === undefined) return;
+    if (slot === undefined) return;
+    slot.orderNews = true; // its next event reaches it, whatever moved
+    if (slot.loaded.definition.onOrderUpdate === undefined) return;
     const update: OrderUpdate = { kind: 'intent_result', intentId: q.id, intent: q.intent, ...r };
     void this.runHook(slot, 'onOrderUpdate', [update], false, r.status !== 'done');
   }

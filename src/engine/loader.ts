@@ -6,6 +6,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { validate as validateCron } from 'node-cron';
 import { ConfigError } from '../errors/index.ts';
+import { MARKET_PARTS, partMask } from '../market/snapshot.ts';
 import { isStrategy, MARKET_EVENT_KINDS, type Strategy, type Subscriptions } from '../strategy.ts';
 
 export interface StrategyEntry {
@@ -24,6 +25,12 @@ export interface LoadedStrategy {
   readonly subscriptions: {
     readonly collections: ReadonlySet<string> | null;
     readonly events: ReadonlySet<string>;
+    /** The market parts followed (`partMask` bits of `changes`); 0 = none. */
+    readonly parts: number;
+    /** `changes` names the holdings. */
+    readonly holdings: boolean;
+    /** Kinds that reach onEvent only for NFTs we hold. */
+    readonly held: ReadonlySet<string>;
   };
   readonly schedules: readonly string[];
 }
@@ -181,13 +188,28 @@ export function validateDefinition(entry: StrategyEntry, path: string, def: Stra
   }
   if (subs === null || typeof subs !== 'object')
     fail(entry, 'subscriptions', 'is missing', 'declare subscriptions: { events: [...] }');
-  for (const k of subs.events ?? [])
-    if (!MARKET_EVENT_KINDS.includes(k))
+  for (const [key, kinds] of [
+    ['events', subs.events],
+    ['held', subs.held],
+  ] as const)
+    for (const k of kinds ?? [])
+      if (!MARKET_EVENT_KINDS.includes(k))
+        fail(
+          entry,
+          `subscriptions.${key}`,
+          `has an unknown event kind '${String(k)}'`,
+          `use ${MARKET_EVENT_KINDS.join(', ')}`,
+        );
+  const changes: readonly string[] = subs.changes ?? [];
+  if (!Array.isArray(changes))
+    fail(entry, 'subscriptions.changes', 'is not a list', "declare changes: ['floor', 'collection_offer']");
+  for (const k of changes)
+    if (k !== 'holdings' && !(MARKET_PARTS as readonly string[]).includes(k))
       fail(
         entry,
-        'subscriptions.events',
-        `has an unknown event kind '${String(k)}'`,
-        `use ${MARKET_EVENT_KINDS.join(', ')}`,
+        'subscriptions.changes',
+        `has an unknown part '${String(k)}'`,
+        `use ${[...MARKET_PARTS, 'holdings'].join(', ')}`,
       );
   if (!Array.isArray(schedules))
     fail(entry, 'schedules', 'is not a list', "declare schedules: ['*/5 * * * *']");
@@ -210,6 +232,9 @@ export function validateDefinition(entry: StrategyEntry, path: string, def: Stra
     subscriptions: {
       collections: subs.collections === undefined ? null : new Set(subs.collections),
       events: new Set(subs.events ?? []),
+      parts: partMask(changes),
+      holdings: changes.includes('holdings'),
+      held: new Set(subs.held ?? []),
     },
     schedules,
   };

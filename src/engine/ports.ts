@@ -149,6 +149,8 @@ export interface WriteBudget {
 /** Where hook contexts come from (the market view). */
 export interface MarketSource {
   snapshot(): MarketSnapshot;
+  /** The market view's `changeStamp` (strategies that follow `changes` need it; absent: every event reaches them). */
+  changeStamp?(slug: string, mask: number): number;
   balances?(): Balances | null;
   drops?(): DropsView;
   nfts?(): NftTraitsView;

@@ -145,8 +145,11 @@ export interface PaperPnlRow {
 
 export interface PaperExecutor extends Executor {
   readonly mode: 'paper';
-  /** Checks a market event against the simulated book (call for every event, after the view). */
-  observe(event: MarketEvent): Promise<void>;
+  /**
+   * Checks a market event against the simulated book (call for every event, after the view);
+   * returns nothing to await when it can fill none of our orders.
+   */
+  observe(event: MarketEvent): Promise<void> | undefined;
   report(): PaperReport;
   orders(): readonly PaperOrder[];
   fills(): readonly PaperFill[];
@@ -607,14 +610,31 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     });
   }
 
-  async function observe(event: MarketEvent): Promise<void> {
-    const now = o.clock.now();
-    if (event.kind === 'sale') return sold(event, now);
-    if (event.kind !== 'listing') return;
+  /** Our offers a listing could fill, in the ledger's order (checked again, with traits, when filling). */
+  function mayCross(listing: Extract<MarketEvent, { kind: 'listing' }>): Omit<PaperOrder, 'status'>[] {
+    const out: Omit<PaperOrder, 'status'>[] = [];
     // only orders that still count can be filled (not every order ever placed)
     for (const l of ledger.counting()) {
       const order = placed.get(l.orderHash);
-      if (order === undefined || !(await crossed(order, event))) continue;
+      if (order !== undefined && listingCrossesOffer(order, listing, o.wallet) !== false) out.push(order);
+    }
+    return out;
+  }
+
+  function observe(event: MarketEvent): Promise<void> | undefined {
+    if (event.kind === 'sale') return listed.size === 0 ? undefined : sold(event, o.clock.now());
+    if (event.kind !== 'listing') return undefined;
+    const candidates = mayCross(event);
+    return candidates.length === 0 ? undefined : offersCrossed(event, candidates);
+  }
+
+  async function offersCrossed(
+    event: Extract<MarketEvent, { kind: 'listing' }>,
+    candidates: readonly Omit<PaperOrder, 'status'>[],
+  ): Promise<void> {
+    const now = o.clock.now();
+    for (const order of candidates) {
+      if (!(await crossed(order, event))) continue;
       const f = feeOf(order.price, await fees(order.offer.collection));
       const fill: PaperFill = {
         at: now,

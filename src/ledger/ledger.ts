@@ -66,6 +66,8 @@ export interface OrderLedger {
   standing(strategyId: string, target: string): LedgerOrder | undefined;
   /** Orders as the market snapshot shows them (open = standing; cancelling shows as cancelled). */
   ownOrders(): readonly OwnOrder[];
+  /** `ownOrders()` of one strategy's orders (the same entries, in the same order). */
+  ownOrdersOf(strategyId: string): readonly OwnOrder[];
   onChange(listener: (change: LedgerChange) => void): () => void;
   /** Bumps on every change (cheap change detection). */
   version(): number;
@@ -78,6 +80,8 @@ const COUNTING: ReadonlySet<LedgerState> = new Set(STANDING_STATUSES);
 
 const key = (h: string) => h.toLowerCase();
 
+const noOwnOrders: readonly OwnOrder[] = Object.freeze([]);
+
 export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   const clock = options.clock;
   /** Each order's last `ownOrders` entry (orders are replaced, never changed, on every change). */
@@ -85,6 +89,25 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   const unknownWindowMs = options.unknownWindowMs ?? 600_000;
   const retentionMs = options.retentionMs ?? 3_600_000;
   const orders = new Map<string, LedgerOrder>();
+  /** Hashes of orders in a counting state and not wholly filled (time decides the rest): what `counting` walks. */
+  const live = new Set<string>();
+  /** Hashes of orders not in a final state (what `tick` looks at), in the order they were posted. */
+  const unfinished = new Set<string>();
+  /** Hashes of orders in a final state → when they became final, oldest first (retention drops from the front). */
+  const finals = new Map<string, number>();
+  const track = (h: string, o: LedgerOrder) => {
+    if (COUNTING.has(o.state) && o.filled < o.quantity) live.add(h);
+    else live.delete(h);
+    if (FINAL_STATES.has(o.state)) {
+      unfinished.delete(h);
+      // written anew at the end: commits come in time order, so the map stays oldest first
+      finals.delete(h);
+      finals.set(h, o.updatedAt);
+    } else {
+      unfinished.add(h);
+      finals.delete(h);
+    }
+  };
   const intents = new Map<string, string>();
   /** strategy|target → hashes of its orders (a strategy's standing order for a target, fast). */
   const targets = new Map<string, Set<string>>();
@@ -104,13 +127,26 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   const listeners = new Set<(c: LedgerChange) => void>();
   let ver = 0;
   /** The snapshot's list, until the ledger changes or an order shown open reaches its expiry. */
-  let ownCache: { v: number; until: number; list: readonly OwnOrder[] } | null = null;
+  let ownCache: {
+    v: number;
+    until: number;
+    list: readonly OwnOrder[];
+    /** The list by strategy, built when first asked. */
+    byStrategy?: ReadonlyMap<string, readonly OwnOrder[]>;
+  } | null = null;
 
   for (const o of options.store?.load() ?? []) {
     const h = key(o.orderHash);
-    orders.set(h, Object.freeze({ ...o, orderHash: h as OrderHash }));
+    const frozen = Object.freeze({ ...o, orderHash: h as OrderHash });
+    orders.set(h, frozen);
+    track(h, frozen);
     if (o.intentId !== null) intents.set(o.intentId, h);
     index(o);
+  }
+  // the store's order is not the time they closed: oldest first, as retention reads them
+  for (const [h, at] of [...finals].sort((a, b) => a[1] - b[1])) {
+    finals.delete(h);
+    finals.set(h, at);
   }
 
   function emit(change: LedgerChange): void {
@@ -132,7 +168,9 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     filledAmount = 0n,
   ): LedgerChange {
     const frozen = Object.freeze(next);
-    orders.set(key(frozen.orderHash), frozen);
+    const h = key(frozen.orderHash);
+    orders.set(h, frozen);
+    track(h, frozen);
     options.store?.save(frozen);
     const change: LedgerChange = { order: frozen, previous: prev, news, filledUnits, filledAmount };
     emit(change);
@@ -338,30 +376,34 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
 
   function tick(): void {
     const now = clock.now();
-    for (const o of [...orders.values()]) {
-      if (!FINAL_STATES.has(o.state)) {
-        if (o.expiresAt <= now)
-          commit(o, { ...o, state: 'expired', reason: 'expired', updatedAt: now }, { kind: 'expired' });
-        else if (o.state === 'cancelling' && o.cancelValidUntil !== null && o.cancelValidUntil <= now)
-          commit(
-            o,
-            {
-              ...o,
-              state: 'cancelled',
-              reason: 'cancelled off-chain; signature window passed',
-              updatedAt: now,
-            },
-            { kind: 'cancel_accepted', validUntil: o.cancelValidUntil },
-          );
-      } else if (now - o.updatedAt > retentionMs) {
-        const h = key(o.orderHash);
-        orders.delete(h);
-        fills.delete(h);
-        salesUnits.delete(h);
-        if (o.intentId !== null && intents.get(o.intentId) === h) intents.delete(o.intentId);
-        if (o.strategyId !== null && o.target !== null) targets.get(`${o.strategyId}|${o.target}`)?.delete(h);
-        ver++;
-      }
+    for (const h of [...unfinished]) {
+      const o = orders.get(h) as LedgerOrder;
+      if (o.expiresAt <= now)
+        commit(o, { ...o, state: 'expired', reason: 'expired', updatedAt: now }, { kind: 'expired' });
+      else if (o.state === 'cancelling' && o.cancelValidUntil !== null && o.cancelValidUntil <= now)
+        commit(
+          o,
+          {
+            ...o,
+            state: 'cancelled',
+            reason: 'cancelled off-chain; signature window passed',
+            updatedAt: now,
+          },
+          { kind: 'cancel_accepted', validUntil: o.cancelValidUntil },
+        );
+    }
+    // closed orders are kept `retentionMs` after they closed (oldest first: stop at a young one)
+    for (const [h, closedAt] of finals) {
+      if (now - closedAt <= retentionMs) break;
+      const o = orders.get(h) as LedgerOrder;
+      finals.delete(h);
+      orders.delete(h);
+      live.delete(h);
+      fills.delete(h);
+      salesUnits.delete(h);
+      if (o.intentId !== null && intents.get(o.intentId) === h) intents.delete(o.intentId);
+      if (o.strategyId !== null && o.target !== null) targets.get(`${o.strategyId}|${o.target}`)?.delete(h);
+      ver++;
     }
   }
 
@@ -434,7 +476,10 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     counting() {
       const now = clock.now();
       const out: LedgerOrder[] = [];
-      for (const o of orders.values()) if (counts(o, now)) out.push(o);
+      for (const h of live) {
+        const o = orders.get(h) as LedgerOrder;
+        if (counts(o, now)) out.push(o);
+      }
       return out;
     },
     standing(strategyId, target) {
@@ -478,10 +523,31 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         }),
       );
       let until = Number.POSITIVE_INFINITY;
-      for (const o of orders.values())
-        if (!FINAL_STATES.has(o.state) && o.expiresAt > now && o.expiresAt < until) until = o.expiresAt;
+      for (const h of unfinished) {
+        const o = orders.get(h) as LedgerOrder;
+        if (o.expiresAt > now && o.expiresAt < until) until = o.expiresAt;
+      }
       ownCache = { v: ver, until, list };
       return list;
+    },
+    ownOrdersOf(strategyId) {
+      const list = this.ownOrders();
+      const cache = ownCache as NonNullable<typeof ownCache>;
+      if (cache.byStrategy === undefined) {
+        const by = new Map<string, OwnOrder[]>();
+        let i = 0;
+        // the list holds one entry per order, in the map's order
+        for (const o of orders.values()) {
+          const own = list[i++] as OwnOrder;
+          if (o.strategyId === null) continue;
+          const l = by.get(o.strategyId);
+          if (l) l.push(own);
+          else by.set(o.strategyId, [own]);
+        }
+        for (const l of by.values()) Object.freeze(l);
+        cache.byStrategy = by;
+      }
+      return cache.byStrategy.get(strategyId) ?? noOwnOrders;
     },
     onChange(listener) {
       listeners.add(listener);

@@ -98,3 +98,28 @@ export interface MarketSnapshot {
 export function traitKey(type: string, value: string): string {
   return `${type}\u0000${value}`;
 }
+
+/**
+ * Parts of a collection's market a strategy may follow instead of event kinds (its subscriptions'
+ * `changes`): the floor (and whether it is being re-learned), the best collection offer, the best
+ * offer of any trait, the best listing of any NFT, the trait floors, the trait counts.
+ */
+export const MARKET_PARTS = [
+  'floor',
+  'collection_offer',
+  'trait_offers',
+  'listings',
+  'trait_floors',
+  'traits',
+] as const;
+export type MarketPart = (typeof MARKET_PARTS)[number];
+
+/** The bits of `parts` (for `MarketView.changeStamp`). */
+export function partMask(parts: Iterable<string>): number {
+  let m = 0;
+  for (const p of parts) {
+    const i = (MARKET_PARTS as readonly string[]).indexOf(p);
+    if (i >= 0) m |= 1 << i;
+  }
+  return m;
+}

@@ -51,7 +51,7 @@ import type {
   TraitCategory,
   TraitFloor,
 } from './snapshot.ts';
-import { traitKey } from './snapshot.ts';
+import { partMask, traitKey } from './snapshot.ts';
 import { displayToUnits, sameToken, TokenRegistry, unitsToDisplay } from './units.ts';
 
 /** Epoch milliseconds; the same clock the stream client stamps `receivedAt` with. */
@@ -161,10 +161,25 @@ export interface MarketView {
   refreshNow(slug?: string, kinds?: readonly RefreshKind[]): Promise<void>;
   /** Resolves when no refresh is running or due now. */
   whenIdle(): Promise<void>;
+  /**
+   * A number that grows whenever one of the parts in `mask` (bits of `MARKET_PARTS`, see
+   * `partMask`) of a collection changes, whatever changed it (an event, a REST answer, an expiry);
+   * -1 for a collection the view does not follow. Equal stamps: none of those parts changed.
+   */
+  changeStamp(slug: string, mask: number): number;
+  /** No refresh is running or due now (`whenIdle` would resolve at once). */
+  settled(): boolean;
   status(): MarketViewStatus;
   /** Stops timers, aborts and awaits in-flight refreshes. Idempotent. */
   stop(): Promise<void>;
 }
+
+const PART_FLOOR = partMask(['floor']);
+const PART_COLLECTION_OFFER = partMask(['collection_offer']);
+const PART_TRAIT_OFFERS = partMask(['trait_offers']);
+const PART_LISTINGS = partMask(['listings']);
+const PART_TRAIT_FLOORS = partMask(['trait_floors']);
+const PART_TRAITS = partMask(['traits']);
 
 /** Removed orders are remembered this long, so a REST page read before the removal cannot bring them back. */
 const TOMBSTONE_MS = 15 * 60_000;
@@ -203,6 +218,16 @@ interface CollectionState {
   readonly suspended: Map<OrderHash, { readonly entry: OrderEntry; readonly at: number }>;
   /** Bumped on any change visible in the snapshot. */
   version: number;
+  /** What `changeStamp` last saw of the parts without a counter of their own, and their counters. */
+  readonly seen: {
+    floor: Known<PriceLevel> | null;
+    relearning: boolean;
+    floorV: number;
+    traitFloors: Known<readonly TraitFloor[]> | null;
+    traitFloorsV: number;
+    traits: Known<readonly TraitCategory[]> | null;
+    traitsV: number;
+  };
   cache: SnapshotCache | null;
 }
 
@@ -305,6 +330,15 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       suspended: new Map(),
       version: 0,
       cache: null,
+      seen: {
+        floor: null,
+        relearning: false,
+        floorV: 0,
+        traitFloors: null,
+        traitFloorsV: 0,
+        traits: null,
+        traitsV: 0,
+      },
     };
   }
 
@@ -960,6 +994,42 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     return c ? [c] : [];
   }
 
+  function changeStamp(slug: string, mask: number): number {
+    const c = states.get(slug);
+    if (c === undefined) return -1;
+    const seen = c.seen;
+    if (seen.floor !== c.floor || seen.relearning !== c.floorRelearning) {
+      seen.floor = c.floor;
+      seen.relearning = c.floorRelearning;
+      seen.floorV++;
+    }
+    if (seen.traitFloors !== c.traitFloors) {
+      seen.traitFloors = c.traitFloors;
+      seen.traitFloorsV++;
+    }
+    if (seen.traits !== c.traits) {
+      seen.traits = c.traits;
+      seen.traitsV++;
+    }
+    // each counter only grows: their sum grows when any of them does
+    let stamp = 0;
+    if (mask & PART_FLOOR) stamp += seen.floorV;
+    if (mask & PART_COLLECTION_OFFER) stamp += c.collectionOffers.version;
+    if (mask & PART_TRAIT_OFFERS) stamp += c.traitOffers.version;
+    if (mask & PART_LISTINGS) stamp += c.listings.version;
+    if (mask & PART_TRAIT_FLOORS) stamp += seen.traitFloorsV;
+    if (mask & PART_TRAITS) stamp += seen.traitsV;
+    return stamp;
+  }
+
+  function settled(): boolean {
+    for (const c of states.values()) if (c.running !== null) return false;
+    if (stopped || !started) return true;
+    const now = clock.now();
+    for (const c of states.values()) if (dueKind(c, now) !== undefined) return false;
+    return true;
+  }
+
   async function whenIdle(): Promise<void> {
     for (;;) {
       const running = [...states.values()].map((c) => c.running).filter((p) => p !== null);
@@ -1021,6 +1091,8 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     },
 
     whenIdle,
+    settled,
+    changeStamp,
 
     status() {
       const now = clock.now();

@@ -107,7 +107,8 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     throw e;
   }
   const now = options.now ?? Date.now;
-  const base = options.synchronous === 'normal' ? 'NORMAL' : 'FULL';
+  // an in-memory database has nothing to fsync: NORMAL, so non-durable commits need no switch
+  const base = options.synchronous === 'normal' || path === ':memory:' ? 'NORMAL' : 'FULL';
   db.pragma(`synchronous = ${base}`);
   // WAL checkpoints never run inside a commit of the hot path (SQLite's auto-checkpoint makes the
   // committing transaction pay for copying the WAL into the database and an extra fsync): they run
@@ -125,6 +126,8 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     checkpointTimer.unref();
   }
   let closed = false;
+  // one transaction wrapper for every call (building one per call costs more than a small commit)
+  const inTransaction = db.transaction((fn: () => unknown) => fn());
   return {
     path,
     db,
@@ -137,10 +140,10 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     watermarks: createWatermarkRepo(db, now),
     strategyState: createStrategyStateRepo(db, now),
     transaction<T>(fn: () => T, opts: { readonly durable?: boolean } = {}): T {
-      if (opts.durable !== false || base === 'NORMAL') return db.transaction(fn).immediate();
+      if (opts.durable !== false || base === 'NORMAL') return inTransaction.immediate(fn) as T;
       db.pragma('synchronous = NORMAL');
       try {
-        return db.transaction(fn).immediate();
+        return inTransaction.immediate(fn) as T;
       } finally {
         db.pragma(`synchronous = ${base}`);
       }

@@ -16,7 +16,12 @@ import type {
   OrderRow,
   Sample,
 } from '../../../src/daemon/console.ts';
-import { type ControlAction, startControlServer } from '../../../src/daemon/control.ts';
+import {
+  CONTROL_SWITCHES,
+  type ControlAction,
+  type ControlSwitch,
+  startControlServer,
+} from '../../../src/daemon/control.ts';
 import type { DaemonStatus } from '../../../src/daemon/status.ts';
 
 /** What the server serves, in the console's own types (src/daemon/console.ts): the compiler keeps them in step. */
@@ -181,16 +186,6 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-/** The daemon's switches (src/daemon/index.ts), each recorded instead of carried out. */
-const SWITCHES = [
-  'kill',
-  'pause',
-  'resume',
-  'strategies/:id/pause',
-  'strategies/:id/resume',
-  'orders/:hash/cancel',
-] as const;
-
 /**
  * The daemon's own control server (token, origin and JSON checks, the dashboard's files) with a
  * console whose data the test holds.
@@ -233,8 +228,9 @@ export async function startFixtureServer(
       return streams.size;
     },
   };
-  const actions: Record<string, ControlAction> = {};
-  for (const pattern of SWITCHES)
+  // the daemon's switches, each recorded instead of carried out
+  const actions = {} as Record<ControlSwitch, ControlAction>;
+  for (const pattern of CONTROL_SWITCHES)
     actions[pattern] = (body, params) => {
       const path = `/${pattern.replace(/:(\w+)/g, (_m, name: string) => params[name] ?? '')}`;
       posts.push({ path, body });

@@ -164,7 +164,7 @@ describe('control server', () => {
           pulled.push(`pause:${p.id}`);
           return { paused: p.id };
         },
-        fail: () => {
+        resume: () => {
           throw new Error('not running');
         },
       },
@@ -193,7 +193,7 @@ describe('control server', () => {
     expect(pulled).toEqual(['kill:x', 'pause:sniper 1']);
     const notJson = await fetch(`${url}/kill`, { method: 'POST', headers: json, body: '[1]' });
     expect(notJson.status).toBe(400);
-    const failed = await fetch(`${url}/fail`, { method: 'POST', headers: json });
+    const failed = await fetch(`${url}/resume`, { method: 'POST', headers: json });
     expect(failed.status).toBe(400);
     expect(await failed.json()).toEqual({ ok: false, error: 'not running' });
     expect((await fetch(`${url}/nope`, { method: 'POST', headers: json })).status).toBe(404);

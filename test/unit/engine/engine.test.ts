@@ -14,6 +14,7 @@ import {
 } from '../../../src/engine/memory.ts';
 import { RejectedError, TransientError } from '../../../src/errors/index.ts';
 import { createOrderLedger, type OrderLedger, type OrderSide } from '../../../src/ledger/index.ts';
+import { partMask } from '../../../src/market/snapshot.ts';
 import { cancelOrder, defineStrategy, type Intent, type OrderUpdate, z } from '../../../src/strategy.ts';
 import { eth, hash, listing, NOW, nft, OTHER, WALLET } from '../strategies/helpers.ts';
 import { limits, load, offer, scripted } from './fixtures.ts';
@@ -153,6 +154,60 @@ describe('engine: the intent pipeline', () => {
     await s.engine.onEvent({ ...sale(hash(5), 1n), collection: 'apes' as never });
     await s.engine.onEvent({ ...sale(hash(5), 1n), collection: 'cats' as never });
     expect(calls).toBe(1);
+  });
+
+  it('a strategy that follows changes hears an event only when what it follows moved, its orders spoke, or a held NFT is named', async () => {
+    const seen: string[] = [];
+    const def = defineStrategy({
+      id: 'follower',
+      version: '1.0.0',
+      params: z.strictObject({}),
+      subscriptions: { collections: ['apes'], changes: ['floor', 'holdings'], held: ['item_offer'] },
+      onEvent: (_ctx, ev) => {
+        seen.push(`${ev.kind}:${ev.id}`);
+        return [];
+      },
+    });
+    const clock = new ManualClock(NOW);
+    const view = new MemoryMarket(clock);
+    view.setCollection({ slug: 'apes', floor: { price: eth('1') } });
+    let floorStamp = 0;
+    const masks: number[] = [];
+    let held: readonly { nftKey: string }[] = [];
+    const market = {
+      snapshot: () => view.snapshot(),
+      changeStamp: (slug: string, mask: number) => {
+        masks.push(mask);
+        return slug === 'apes' ? floorStamp : -1;
+      },
+      holdings: () => ({
+        all: () => held as never,
+        get: (k: string) => held.find((h) => h.nftKey === k) as never,
+      }),
+    };
+    const s = setup([load(def as never)], { market, clock });
+    await s.engine.start();
+    const itemOffer = (id: number, n: number): MarketEvent =>
+      ({ ...listing({ id: n, price: 1n, hash: 100 + id }), kind: 'item_offer', id: `offer-${id}` }) as never;
+    const ev = (id: number) => ({ ...listing({ price: 1n, hash: id }), id: `l${id}` });
+    await s.engine.onEvent(ev(1)); // nothing seen yet: it hears
+    await s.engine.onEvent(ev(2)); // nothing moved
+    floorStamp = 7; // the floor moved (an event, a REST answer: the view's stamp says so)
+    await s.engine.onEvent(ev(3));
+    await s.engine.onEvent(ev(4));
+    held = [{ nftKey: `ethereum/${nft(9).contract}/9` }]; // a fill: the holdings changed
+    await s.engine.onEvent(ev(5));
+    await s.engine.onEvent(itemOffer(6, 8)); // an offer on an NFT we do not hold
+    await s.engine.onEvent(itemOffer(7, 9)); // on one we hold
+    await s.engine.onEvent({ ...ev(8), collection: 'cats' as never }); // not its collection
+    // an update about its orders: the next event reaches it whatever moved
+    own(s.engine.orders, { hash: 42, price: eth('0.5'), strategyId: 'follower' });
+    s.engine.orders.note(hash(42), { kind: 'cancelled', source: 'chain' });
+    await s.engine.idle();
+    await s.engine.onEvent(ev(9));
+    await s.engine.onEvent(ev(10));
+    expect(seen).toEqual(['listing:l1', 'listing:l3', 'listing:l5', 'item_offer:offer-7', 'listing:l9']);
+    expect(new Set(masks)).toEqual(new Set([partMask(['floor'])]));
   });
 
   it('coalesces: a newer intent for a queued target replaces it; an in-flight target skips', async () => {

@@ -96,6 +96,13 @@ describe('strategy loader', () => {
       'subscriptions.events',
     ],
     [
+      'an unknown market part to follow',
+      './bad-change.ts',
+      {},
+      /unknown part 'floors'.*floor, collection_offer, trait_offers, listings, trait_floors, traits, holdings/,
+      'subscriptions.changes',
+    ],
+    [
       'a bad cron expression',
       './bad-cron.ts',
       {},

@@ -415,6 +415,39 @@ describe('ledger: validity and expiry', () => {
   });
 });
 
+describe('ledger: retention of closed orders', () => {
+  it('each closed order is forgotten retentionMs after it closed, also when loaded from the store out of order', () => {
+    const store = new MemStore();
+    const a = setup({ retentionMs: 60_000, store });
+    for (const n of [1, 2, 3, 4]) setupOpen(a.ledger, { intentId: `i${n}` }, n);
+    // closed at T0+1 s (#1), T0+2 s (#3), T0+3 s (#2); #4 stays open
+    for (const [n, t] of [
+      [1, 1_000],
+      [3, 2_000],
+      [2, 3_000],
+    ] as const) {
+      a.clock.t = T0 + t;
+      a.ledger.note(hash(n), { kind: 'cancelled', source: 'chain' });
+    }
+    // a restart: the store hands the orders back in its own order
+    const reversed = new MemStore();
+    for (const o of [...store.orders.values()].reverse()) reversed.save(o);
+    for (const { ledger, clock } of [a, setup({ retentionMs: 60_000, store: reversed })]) {
+      const known = () => [1, 2, 3, 4].filter((n) => ledger.get(hash(n)) !== undefined);
+      clock.t = T0 + 61_500; // past #1's time only
+      ledger.tick();
+      expect(known()).toEqual([2, 3, 4]);
+      clock.t = T0 + 62_500; // past #3's
+      ledger.tick();
+      expect(known()).toEqual([2, 4]);
+      clock.t = T0 + 63_001; // past #2's
+      ledger.tick();
+      expect(known()).toEqual([4]);
+      expect(ledger.counting().map((o) => o.orderHash)).toEqual([hash(4)]);
+    }
+  });
+});
+
 describe('ledger: fills', () => {
   it('partial then full: units, amounts, exposure of what is left; listeners get filledUnits/filledAmount', () => {
     const { ledger, changes, counts } = setup();
@@ -733,6 +766,28 @@ describe('ledger: reads', () => {
     const next = ledger.ownOrders();
     expect(next).not.toBe(own);
     expect(next[1]?.status).toBe('cancelled');
+  });
+
+  it('ownOrdersOf(strategy): the same entries as ownOrders(), those of its orders, in order; kept until a change', () => {
+    const { ledger, clock } = setup();
+    setupOpen(ledger, { strategyId: 'bidder' }, 1);
+    setupOpen(ledger, { strategyId: 'seller', side: 'listing', tokenId: '7', contract: CONTRACT }, 2);
+    setupOpen(ledger, { strategyId: 'bidder' }, 3);
+    setupOpen(ledger, { strategyId: null }, 4);
+    ledger.note(hash(3), { kind: 'cancel_requested' });
+    const own = ledger.ownOrders();
+    const bidder = ledger.ownOrdersOf('bidder');
+    expect(bidder).toEqual([own[0], own[2]]);
+    expect(bidder[0]).toBe(own[0]);
+    expect(bidder[1]?.status).toBe('cancelled');
+    expect(ledger.ownOrdersOf('seller')).toEqual([own[1]]);
+    expect(ledger.ownOrdersOf('nobody')).toEqual([]);
+    expect(ledger.ownOrdersOf('bidder')).toBe(bidder);
+    clock.t += 1;
+    ledger.note(hash(1), fill('x'));
+    const after = ledger.ownOrdersOf('bidder');
+    expect(after).not.toBe(bidder);
+    expect(after.map((o) => o.status)).toEqual(['filled', 'cancelled']);
   });
 
   it('a listener that throws is reported and does not stop the others', () => {

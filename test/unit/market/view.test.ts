@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { OwnOrder } from '../../../src/market/index.ts';
-import { createMarketView, traitKey } from '../../../src/market/index.ts';
+import { createMarketView, partMask, traitKey } from '../../../src/market/index.ts';
 import { Priority } from '../../../src/ratelimit/types.ts';
 import {
   cancelEvent,
@@ -275,6 +275,43 @@ describe('market view: floor from events', () => {
 function T0s() {
   return 1_700_000_000;
 }
+
+describe('market view: change stamps', () => {
+  it("a part's stamp moves exactly when that part changes, whatever changed it; unknown collections are -1", async () => {
+    const { view, clock, data } = setup(book);
+    await view.refreshNow();
+    const floor = partMask(['floor']);
+    const offer = partMask(['collection_offer']);
+    const listings = partMask(['listings']);
+    const both = partMask(['floor', 'collection_offer']);
+    const stamps = () => [floor, offer, listings, both].map((m) => view.changeStamp(SLUG, m));
+    let before = stamps();
+    const moved = () => {
+      const now = stamps();
+      const out = now.map((x, i) => x !== before[i]);
+      before = now;
+      return out;
+    };
+    expect(view.changeStamp('nobody-follows-this', floor)).toBe(-1);
+    expect(moved()).toEqual([false, false, false, false]); // reading twice changes nothing
+    clock.t += 1000;
+    view.apply(listingEvent(clock, hash(4), 4, milli(600))); // above the floor: a new best for #4 only
+    expect(moved()).toEqual([false, false, true, false]);
+    view.apply(listingEvent(clock, hash(5), 5, milli(450))); // under the floor
+    expect(moved()).toEqual([true, false, true, true]);
+    view.apply(collectionOfferEvent(clock, hash(12), milli(420))); // the best offer
+    expect(moved()).toEqual([false, true, false, true]);
+    view.apply(collectionOfferEvent(clock, hash(13), milli(410))); // below the best: nothing visible
+    expect(moved()).toEqual([false, false, false, false]);
+    data.floor = 0.7;
+    view.apply(saleEvent(clock, hash(5), 5, milli(450))); // the floor sold: re-learning starts
+    expect(moved()).toEqual([true, false, true, true]);
+    await view.start();
+    await view.whenIdle(); // a REST answer ends the re-learning: a change without an event
+    expect(moved()[0]).toBe(true);
+    await view.stop();
+  });
+});
 
 describe('market view: offers from events', () => {
   it('a higher collection offer replaces the best; cancelling it brings back the next; expiry sweeps', async () => {

@@ -633,9 +633,10 @@ describe('seller: which holdings', () => {
     const p = seller.params.parse({ collections: ['apes'] });
     const subs = typeof seller.subscriptions === 'function' ? seller.subscriptions(p) : seller.subscriptions;
     expect(subs.collections).toEqual(['apes']);
-    expect(subs.events).toEqual(
-      expect.arrayContaining(['listing', 'sale', 'item_offer', 'collection_offer']),
-    );
+    // it follows what its decisions read, and the item offers (and their ends) on what we hold
+    expect(subs.events).toBeUndefined();
+    expect(subs.changes).toEqual(['floor', 'collection_offer', 'trait_offers', 'holdings']);
+    expect(subs.held).toEqual(['item_offer', 'cancel', 'order_invalidated']);
     const all =
       typeof seller.subscriptions === 'function'
         ? seller.subscriptions(seller.params.parse({}))
@@ -656,23 +657,43 @@ describe('seller: which holdings', () => {
     expect(brief(await run(seller.onEvent?.(h.ctx(), ev)))).toEqual([`list #2 ${eth('1.98')}`]);
   });
 
-  it('an event decides only when what the last decision read changed (a tick counts): time alone is the tick’s', async () => {
+  it('a holding is evaluated again only when what it read changed or its time came (relist window); ticks too', async () => {
     const listing = ownListing({ h: 1, price: eth('0.99'), expiresAt: NOW + 8 * 60_000 });
     const h = setup({ holdings: [holding({ cost: eth('0.8') })], listings: [listing] });
     const sale = { kind: 'sale', collection: 'apes' } as unknown as Parameters<
       NonNullable<typeof seller.onEvent>
     >[1];
+    const floorLevel = (n: number) =>
+      h.market.setCollection({ slug: 'apes', floor: { price: eth('1'), orderHash: hash(n), maker: OTHER } });
     // the listing stands at its price: nothing to do
     expect(await tick(h)).toEqual([]);
-    // 4 minutes on, the listing is within relistBeforeMinutes (5) of its expiry, but an event that
-    // changes nothing the tick read does not decide (the next tick relists)
-    h.clock.advance(4 * 60_000);
+    // 2 minutes on, a new floor level at the same price: nothing the holding reads moved, and its
+    // relist window (5 minutes before the listing's expiry) has not begun
+    h.clock.advance(2 * 60_000);
+    floorLevel(902);
     expect(await run(seller.onEvent?.(h.ctx(), sale))).toEqual([]);
-    // the floor learned again (same price, a new level): the event decides, and relists
-    h.market.setCollection({ slug: 'apes', floor: { price: eth('1'), orderHash: hash(902), maker: OTHER } });
+    // 4 minutes on, the same inputs, but the holding's time has come (inside the relist window):
+    // the next decision relists
+    h.clock.advance(2 * 60_000);
     expect(brief(await run(seller.onEvent?.(h.ctx(), sale)))).toEqual([
       `relist ${hash(1).slice(-4)} ${eth('0.99')}`,
     ]);
+    // a floor move (less than repriceBps) is an input: evaluated at once, a relist at the new price
+    const h1 = setup({ holdings: [holding({ cost: eth('0.8') })], listings: [listing] });
+    expect(await tick(h1)).toEqual([]);
+    h1.clock.advance(60_000);
+    h1.market.setCollection({
+      slug: 'apes',
+      floor: { price: eth('1.001'), orderHash: hash(904), maker: OTHER },
+    });
+    expect(await run(seller.onEvent?.(h1.ctx(), sale))).toEqual([]); // no reprice under 200 bps
+    // a tick with nothing changed: the same until the time comes, then the relist
+    const h2 = setup({ holdings: [holding({ cost: eth('0.8') })], listings: [listing] });
+    expect(await tick(h2)).toEqual([]);
+    h2.clock.advance(2 * 60_000);
+    expect(await tick(h2)).toEqual([]);
+    h2.clock.advance(2 * 60_000);
+    expect(brief(await tick(h2))).toEqual([`relist ${hash(1).slice(-4)} ${eth('0.99')}`]);
   });
 
   it('forgets a sold NFT when its listing filled', async () => {
