@@ -82,6 +82,29 @@ export function listingCrossesOffer(
   return 'traits';
 }
 
+/**
+ * Our offers a listing crosses, in the order its seller would take them: the highest price first
+ * (what a seller does), then the oldest, then by hash — an order that depends on neither how the
+ * ledger happens to keep them nor on timing, so a paper run and a backtest of it fill the same one.
+ */
+export function byListerChoice<
+  O extends { readonly price: bigint; readonly placedAt: number; readonly orderHash: string },
+>(offers: O[]): O[] {
+  return offers.sort((a, b) =>
+    a.price !== b.price
+      ? a.price > b.price
+        ? -1
+        : 1
+      : a.placedAt !== b.placedAt
+        ? a.placedAt - b.placedAt
+        : a.orderHash < b.orderHash
+          ? -1
+          : a.orderHash > b.orderHash
+            ? 1
+            : 0,
+  );
+}
+
 /** A trait offer matches an NFT with these traits. */
 export function traitMatches(
   offer: OfferSpec,

@@ -22,6 +22,7 @@ import type { Intent, OfferSpec } from '../strategy.ts';
 import {
   acceptOutcome,
   buyOutcome,
+  byListerChoice,
   type CollectionFeeInfo,
   feeOf,
   listingCrossesOffer,
@@ -610,7 +611,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     });
   }
 
-  /** Our offers a listing could fill, in the ledger's order (checked again, with traits, when filling). */
+  /** Our offers a listing could fill, as its seller would choose (checked again, with traits, when filling). */
   function mayCross(listing: Extract<MarketEvent, { kind: 'listing' }>): Omit<PaperOrder, 'status'>[] {
     const out: Omit<PaperOrder, 'status'>[] = [];
     // only orders that still count can be filled (not every order ever placed)
@@ -618,7 +619,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       const order = placed.get(l.orderHash);
       if (order !== undefined && listingCrossesOffer(order, listing, o.wallet) !== false) out.push(order);
     }
-    return out;
+    return out.length > 1 ? byListerChoice(out) : out;
   }
 
   function observe(event: MarketEvent): Promise<void> | undefined {

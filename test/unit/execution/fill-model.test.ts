@@ -4,6 +4,7 @@ import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/d
 import {
   acceptOutcome,
   buyOutcome,
+  byListerChoice,
   feeOf,
   listingCrossesOffer,
   listingTakenBySale,
@@ -71,6 +72,12 @@ const sale = (price: bigint, id = '9', over: Partial<SaleEvent> = {}): SaleEvent
 });
 
 describe('fill model', () => {
+  it('offers a listing crosses are taken highest first, then oldest, then by hash', () => {
+    const o = (orderHash: string, price: bigint, placedAt: number) => ({ orderHash, price, placedAt });
+    const got = byListerChoice([o('0xc', 4n, 1), o('0xb', 5n, 2), o('0xa', 5n, 2), o('0xd', 5n, 1)]);
+    expect(got.map((x) => x.orderHash)).toEqual(['0xd', '0xa', '0xb', '0xc']);
+  });
+
   it('an offer is crossed by a listing at or below it on what it is for', () => {
     const coll = {
       offer: { type: 'collection' as const, collection: 'apes' },

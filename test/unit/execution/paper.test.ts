@@ -132,6 +132,31 @@ describe('paper executor', () => {
     expect(sales).toHaveLength(1);
   });
 
+  it('a listing crossing several of our offers fills the highest (what its seller takes), whatever their order', async () => {
+    const { exec, sales, ctx, clock } = setup({
+      '4': [
+        { type: 'Hat', value: 'Cap' },
+        { type: 'Eyes', value: 'Red' },
+      ],
+    });
+    const trait = (traitType: string, value: string, price: bigint) =>
+      placeOffer({
+        offer: { type: 'trait', collection: 'apes', traitType, value },
+        price,
+        paymentToken: WETH,
+        expiresAt: clock.now() + 60_000,
+      });
+    // placed cheapest first, so the ledger keeps them cheapest first
+    await exec.execute(trait('Hat', 'Cap', E / 25n), ctx('a'));
+    clock.advance(1);
+    const high = await exec.execute(trait('Eyes', 'Red', E / 20n), ctx('b'));
+    clock.advance(1);
+    await exec.execute(apesOffer(clock.now() - 2), ctx('c')); // as high, but younger
+    await exec.observe(listing('4', E / 50n));
+    expect(sales.map((x) => x.orderHash)).toEqual([high.orderHash]);
+    expect(exec.fills()[0]).toMatchObject({ strategyId: 'b', price: E / 20n });
+  });
+
   it('the report counts a filled offer as filled hours later, after the ledger let it go', async () => {
     const { exec, ctx, clock, ledger } = setup();
     await exec.execute(apesOffer(clock.now()), ctx());
