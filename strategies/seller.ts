@@ -227,8 +227,13 @@ function floorsOf(ctx: Ctx, col: CollectionSnapshot, ours: ReturnType<typeof our
   const raw = f.value.price;
   const remembered = ctx.state.get<Record<string, { p: string; at: number }>>('floors') ?? {};
   if (!isOurs(ctx, ours, f.value.orderHash, f.value.maker)) {
-    remembered[col.slug] = { p: raw.toString(), at: ctx.now };
-    ctx.state.set('floors', remembered);
+    const r = remembered[col.slug];
+    // saved (set) when it changes or a quarter of its age limit on, else only its time moves in
+    // memory: a restart finds it at most that much older, a check that only errs to caution
+    if (r === undefined || r.p !== String(raw) || ctx.now - r.at > p.maxFloorAgeMs / 4) {
+      remembered[col.slug] = { p: raw.toString(), at: ctx.now };
+      ctx.state.set('floors', remembered);
+    } else r.at = ctx.now;
     return { ref: raw, raw };
   }
   // the floor is our own listing: follow the cheapest other listing, never ourselves
@@ -247,15 +252,22 @@ function floorsOf(ctx: Ctx, col: CollectionSnapshot, ours: ReturnType<typeof our
 }
 
 /** Our open listings by NFT key (lower case), the first of each NFT as the list has them. */
-function openListings(ctx: Ctx): Map<string, OwnOrder> {
-  const out = new Map<string, OwnOrder>();
-  for (const o of ctx.ownOrders)
+function openListings(ctx: Ctx): ReadonlyMap<string, OwnOrder> {
+  // the same list (until our orders change) gives the same map
+  const own = ctx.ownOrders;
+  let out = openMemo.get(own);
+  if (out !== undefined) return out;
+  const m = new Map<string, OwnOrder>();
+  for (const o of own)
     if (o.side === 'listing' && o.status === 'open' && o.nftKey !== null) {
       const k = lower(o.nftKey);
-      if (!out.has(k)) out.set(k, o);
+      if (!m.has(k)) m.set(k, o);
     }
+  out = m;
+  openMemo.set(own, out);
   return out;
 }
+const openMemo = new WeakMap<readonly OwnOrder[], ReadonlyMap<string, OwnOrder>>();
 
 /** Our standing listing of this NFT; 'skip' while a listing not ours (or not cleared yet) stands. */
 function listingOf(ctx: Ctx, h: Holding, open: ReadonlyMap<string, OwnOrder>): Mine | 'skip' | null {
@@ -357,29 +369,31 @@ function bestOffer(
 
 /** Drops what no longer matters: results that never came, refusals past, offers expired or not held. */
 function prune(ctx: Ctx): void {
-  const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
+  const pending = ctx.state.get<Record<string, Pending>>('pending');
   let n = 0;
-  for (const [k, v] of Object.entries(pending))
-    if (ctx.now - v.t > PENDING_MS) {
+  for (const k in pending)
+    if (ctx.now - (pending[k] as Pending).t > PENDING_MS) {
       delete pending[k];
       n++;
     }
   if (n > 0) ctx.state.set('pending', pending);
-  const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
+  const refused = ctx.state.get<Record<string, number>>('refused');
   n = 0;
-  for (const [k, until] of Object.entries(refused))
-    if (until <= ctx.now) {
+  for (const k in refused)
+    if ((refused[k] as number) <= ctx.now) {
       delete refused[k];
       n++;
     }
   if (n > 0) ctx.state.set('refused', refused);
-  const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
+  const offers = ctx.state.get<Record<string, SeenOffer>>('offers');
   n = 0;
-  for (const [k, o] of Object.entries(offers))
+  for (const k in offers) {
+    const o = offers[k] as SeenOffer;
     if ((o.e !== null && o.e <= ctx.now) || ctx.holdings.get(k) === undefined) {
       delete offers[k];
       n++;
     }
+  }
   if (n > 0) ctx.state.set('offers', offers);
 }
 
@@ -442,13 +456,12 @@ function holdingInputs(
   needNet: bigint | null,
 ): unknown[] {
   const inputs: unknown[] = [h, floors.ref, floors.raw, mine?.orderHash, mine?.price, mine?.expiresAt];
-  const low = { ctx, ours, fee, needNet };
   const co = col.bestCollectionOffer;
   if (co === null) inputs.push(null);
-  else offerInput(inputs, low, co, co.value.orderHash, co.value.maker, co.value.price);
+  else offerInput(inputs, ctx, ours, fee, needNet, co, co.value.orderHash, co.value.maker, co.value.price);
   const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[key];
   if (seen === undefined) inputs.push(undefined);
-  else offerInput(inputs, low, seen, seen.h, seen.m, BigInt(seen.p));
+  else offerInput(inputs, ctx, ours, fee, needNet, seen, seen.h, seen.m, BigInt(seen.p));
   const traits = ctx.nfts.get(nftKey(h.nft))?.value;
   if (traits !== undefined) {
     let keys = traitKeysOf.get(traits);
@@ -460,7 +473,8 @@ function holdingInputs(
     for (const k of keys) {
       const to = col.bestTraitOffers.get(k);
       if (to === undefined) inputs.push(undefined);
-      else offerInput(inputs, low, to, to.value.orderHash, to.value.maker, to.value.price);
+      else
+        offerInput(inputs, ctx, ours, fee, needNet, to, to.value.orderHash, to.value.maker, to.value.price);
     }
   }
   return inputs;
@@ -486,19 +500,17 @@ function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null): number {
 /** An offer among a holding's inputs: 'low' when it nets less than `needNet`, else it and whether it is ours. */
 function offerInput(
   inputs: unknown[],
-  o: {
-    readonly ctx: Ctx;
-    readonly ours: ReturnType<typeof oursOf>;
-    readonly fee: bigint;
-    readonly needNet: bigint | null;
-  },
+  ctx: Ctx,
+  ours: ReturnType<typeof oursOf>,
+  fee: bigint,
+  needNet: bigint | null,
   level: unknown,
   hash: string | null,
   maker: string | null,
   unit: bigint,
 ): void {
-  if (o.needNet !== null && netOf(unit, o.fee) < o.needNet) inputs.push('low');
-  else inputs.push(level, isOurs(o.ctx, o.ours, hash, maker));
+  if (needNet !== null && netOf(unit, fee) < needNet) inputs.push('low');
+  else inputs.push(level, isOurs(ctx, ours, hash, maker));
 }
 
 function decide(ctx: Ctx, only?: string): Intent[] {
