@@ -495,13 +495,16 @@ export class Engine {
         const cols = slot.loaded.subscriptions.collections;
         if (cols !== null && !cols.has(event.collection)) continue;
         if (slot.gated) this.reaches(slot, event); // remembers what it will have seen
-        work.push(this.runHook(slot, 'onEvent', [event]));
+        const p = this.runHook(slot, 'onEvent', [event]);
+        if (p !== undefined) work.push(p);
       }
     for (const slot of this.gatedSlots) {
       if (subs?.includes(slot)) continue;
       const cols = slot.loaded.subscriptions.collections;
       if (cols !== null && !cols.has(event.collection)) continue;
-      if (this.reaches(slot, event)) work.push(this.runHook(slot, 'onEvent', [event]));
+      if (!this.reaches(slot, event)) continue;
+      const p = this.runHook(slot, 'onEvent', [event]);
+      if (p !== undefined) work.push(p);
     }
     if (work.length === 0) return undefined;
     return work.length === 1 ? work[0] : Promise.all(work).then(() => undefined);
@@ -694,28 +697,65 @@ export class Engine {
     return this.orders.ownOrdersOf(id);
   }
 
-  private async runHook(
+  /**
+   * Runs a hook of one strategy and queues its intents. Returns nothing to await when the hook
+   * ran at once and synchronously and its state needed no asynchronous save.
+   */
+  private runHook(
     slot: Slot,
     name: HookName,
     args: readonly unknown[],
     force = false,
     dropIntents = false,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const def = slot.loaded.definition as unknown as Record<
       HookName,
       ((...a: never[]) => unknown) | undefined
     >;
     const hook = def[name] as ((ctx: StrategyContext<unknown>, ...a: unknown[]) => unknown) | undefined;
-    if (hook === undefined) return;
-    const intents = await slot.runner.run(name, hook, () => this.makeCtx(slot), args, { force });
+    if (hook === undefined) return undefined;
+    // events and ticks come at the top of a turn: their hooks may run at once; order updates come
+    // from inside the ledger's and the executor's callbacks: theirs wait for the turn to end
+    const now = name === 'onEvent' || name === 'onTick';
+    const out = slot.runner.run(name, hook, () => this.makeCtx(slot), args, { force, now });
+    if (Array.isArray(out)) return this.afterHook(slot, name, out, dropIntents);
+    return out.then((intents) => this.afterHook(slot, name, intents, dropIntents));
+  }
+
+  /** After a hook: its state saved, then its intents queued. */
+  private afterHook(
+    slot: Slot,
+    name: HookName,
+    intents: readonly Intent[],
+    dropIntents: boolean,
+  ): Promise<void> | undefined {
     if (slot.state.dirty) {
       const { changed, deleted } = slot.state.takeChanges();
+      let saving: Promise<void> | undefined;
       try {
-        await this.o.stateStore.save(slot.loaded.id, changed, deleted);
+        saving = this.o.stateStore.save(slot.loaded.id, changed, deleted) as Promise<void> | undefined;
       } catch (err) {
         slot.log.error({ err }, 'saving strategy state failed');
       }
+      if (saving !== undefined)
+        return saving.then(
+          () => this.queueHookIntents(slot, name, intents, dropIntents),
+          (err: unknown) => {
+            slot.log.error({ err }, 'saving strategy state failed');
+            this.queueHookIntents(slot, name, intents, dropIntents);
+          },
+        );
     }
+    this.queueHookIntents(slot, name, intents, dropIntents);
+    return undefined;
+  }
+
+  private queueHookIntents(
+    slot: Slot,
+    name: HookName,
+    intents: readonly Intent[],
+    dropIntents: boolean,
+  ): void {
     if (intents.length > 0 && !dropIntents && (slot.runner.active || name === 'onStop')) {
       this.enqueue(slot.loaded.id, intents);
       this.drain();

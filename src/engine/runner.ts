@@ -145,8 +145,11 @@ export class StrategyRunner {
   }
 
   /**
-   * Queues `hook` behind the strategy's previous hook. Resolves with its intents, or [] when it
-   * failed, timed out or the strategy is disabled (failures go to onError/onDisabled).
+   * Runs `hook` once the strategy's previous hook has ended. With `now`, at once when none is
+   * queued or running, and then synchronously unless the hook returns a promise — its intents come
+   * back as an array, nothing to await (for callers at the top of a turn, never inside another
+   * component's callback). Otherwise queued, and a promise. Either way: its intents, or []
+   * when it failed, timed out or the strategy is disabled (failures go to onError/onDisabled).
    * `makeCtx` is called when the hook starts, so it sees the newest market snapshot.
    */
   run(
@@ -154,50 +157,89 @@ export class StrategyRunner {
     hook: AnyHook | undefined,
     makeCtx: () => { ctx: StrategyContext<unknown>; state: MemoryStrategyState },
     args: readonly unknown[] = [],
-    options: { force?: boolean } = {},
-  ): Promise<Intent[]> {
-    if (hook === undefined) return Promise.resolve([]);
-    this.queued++;
-    const next = this.tail.then(() => this.exec(name, hook, makeCtx, args, options.force === true));
+    options: { force?: boolean; now?: boolean } = {},
+  ): Intent[] | Promise<Intent[]> {
+    if (hook === undefined) return [];
+    const force = options.force === true;
+    if (this.queued++ === 0 && options.now === true) {
+      const now = this.exec(name, hook, makeCtx, args, force);
+      if (!Array.isArray(now)) this.tail = now;
+      return now;
+    }
+    const next = this.tail.then(() => this.exec(name, hook, makeCtx, args, force));
     this.tail = next;
     return next;
   }
 
-  /** Runs one queued hook (counted in `queued` until it has ended, whatever its outcome). */
-  private async exec(
+  /**
+   * Runs one hook (counted in `queued` until it has ended, whatever its outcome): its intents, at
+   * once when the hook returned them, or a promise of them when it returned a promise.
+   */
+  private exec(
     name: HookName,
     hook: AnyHook,
     makeCtx: () => { ctx: StrategyContext<unknown>; state: MemoryStrategyState },
     args: readonly unknown[],
     force: boolean,
-  ): Promise<Intent[]> {
+  ): Intent[] | Promise<Intent[]> {
     if (!force && !this.active) {
       this.queued--;
       return [];
     }
     if (this.stateName === 'idle') this.stateName = 'running';
     this.hooksRun++;
+    let later = false;
     try {
       const made = makeCtx();
-      let out = hook(made.ctx, ...args);
+      const out = hook(made.ctx, ...args);
       if (out !== null && typeof out === 'object' && typeof (out as Promise<unknown>).then === 'function') {
-        out = await this.withTimeout(name, out as Promise<unknown>, made.state);
+        later = true;
+        return this.awaitHook(name, out as Promise<unknown>, made.state);
       }
-      const intents = validateIntents(this.id, name, out);
-      made.state.serialize();
-      this.intents += intents.length;
-      return intents;
+      return this.accept(name, out, made.state);
     } catch (e) {
-      const err =
-        e instanceof StrategyError && e.strategyId === this.id
-          ? e
-          : new StrategyError(this.id, `${name} threw: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-      this.fail(err);
+      this.failed(name, e);
       return [];
     } finally {
-      if (this.stateName === 'running') this.stateName = 'idle';
-      this.queued--;
+      if (!later) this.ended();
     }
+  }
+
+  /** The rest of a hook that returned a promise. */
+  private async awaitHook(
+    name: HookName,
+    p: Promise<unknown>,
+    state: MemoryStrategyState,
+  ): Promise<Intent[]> {
+    try {
+      return this.accept(name, await this.withTimeout(name, p, state), state);
+    } catch (e) {
+      this.failed(name, e);
+      return [];
+    } finally {
+      this.ended();
+    }
+  }
+
+  /** A hook's result: its intents (a malformed one throws), its state serialized. */
+  private accept(name: HookName, out: unknown, state: MemoryStrategyState): Intent[] {
+    const intents = validateIntents(this.id, name, out);
+    state.serialize();
+    this.intents += intents.length;
+    return intents;
+  }
+
+  private failed(name: HookName, e: unknown): void {
+    this.fail(
+      e instanceof StrategyError && e.strategyId === this.id
+        ? e
+        : new StrategyError(this.id, `${name} threw: ${(e as Error)?.message ?? String(e)}`, { cause: e }),
+    );
+  }
+
+  private ended(): void {
+    if (this.stateName === 'running') this.stateName = 'idle';
+    this.queued--;
   }
 
   private withTimeout(name: HookName, p: Promise<unknown>, state: MemoryStrategyState): Promise<unknown> {

@@ -36,6 +36,12 @@ function runner(o: Partial<ConstructorParameters<typeof StrategyRunner>[0]> = {}
   return { r, errors, disabled, ctx, state, advance: (ms: number) => (now += ms) };
 }
 
+/** Notes `what` in `log`, then gives `out` (a hook's result). */
+function noting<T>(log: string[], what: string, out: T): T {
+  log.push(what);
+  return out;
+}
+
 describe('safe runner', () => {
   it('turns a throw into a StrategyError and returns no intents', async () => {
     const t = runner();
@@ -93,6 +99,60 @@ describe('safe runner', () => {
     );
     await Promise.all([slow, fast]);
     expect(log).toEqual(['a:start', 'a:end', 'b']);
+  });
+
+  it('with `now`: a hook runs at once and synchronously when none is queued; behind one that runs, it waits', async () => {
+    const t = runner({ hookTimeoutMs: 1000 });
+    const log: string[] = [];
+    // nothing queued: run before run() returns, its intents an array (nothing to await)
+    const direct = t.r.run('onEvent', () => noting(log, 'a', [offer('apes', 1n)]), t.ctx, [], { now: true });
+    expect(Array.isArray(direct)).toBe(true);
+    expect(direct).toHaveLength(1);
+    expect(log).toEqual(['a']);
+    expect(t.r.settled).toBe(true);
+    // a throw: [] at once, the error reported, the runner free again
+    const threw = t.r.run(
+      'onEvent',
+      () => {
+        throw new Error('bad');
+      },
+      t.ctx,
+      [],
+      { now: true },
+    );
+    expect(threw).toEqual([]);
+    expect(t.errors[0]?.shortMessage).toMatch(/onEvent threw: bad/);
+    expect(t.r.settled).toBe(true);
+    // an async hook is awaited as before; a `now` hook behind it is queued, not run at once
+    let release: (() => void) | undefined;
+    const slow = t.r.run(
+      'onEvent',
+      () =>
+        new Promise<unknown[]>((r) => {
+          log.push('b:start');
+          release = () => {
+            log.push('b:end');
+            r([]);
+          };
+        }),
+      t.ctx,
+      [],
+      { now: true },
+    );
+    expect(slow).toBeInstanceOf(Promise);
+    const behind = t.r.run('onEvent', () => noting(log, 'c', []), t.ctx, [], { now: true });
+    expect(behind).toBeInstanceOf(Promise);
+    expect(log).toEqual(['a', 'b:start']);
+    expect(t.r.settled).toBe(false);
+    release?.();
+    await Promise.all([slow, behind]);
+    expect(log).toEqual(['a', 'b:start', 'b:end', 'c']);
+    expect(t.r.settled).toBe(true);
+    // without `now`, a hook never runs inside the caller's turn
+    const later = t.r.run('onOrderUpdate', () => noting(log, 'd', []), t.ctx);
+    expect(log).not.toContain('d');
+    await later;
+    expect(log.at(-1)).toBe('d');
   });
 
   it('a malformed intent is a StrategyError', async () => {
