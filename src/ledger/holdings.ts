@@ -151,18 +151,27 @@ export function createHoldings(o: HoldingsOptions): Holdings {
   o.ledger.onChange((c) => {
     if (c.order.side === 'listing' || c.previous?.side === 'listing') listingsDirty = true;
   });
+  /** Reads our listings again; the holdings whose listing changed are built again (`touched`). */
   function readListings(): void {
     const next = new Map<string, Holding['listedBy']>();
     let until = Number.POSITIVE_INFINITY;
     for (const l of o.ledger.counting())
       if (l.side === 'listing' && l.contract !== null && l.tokenId !== null) {
-        next.set(nftKeyOf(o.chain, l.contract, l.tokenId), {
-          orderHash: l.orderHash,
-          strategyId: l.strategyId,
-          price: l.price,
-        });
+        const key = nftKeyOf(o.chain, l.contract, l.tokenId);
+        const had = listings.get(key);
+        next.set(
+          key,
+          had != null &&
+            had.orderHash === l.orderHash &&
+            had.strategyId === l.strategyId &&
+            had.price === l.price
+            ? had
+            : { orderHash: l.orderHash, strategyId: l.strategyId, price: l.price },
+        );
         until = Math.min(until, l.expiresAt, l.cancelValidUntil ?? Number.POSITIVE_INFINITY);
       }
+    for (const [key, l] of next) if (listings.get(key) !== l) touched.add(key);
+    for (const key of listings.keys()) if (!next.has(key)) touched.add(key);
     listings = next;
     listingsUntil = until;
     listingsDirty = false;
@@ -334,10 +343,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     }
     const sold = apply(rows);
     if (sold.length > 0) sales = sales.concat(sold);
-    if (listingsDirty || o.ledger.now() >= listingsUntil) {
-      readListings();
-      rebuildAll = true;
-    }
+    if (listingsDirty || o.ledger.now() >= listingsUntil) readListings();
     if (touched.size > 0 || rebuildAll) allCache = null;
     if (!rebuildAll) {
       for (const key of touched) {
@@ -356,6 +362,19 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       rebuildAll = false;
     }
     touched.clear();
+  }
+
+  /** Every holding, in the order of each NFT's first fill (however its holding was last built). */
+  function all(): readonly Holding[] {
+    if (allCache === null) {
+      const list: Holding[] = [];
+      for (const key of units.keys()) {
+        const h = byKey.get(key);
+        if (h !== undefined) list.push(h);
+      }
+      allCache = Object.freeze(list);
+    }
+    return allCache;
   }
 
   function pnl(market?: Pick<MarketSnapshot, 'collection'>) {
@@ -384,7 +403,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         l.sales++;
         l.realized += s.realized;
       }
-      for (const h of byKey.values()) {
+      for (const h of all()) {
         const l = line(keyOfHolding(h), h.costToken);
         l.held += Number(h.quantity);
         const col = market?.collection(h.collection);
@@ -441,10 +460,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     realized: () => sales,
     gasOf: gasOfIntent,
     pnl,
-    all: () => {
-      if (allCache === null) allCache = Object.freeze([...byKey.values()]);
-      return allCache;
-    },
+    all,
     /** By `nftKey(nft)` (`<chain>/<contract lower case>/<token id>`). */
     get: (key) => byKey.get(key),
   };

@@ -104,6 +104,60 @@ describe('holdings: what we hold and what it cost, from our fills', () => {
     store.close();
   });
 
+  it("a change of our listing builds only that NFT's holding again: the others stay the same objects", () => {
+    const store = openStore(':memory:');
+    let now = 1_000;
+    const ledger = createOrderLedger({ clock: { now: () => now }, chain: 'ethereum' });
+    for (const id of ['7', '8'])
+      store.fills.record({
+        txHash: `0xt${id}`,
+        side: 'buy',
+        collection: 'apes',
+        contract: C,
+        tokenId: id,
+        price: E,
+        token: ETH.address,
+        filledAt: 10,
+      });
+    const h = createHoldings({ store, ledger, chain: 'ethereum', tokenOf: () => ETH });
+    const before = h.all();
+    const [seven, eight] = before;
+    expect(before.map((x) => x.listedBy)).toEqual([null, null]);
+    const listing = {
+      orderHash: `0x${'ab'.repeat(32)}`,
+      intentId: 'list-7',
+      strategyId: 'seller',
+      target: 'list:7',
+      side: 'listing' as const,
+      collection: 'apes',
+      contract: C,
+      tokenId: '7',
+      standard: 'erc721' as const,
+      trait: null,
+      price: 2n * E,
+      paymentToken: ETH,
+      quantity: 1n,
+      expiresAt: 5_000,
+    };
+    ledger.post(listing);
+    ledger.note(listing.orderHash, { kind: 'opened' });
+    h.refresh();
+    const listed = h.all();
+    expect(listed).not.toBe(before);
+    expect(listed[0]).not.toBe(seven);
+    expect(listed[0]?.listedBy).toMatchObject({ orderHash: listing.orderHash, price: 2n * E });
+    expect(listed[1]).toBe(eight); // untouched
+    // nothing changed: the same list
+    h.refresh();
+    expect(h.all()).toBe(listed);
+    // the listing expires with time alone: #7 unlisted again, #8 still the same object
+    now = 5_000;
+    h.refresh();
+    expect(h.all()[0]?.listedBy).toBeNull();
+    expect(h.all()[1]).toBe(eight);
+    store.close();
+  });
+
   it('realized profit and loss to the wei: proceeds − fees − cost (price + buy gas) − sell gas; unrealized at floor and best offer', () => {
     const store = openStore(':memory:');
     const ledger = createOrderLedger({ clock: { now: () => 0 }, chain: 'ethereum' });
