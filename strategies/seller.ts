@@ -184,33 +184,49 @@ const netOf = (gross: bigint, fee: bigint): bigint => (gross * (10_000n - fee)) 
 /** Least gross price whose net is at least `net`. */
 const grossFor = (net: bigint, fee: bigint): bigint => ceilDiv(net * 10_000n, 10_000n - fee);
 
-/** What is ours in the market: order hashes (any strategy's) and the NFTs we hold. */
-function oursOf(ctx: Ctx): { hashes: Set<string>; keys: Set<string> } {
-  // the same lists give the same answer: kept while they stand (they are rebuilt on any change)
+/** What is ours in the market: order hashes (any strategy's; our listings) and the NFTs we hold. */
+interface Ours {
+  /** Hashes of our orders (all strategies', as the market snapshot and our own list have them). */
+  readonly orders: ReadonlySet<string>;
+  /** Hashes of the listings on what we hold. */
+  readonly listed: ReadonlySet<string>;
+  /** NFT keys we hold (lower case). */
+  readonly keys: ReadonlySet<string>;
+}
+
+function oursOf(ctx: Ctx): Ours {
+  // the same lists give the same answer (they are rebuilt on any change); the orders' part, the
+  // larger, is kept while our orders stand, whatever the holdings do
   const market = ctx.market.ownOrders;
   const own = ctx.ownOrders;
   const held = ctx.holdings.all();
   const had = oursMemo.get(market);
   if (had !== undefined && had.own === own && had.held === held) return had.ours;
-  const hashes = new Set<string>();
-  for (const o of market) hashes.add(lower(o.orderHash));
-  for (const o of own) hashes.add(lower(o.orderHash));
+  let orders = had !== undefined && had.own === own ? had.ours.orders : undefined;
+  if (orders === undefined) {
+    const o = new Set<string>();
+    for (const x of market) o.add(lower(x.orderHash));
+    for (const x of own) o.add(lower(x.orderHash));
+    orders = o;
+  }
+  const listed = new Set<string>();
   const keys = new Set<string>();
   for (const h of held) {
     keys.add(lower(nftKey(h.nft)));
-    if (h.listedBy !== null) hashes.add(lower(h.listedBy.orderHash));
+    if (h.listedBy !== null) listed.add(lower(h.listedBy.orderHash));
   }
-  const ours = { hashes, keys };
+  const ours: Ours = { orders, listed, keys };
   oursMemo.set(market, { own, held, ours });
   return ours;
 }
-const oursMemo = new WeakMap<
-  object,
-  { own: unknown; held: unknown; ours: { hashes: Set<string>; keys: Set<string> } }
->();
+const oursMemo = new WeakMap<object, { own: unknown; held: unknown; ours: Ours }>();
 
-function isOurs(ctx: Ctx, ours: { hashes: Set<string> }, hash: string | null, maker: string | null): boolean {
-  if (hash !== null && (ours.hashes.has(hash) || ours.hashes.has(lower(hash)))) return true;
+function isOurs(ctx: Ctx, ours: Ours, hash: string | null, maker: string | null): boolean {
+  if (hash !== null) {
+    if (ours.orders.has(hash) || ours.listed.has(hash)) return true;
+    const h = lower(hash);
+    if (h !== hash && (ours.orders.has(h) || ours.listed.has(h))) return true;
+  }
   const w = ctx.wallet;
   return (
     maker !== null && w !== null && (maker === w || (maker.length === w.length && lower(maker) === lower(w)))
@@ -218,7 +234,7 @@ function isOurs(ctx: Ctx, ours: { hashes: Set<string> }, hash: string | null, ma
 }
 
 /** The reference floor (cheapest listing not ours) and the raw market floor, or null: do nothing. */
-function floorsOf(ctx: Ctx, col: CollectionSnapshot, ours: ReturnType<typeof oursOf>): Floors | null {
+function floorsOf(ctx: Ctx, col: CollectionSnapshot, ours: Ours): Floors | null {
   const p = ctx.params;
   const f = col.floor;
   // risk sells only against a fresh floor; a floor being re-learned is only an upper bound
@@ -315,12 +331,7 @@ function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
 }
 
 /** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
-function bestOffer(
-  ctx: Ctx,
-  h: Holding,
-  col: CollectionSnapshot,
-  ours: ReturnType<typeof oursOf>,
-): Offer | null {
+function bestOffer(ctx: Ctx, h: Holding, col: CollectionSnapshot, ours: Ours): Offer | null {
   const key = nftKey(h.nft);
   const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
   const cands: Offer[] = [];
@@ -451,7 +462,7 @@ function holdingInputs(
   col: CollectionSnapshot,
   floors: Floors,
   mine: Mine | null,
-  ours: ReturnType<typeof oursOf>,
+  ours: Ours,
   fee: bigint,
   needNet: bigint | null,
 ): unknown[] {
@@ -501,7 +512,7 @@ function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null): number {
 function offerInput(
   inputs: unknown[],
   ctx: Ctx,
-  ours: ReturnType<typeof oursOf>,
+  ours: Ours,
   fee: bigint,
   needNet: bigint | null,
   level: unknown,
