@@ -287,7 +287,7 @@ const openMemo = new WeakMap<readonly OwnOrder[], ReadonlyMap<string, OwnOrder>>
 
 /** Our standing listing of this NFT; 'skip' while a listing not ours (or not cleared yet) stands. */
 function listingOf(ctx: Ctx, h: Holding, open: ReadonlyMap<string, OwnOrder>): Mine | 'skip' | null {
-  const own = open.get(lower(nftKey(h.nft)));
+  const own = open.get(keysOfHolding(h).lower);
   if (own !== undefined && (own.expiresAt === null || own.expiresAt > ctx.now))
     return { orderHash: own.orderHash, price: own.price, expiresAt: own.expiresAt };
   // another strategy's listing, or ours gone but not cleared yet: risk would refuse a second one
@@ -443,52 +443,102 @@ function wantedNow(p: Params, h: Holding): boolean {
  */
 interface Quiet {
   readonly inputs: readonly unknown[];
-  readonly needNet: bigint;
+  /** Least price per unit an offer must have to be accepted (it nets the least acceptance needed). */
+  readonly needGross: bigint;
   /** Until when time alone changes nothing (the relist window, the stop-loss age, a refusal's end). */
   readonly until: number;
 }
 const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
 /** The trait keys of an NFT's traits (built once per traits list). */
 const traitKeysOf = new WeakMap<object, readonly string[]>();
+/** A holding's NFT key, as given and in lower case (holdings are new objects when they change). */
+const keysOf = new WeakMap<Holding, { readonly key: string; readonly lower: string }>();
+function keysOfHolding(h: Holding): { readonly key: string; readonly lower: string } {
+  let k = keysOf.get(h);
+  if (k === undefined) {
+    const key = nftKey(h.nft);
+    k = { key, lower: lower(key) };
+    keysOf.set(h, k);
+  }
+  return k;
+}
+
+/** Where a holding's inputs go: into a list (to remember), or compared with a remembered list. */
+interface Inputs {
+  put(v: unknown): void;
+  /** False once a compared input differed (the rest need not be read). */
+  readonly same: boolean;
+}
+class InputList implements Inputs {
+  readonly list: unknown[] = [];
+  readonly same = true;
+  put(v: unknown): void {
+    this.list.push(v);
+  }
+}
+class InputCompare implements Inputs {
+  #prev: readonly unknown[] = [];
+  #i = 0;
+  same = true;
+  start(prev: readonly unknown[]): this {
+    this.#prev = prev;
+    this.#i = 0;
+    this.same = true;
+    return this;
+  }
+  put(v: unknown): void {
+    if (this.same && this.#prev[this.#i++] !== v) this.same = false;
+  }
+  /** Every input was the same, and there were as many. */
+  get equal(): boolean {
+    return this.same && this.#i === this.#prev.length;
+  }
+}
+const compare = new InputCompare();
 
 /**
- * What the evaluation of holding `h` reads besides time (see `quietHoldings`); an offer that nets
- * less than `needNet` enters as 'low' (it could not be accepted, whoever made it).
+ * What the evaluation of holding `h` reads besides time (see `quietHoldings`), into `out`; an
+ * offer under `needGross` per unit enters as 'low' (it could not be accepted, whoever made it).
  */
 function holdingInputs(
+  out: Inputs,
   ctx: Ctx,
   h: Holding,
-  key: string,
   col: CollectionSnapshot,
   floors: Floors,
   mine: Mine | null,
   ours: Ours,
-  fee: bigint,
-  needNet: bigint | null,
-): unknown[] {
-  const inputs: unknown[] = [h, floors.ref, floors.raw, mine?.orderHash, mine?.price, mine?.expiresAt];
+  needGross: bigint | null,
+): void {
+  out.put(h);
+  out.put(floors.ref);
+  out.put(floors.raw);
+  out.put(mine?.orderHash);
+  out.put(mine?.price);
+  out.put(mine?.expiresAt);
   const co = col.bestCollectionOffer;
-  if (co === null) inputs.push(null);
-  else offerInput(inputs, ctx, ours, fee, needNet, co, co.value.orderHash, co.value.maker, co.value.price);
-  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[key];
-  if (seen === undefined) inputs.push(undefined);
-  else offerInput(inputs, ctx, ours, fee, needNet, seen, seen.h, seen.m, BigInt(seen.p));
-  const traits = ctx.nfts.get(nftKey(h.nft))?.value;
+  if (co === null) out.put(null);
+  else offerInput(out, ctx, ours, needGross, co, co.value.orderHash, co.value.maker, co.value.price);
+  const keys = keysOfHolding(h);
+  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[keys.lower];
+  if (seen === undefined) out.put(undefined);
+  else offerInput(out, ctx, ours, needGross, seen, seen.h, seen.m, BigInt(seen.p));
+  if (!out.same) return;
+  const traits = ctx.nfts.get(keys.key)?.value;
   if (traits !== undefined) {
-    let keys = traitKeysOf.get(traits);
-    if (keys === undefined) {
-      keys = traits.map((t) => traitKey(t.type, t.value));
-      traitKeysOf.set(traits, keys);
+    let tk = traitKeysOf.get(traits);
+    if (tk === undefined) {
+      tk = traits.map((t) => traitKey(t.type, t.value));
+      traitKeysOf.set(traits, tk);
     }
-    inputs.push(traits);
-    for (const k of keys) {
+    out.put(traits);
+    for (const k of tk) {
+      if (!out.same) return;
       const to = col.bestTraitOffers.get(k);
-      if (to === undefined) inputs.push(undefined);
-      else
-        offerInput(inputs, ctx, ours, fee, needNet, to, to.value.orderHash, to.value.maker, to.value.price);
+      if (to === undefined) out.put(undefined);
+      else offerInput(out, ctx, ours, needGross, to, to.value.orderHash, to.value.maker, to.value.price);
     }
   }
-  return inputs;
 }
 
 /** When time alone could change the answer for a holding that asks for nothing now. */
@@ -508,20 +558,22 @@ function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null): number {
   return until;
 }
 
-/** An offer among a holding's inputs: 'low' when it nets less than `needNet`, else it and whether it is ours. */
+/** An offer among a holding's inputs: 'low' when under `needGross` per unit, else it and whether it is ours. */
 function offerInput(
-  inputs: unknown[],
+  out: Inputs,
   ctx: Ctx,
   ours: Ours,
-  fee: bigint,
-  needNet: bigint | null,
+  needGross: bigint | null,
   level: unknown,
   hash: string | null,
   maker: string | null,
   unit: bigint,
 ): void {
-  if (needNet !== null && netOf(unit, fee) < needNet) inputs.push('low');
-  else inputs.push(level, isOurs(ctx, ours, hash, maker));
+  if (needGross !== null && unit < needGross) out.put('low');
+  else {
+    out.put(level);
+    out.put(isOurs(ctx, ours, hash, maker));
+  }
 }
 
 function decide(ctx: Ctx, only?: string): Intent[] {
@@ -544,7 +596,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     quietHoldings.set(ctx.state, quiet);
   }
   for (const h of held) {
-    const key = lower(nftKey(h.nft));
+    const key = keysOfHolding(h).lower;
     if (pending[key] !== undefined) continue;
     const mine = listingOf(ctx, h, open);
     if (mine === 'skip') continue;
@@ -555,12 +607,10 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     if (floors == null) continue;
     const fee = feeOf(p, h.collection);
     const last = quiet.get(key);
-    if (
-      last !== undefined &&
-      ctx.now < last.until &&
-      sameKey(last.inputs, holdingInputs(ctx, h, key, col, floors, mine, ours, fee, last.needNet))
-    )
-      continue;
+    if (last !== undefined && ctx.now < last.until) {
+      holdingInputs(compare.start(last.inputs), ctx, h, col, floors, mine, ours, last.needGross);
+      if (compare.equal) continue;
+    }
     // remembered again below when it asks for nothing
     quiet.delete(key);
     const want = plan(ctx, h, floors, fee);
@@ -607,11 +657,11 @@ function decide(ctx: Ctx, only?: string): Intent[] {
         want.netLower,
         ceilDiv(netOf(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
       );
-      quiet.set(key, {
-        inputs: holdingInputs(ctx, h, key, col, floors, mine, ours, fee, needNet),
-        needNet,
-        until: quietUntil(ctx, h, mine),
-      });
+      // an offer nets at least needNet exactly when its price per unit is at least this
+      const needGross = grossFor(needNet, fee);
+      const inputs = new InputList();
+      holdingInputs(inputs, ctx, h, col, floors, mine, ours, needGross);
+      quiet.set(key, { inputs: inputs.list, needGross, until: quietUntil(ctx, h, mine) });
       continue;
     }
     const priority = toScore(want.price > unitCost ? want.price - unitCost : 0n, p.paymentToken.decimals);
@@ -680,12 +730,6 @@ function forgetOffer(ctx: Ctx, orderHash: string): boolean {
     }
   if (n > 0) ctx.state.set('offers', offers);
   return n > 0;
-}
-
-function sameKey(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Every holding is evaluated afresh at the next decision (at start). */
