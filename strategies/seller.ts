@@ -186,51 +186,63 @@ const grossFor = (net: bigint, fee: bigint): bigint => ceilDiv(net * 10_000n, 10
 
 /** What is ours in the market: order hashes (any strategy's; our listings) and the NFTs we hold. */
 interface Ours {
-  /** Hashes of our orders (all strategies', as the market snapshot and our own list have them). */
-  readonly orders: ReadonlySet<string>;
+  /** Whether a hash is one of our orders (all strategies', as the snapshot and our own list have them). */
+  order(hash: string): boolean;
   /** Hashes of the listings on what we hold. */
   readonly listed: ReadonlySet<string>;
   /** NFT keys we hold (lower case). */
   readonly keys: ReadonlySet<string>;
 }
 
+/** Our order hashes in lower case, from the lists (built when first asked: a known maker rarely needs it). */
+class OrderHashes {
+  #set: Set<string> | undefined;
+  constructor(
+    readonly market: readonly OwnOrder[],
+    readonly own: readonly OwnOrder[],
+  ) {}
+  has(hash: string): boolean {
+    if (this.#set === undefined) {
+      const set = new Set<string>();
+      for (const x of this.market) set.add(lower(x.orderHash));
+      for (const x of this.own) set.add(lower(x.orderHash));
+      this.#set = set;
+    }
+    return this.#set.has(hash) || this.#set.has(lower(hash));
+  }
+}
+
 function oursOf(ctx: Ctx): Ours {
-  // the same lists give the same answer (they are rebuilt on any change); the orders' part, the
-  // larger, is kept while our orders stand, whatever the holdings do
+  // the same lists give the same answer (they are rebuilt on any change); the orders' part is kept
+  // while our orders stand, whatever the holdings do
   const market = ctx.market.ownOrders;
   const own = ctx.ownOrders;
   const held = ctx.holdings.all();
   const had = oursMemo.get(market);
   if (had !== undefined && had.own === own && had.held === held) return had.ours;
-  let orders = had !== undefined && had.own === own ? had.ours.orders : undefined;
-  if (orders === undefined) {
-    const o = new Set<string>();
-    for (const x of market) o.add(lower(x.orderHash));
-    for (const x of own) o.add(lower(x.orderHash));
-    orders = o;
-  }
+  const orders = had !== undefined && had.own === own ? had.orders : new OrderHashes(market, own);
   const listed = new Set<string>();
   const keys = new Set<string>();
   for (const h of held) {
     keys.add(lower(nftKey(h.nft)));
     if (h.listedBy !== null) listed.add(lower(h.listedBy.orderHash));
   }
-  const ours: Ours = { orders, listed, keys };
-  oursMemo.set(market, { own, held, ours });
+  const ours: Ours = { order: (hash) => orders.has(hash), listed, keys };
+  oursMemo.set(market, { own, held, orders, ours });
   return ours;
 }
-const oursMemo = new WeakMap<object, { own: unknown; held: unknown; ours: Ours }>();
+const oursMemo = new WeakMap<object, { own: unknown; held: unknown; orders: OrderHashes; ours: Ours }>();
 
+/**
+ * Whether an order is ours: its maker is our wallet — an order whose maker is known and not our
+ * wallet is not ours, whatever else — or, its maker unknown (or our wallet not), its hash is one
+ * of our orders or listings.
+ */
 function isOurs(ctx: Ctx, ours: Ours, hash: string | null, maker: string | null): boolean {
-  if (hash !== null) {
-    if (ours.orders.has(hash) || ours.listed.has(hash)) return true;
-    const h = lower(hash);
-    if (h !== hash && (ours.orders.has(h) || ours.listed.has(h))) return true;
-  }
   const w = ctx.wallet;
-  return (
-    maker !== null && w !== null && (maker === w || (maker.length === w.length && lower(maker) === lower(w)))
-  );
+  if (maker !== null && w !== null)
+    return maker === w || (maker.length === w.length && lower(maker) === lower(w));
+  return hash !== null && (ours.listed.has(hash) || ours.listed.has(lower(hash)) || ours.order(hash));
 }
 
 /** The reference floor (cheapest listing not ours) and the raw market floor, or null: do nothing. */

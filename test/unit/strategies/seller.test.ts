@@ -92,10 +92,10 @@ function setup(o: Setup = {}) {
 type H = ReturnType<typeof setup>;
 const tick = (h: H) => run(seller.onTick?.(h.ctx(), { schedule: 'x', at: h.clock.now() }));
 
-const offer = (price: bigint, o: { maker?: string; n?: number; token?: PaymentToken } = {}) => ({
+const offer = (price: bigint, o: { maker?: string | null; n?: number; token?: PaymentToken } = {}) => ({
   price,
   orderHash: hash(o.n ?? 0x50),
-  maker: o.maker ?? OTHER,
+  maker: o.maker === undefined ? OTHER : o.maker,
   token: o.token ?? WETH,
 });
 
@@ -436,6 +436,23 @@ describe('seller: accepting offers (listing 0.99 standing)', () => {
       'ignores our own collection offer (another strategy’s bid)',
       { ...listed, col: { bestCollectionOffer: offer(eth('1.05'), { maker: WALLET }) } },
       [],
+    ],
+    [
+      'ignores an offer of ours whose maker is not given: known by its hash (another strategy’s bid)',
+      {
+        ...listed,
+        listings: [
+          ...listed.listings,
+          { ...ownListing({ h: 0x60, price: eth('1.05') }), side: 'collection_offer', nftKey: null },
+        ],
+        col: { bestCollectionOffer: offer(eth('1.05'), { maker: null, n: 0x60 }) },
+      },
+      [],
+    ],
+    [
+      'takes an offer whose maker is not given when its hash is not ours',
+      { ...listed, col: { bestCollectionOffer: offer(eth('1.05'), { maker: null, n: 0x61 }) } },
+      [`accept 0061 net ${eth('1.05')}`],
     ],
     [
       'ignores an expired offer',
