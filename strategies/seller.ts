@@ -344,26 +344,28 @@ function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
 
 /** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
 function bestOffer(ctx: Ctx, h: Holding, col: CollectionSnapshot, ours: Ours): Offer | null {
-  const key = nftKey(h.nft);
-  const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
-  const cands: Offer[] = [];
+  const keys = keysOfHolding(h);
+  const refused = ctx.state.get<Record<string, number>>('refused');
+  // the best so far (the first of equal ones); what it is, in words, only for the one chosen
+  let best: { hash: string; unit: bigint; token: PaymentToken; what: () => string } | null = null;
   const consider = (
     hash: string | null,
     maker: string | null,
     unit: bigint,
     token: PaymentToken,
     expiresAt: number | null,
-    what: string,
-  ) => {
-    if (hash === null || unit <= 0n || isOurs(ctx, ours, hash, maker)) return;
-    if ((expiresAt !== null && expiresAt <= ctx.now) || refused[lower(hash)] !== undefined) return;
+    what: () => string,
+  ): void => {
+    if (hash === null || unit <= 0n || (best !== null && unit <= best.unit)) return;
+    if (isOurs(ctx, ours, hash, maker)) return;
+    if ((expiresAt !== null && expiresAt <= ctx.now) || refused?.[lower(hash)] !== undefined) return;
     if (!sameMoney(token, h.costToken) || !sameMoney(token, ctx.params.paymentToken)) return;
-    cands.push({ orderHash: hash as OrderHash, unit, token, what });
+    best = { hash, unit, token, what };
   };
   const co = col.bestCollectionOffer?.value;
   if (co !== undefined)
-    consider(co.orderHash, co.maker, co.price, co.paymentToken, co.expiresAt, 'collection offer');
-  for (const t of ctx.nfts.get(key)?.value ?? []) {
+    consider(co.orderHash, co.maker, co.price, co.paymentToken, co.expiresAt, () => 'collection offer');
+  for (const t of ctx.nfts.get(keys.key)?.value ?? []) {
     const to = col.bestTraitOffers.get(traitKey(t.type, t.value))?.value;
     if (to !== undefined)
       consider(
@@ -372,10 +374,10 @@ function bestOffer(ctx: Ctx, h: Holding, col: CollectionSnapshot, ours: Ours): O
         to.price,
         to.paymentToken,
         to.expiresAt,
-        `trait offer ${t.type}=${t.value}`,
+        () => `trait offer ${t.type}=${t.value}`,
       );
   }
-  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[lower(key)];
+  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[keys.lower];
   if (seen !== undefined)
     consider(
       seen.h,
@@ -383,11 +385,10 @@ function bestOffer(ctx: Ctx, h: Holding, col: CollectionSnapshot, ours: Ours): O
       BigInt(seen.p),
       { address: seen.a, symbol: seen.s, decimals: seen.d } as PaymentToken,
       seen.e,
-      'item offer',
+      () => 'item offer',
     );
-  let best: Offer | null = null;
-  for (const c of cands) if (best === null || c.unit > best.unit) best = c;
-  return best;
+  const b = best as { hash: string; unit: bigint; token: PaymentToken; what: () => string } | null;
+  return b === null ? null : { orderHash: b.hash as OrderHash, unit: b.unit, token: b.token, what: b.what() };
 }
 
 /** Drops what no longer matters: results that never came, refusals past, offers expired or not held. */
