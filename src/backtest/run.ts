@@ -98,7 +98,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   };
 
   const store: Store = openStore(':memory:', { now: () => time.now() });
-  const ledger = createOrderLedger({ clock: time, chain, store: storeLedger(store, () => time.now()) });
+  // orders live in the ledger alone (a backtest never restarts from its store); fills are recorded
+  const ledger = createOrderLedger({
+    clock: time,
+    chain,
+    store: storeLedger(store, () => time.now(), { orders: false }),
+  });
   let index = -1; // the event being replayed
   const view: MarketView = createMarketView({
     api: tape.api(() => time.now()),

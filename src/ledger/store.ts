@@ -39,10 +39,21 @@ function toLedger(r: OrderRecord): LedgerOrder {
   };
 }
 
-export function storeLedger(store: Store, now: () => number): LedgerStore {
+/**
+ * The ledger's store: its orders (read back at start) and its fills. With `orders: false` the
+ * orders are not written, only the fills (their idempotence and the fills table the holdings
+ * read): for a run that never restarts from the store (a backtest).
+ */
+export function storeLedger(
+  store: Store,
+  now: () => number,
+  options: { readonly orders?: boolean } = {},
+): LedgerStore {
+  const orders = options.orders !== false;
   return {
-    load: () => store.orders.recent(now() - RECENT_MS).map(toLedger),
+    load: () => (orders ? store.orders.recent(now() - RECENT_MS).map(toLedger) : []),
     save(o) {
+      if (!orders) return;
       store.orders.upsert({
         hash: o.orderHash,
         ...(o.intentId !== null ? { intentId: o.intentId } : {}),

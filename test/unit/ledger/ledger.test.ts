@@ -873,6 +873,28 @@ describe('ledger: persistence through the SQLite store', () => {
     expect(b.ledger.note(hash(1), fill('tx2'))?.filledUnits).toBe(1n);
   });
 
+  it('without orders (a backtest): no order row is written or read back, fills are recorded once', () => {
+    const clock = { t: T0, now: () => clock.t };
+    const store = openStore(':memory:', { now: clock.now });
+    stores.push(store);
+    const ledger = createOrderLedger({
+      clock,
+      chain: 'ethereum',
+      store: storeLedger(store, clock.now, { orders: false }),
+    });
+    setupOpen(ledger);
+    expect(ledger.note(hash(1), fill('tx1'))?.filledUnits).toBe(1n);
+    expect(store.orders.get(hash(1))).toBeUndefined();
+    expect(store.orders.hasFill(hash(1), 'tx1')).toBe(true);
+    expect(store.fills.after(0, 10)).toHaveLength(1);
+    const again = createOrderLedger({
+      clock,
+      chain: 'ethereum',
+      store: storeLedger(store, clock.now, { orders: false }),
+    });
+    expect(again.list()).toEqual([]);
+  });
+
   it('gone orders are read back only when they ended within the last hour', () => {
     const clock = { t: T0, now: () => clock.t };
     const a = ledgerOn(':memory:', clock);
