@@ -12,7 +12,6 @@
  * strategies; everything they start is awaited before the next step.
  */
 
-import { storeJournal } from '../daemon/persistence.ts';
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import {
@@ -22,7 +21,7 @@ import {
   type LoadedStrategy,
   loadStrategy,
 } from '../engine/index.ts';
-import { MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
+import { MemoryJournal, MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
 import { createPaperExecutor, type PaperExecutor } from '../execution/paper.ts';
 import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
@@ -133,8 +132,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
   // reads only the fills recorded since the last); the report keeps its own (its reading them must
   // not make the strategies' fresher).
-  const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf });
-  const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf });
+  // the journal of intents in memory (nothing restarts from a backtest): the holdings learn who
+  // bought or sold from it
+  const journal = new MemoryJournal();
+  const strategyOfIntent = (id: string) => journal.records.get(id)?.strategyId;
+  const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
+  const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
   const engine: Engine = createEngine({
     strategies,
@@ -149,7 +152,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     },
     executor: paper,
     orders: ledger,
-    journal: storeJournal(store),
+    journal,
     // strategy state and risk's spend entries only matter across restarts: in memory
     stateStore: new MemoryStateStore(),
     spendLedger: new MemorySpendLedger(),

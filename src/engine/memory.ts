@@ -1,4 +1,5 @@
-// In-memory implementations of the engine's ports: for unit tests, benchmarks and as a model of
+// In-memory implementations of the engine's ports: for unit tests, benchmarks, backtests (the journal,
+// strategy state and spend: nothing restarts from them) and as a model of
 // what the real adapters (SQLite store, live/paper executors, scheduler) must do.
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address, CollectionSlug, OrderHash } from '../domain/ids.ts';

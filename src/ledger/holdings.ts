@@ -28,6 +28,11 @@ export interface HoldingsOptions {
   readonly chain: string;
   /** Symbol and decimals of a payment token by address (zero address = the native token). */
   readonly tokenOf: (address: string) => PaymentToken;
+  /**
+   * The strategy of an intent, where the intents are not in the store (a backtest keeps its
+   * journal in memory). Default: the store's intents.
+   */
+  readonly strategyOfIntent?: (intentId: string) => string | null | undefined;
 }
 
 /** The same key as `nftKey` of the strategy API. */
@@ -103,7 +108,10 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     if (intentId === undefined) return null;
     let v = strategies.get(intentId);
     if (v === undefined) {
-      v = o.store.intents.get(intentId)?.strategy ?? null;
+      v =
+        (o.strategyOfIntent !== undefined
+          ? o.strategyOfIntent(intentId)
+          : o.store.intents.get(intentId)?.strategy) ?? null;
       strategies.set(intentId, v);
     }
     return v;

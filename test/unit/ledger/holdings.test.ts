@@ -158,6 +158,40 @@ describe('holdings: what we hold and what it cost, from our fills', () => {
     store.close();
   });
 
+  it('the strategy of an intent comes from strategyOfIntent when given (a journal outside the store)', () => {
+    const store = openStore(':memory:');
+    const ledger = createOrderLedger({ clock: { now: () => 0 }, chain: 'ethereum' });
+    store.fills.record({
+      intentId: 'b1',
+      txHash: '0xt1',
+      side: 'buy',
+      collection: 'apes',
+      contract: C,
+      tokenId: '7',
+      price: E,
+      token: ETH.address,
+      filledAt: 10,
+    });
+    const asked: string[] = [];
+    const h = createHoldings({
+      store,
+      ledger,
+      chain: 'ethereum',
+      tokenOf: () => ETH,
+      strategyOfIntent: (id) => {
+        asked.push(id);
+        return id === 'b1' ? 'sniper' : undefined;
+      },
+    });
+    expect(h.all()[0]?.strategyId).toBe('sniper');
+    expect(asked).toEqual(['b1']);
+    // the store's intents are not read: without the option the buyer is unknown
+    expect(
+      createHoldings({ store, ledger, chain: 'ethereum', tokenOf: () => ETH }).all()[0]?.strategyId,
+    ).toBeNull();
+    store.close();
+  });
+
   it('realized profit and loss to the wei: proceeds − fees − cost (price + buy gas) − sell gas; unrealized at floor and best offer', () => {
     const store = openStore(':memory:');
     const ledger = createOrderLedger({ clock: { now: () => 0 }, chain: 'ethereum' });
