@@ -91,11 +91,6 @@ export class GroupedBook {
     return e;
   }
 
-  /** No entry expires before this (a lower bound; +Infinity when none expires). */
-  get soonest(): number {
-    return this.#soonest;
-  }
-
   /**
    * The hashes of entries expired at `now` (the caller removes them), without looking at any
    * entry while none can have expired.

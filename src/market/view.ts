@@ -90,10 +90,7 @@ export interface MarketViewOptions {
   readonly maxConcurrent?: number;
   /** First retry delay after a failed refresh, doubled per failure, capped at the kind's interval. Default 5 000 ms. */
   readonly errorBackoffMs?: number;
-  /**
-   * Expired orders are swept out at most this often, when one has expired (the view's timer wakes
-   * for the soonest expiry, not every interval). Default 1 000 ms.
-   */
+  /** How often expired orders are swept out. Default 1 000 ms. */
   readonly sweepIntervalMs?: number;
   /** Payment tokens of the chain (symbol → address, decimals) for prices the API gives by symbol only. */
   readonly paymentTokens?: readonly PaymentToken[];
@@ -186,8 +183,6 @@ const PART_TRAITS = partMask(['traits']);
 
 /** Removed orders are remembered this long, so a REST page read before the removal cannot bring them back. */
 const TOMBSTONE_MS = 15 * 60_000;
-/** Old tombstones are dropped at least this often (they stop counting at TOMBSTONE_MS whatever the sweep). */
-const HOUSEKEEPING_MS = 60_000;
 const COLLECTION_OFFER_GROUP = '';
 
 interface CollectionState {
@@ -450,18 +445,9 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     else if (c.floor?.value.orderHash === hash) onListingGone(c, hash, undefined, reason);
   }
 
-  /** The order was removed within TOMBSTONE_MS: a late copy of it is not added back. */
-  function buried(c: CollectionState, hash: OrderHash): boolean {
-    const at = c.tombstones.get(hash);
-    return at !== undefined && clock.now() - at <= TOMBSTONE_MS;
-  }
-
   function addEntry(c: CollectionState, e: OrderEntry): void {
-    if (buried(c, e.orderHash)) return;
-    const x = e.level.expiresAt;
-    if (x !== null && x <= clock.now()) return;
-    // an order expiring before the timer wakes: the timer wakes for it instead
-    if (x !== null && x < timerAt) wakeAt(Math.max(x, lastSweepAt + sweepIntervalMs));
+    if (c.tombstones.has(e.orderHash)) return;
+    if (e.level.expiresAt !== null && e.level.expiresAt <= clock.now()) return;
     if (e.side === 'listing') {
       c.listings.add(e);
       onListingAdded(c, e);
@@ -549,7 +535,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         const s = c.suspended.get(hash);
         c.suspended.delete(hash);
         c.tombstones.delete(hash);
-        if (s && clock.now() - s.at <= TOMBSTONE_MS) addEntry(c, s.entry);
+        if (s) addEntry(c, s.entry);
         break;
       }
       case 'metadata_update':
@@ -857,28 +843,12 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     return n;
   }
 
-  /** Sets the one timer to fire at `at` (if it would fire later), without starting anything now. */
-  function wakeAt(at: number): void {
-    if (stopped || !started || at >= timerAt) return;
-    if (timer !== undefined) timers.clearTimeout(timer);
-    timerAt = at;
-    timer = timers.setTimeout(
-      () => {
-        timer = undefined;
-        timerAt = Number.POSITIVE_INFINITY;
-        arm();
-      },
-      Math.max(1, at - clock.now()),
-    );
-    unrefTimer(timer);
-  }
-
   /** Starts what is due, and sets the one timer for what comes next. */
   function arm(): void {
     if (stopped || !started) return;
     const now = clock.now();
-    if (now >= nextSweepAt()) sweep(now);
-    let next = nextSweepAt();
+    if (now - lastSweepAt >= sweepIntervalMs) sweep(now);
+    let next = lastSweepAt + sweepIntervalMs;
     for (const c of states.values()) {
       if (c.running) continue;
       if (dueKind(c, now)) {
@@ -888,24 +858,19 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       }
       for (const kind of REFRESH_KINDS) next = Math.min(next, c.due[kind]);
     }
-    wakeAt(Math.max(next, now + 1));
+    next = Math.max(next, now + 1);
+    if (timer !== undefined && timerAt <= next) return;
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timerAt = next;
+    timer = timers.setTimeout(() => {
+      timer = undefined;
+      timerAt = Number.POSITIVE_INFINITY;
+      arm();
+    }, next - now);
+    unrefTimer(timer);
   }
 
-  /**
-   * When the sweep is due: the soonest an order or the floor expires, or housekeeping — but not
-   * sooner than sweepIntervalMs after the last.
-   */
-  function nextSweepAt(): number {
-    let at = lastSweepAt + HOUSEKEEPING_MS;
-    for (const c of states.values()) {
-      at = Math.min(at, c.listings.soonest, c.collectionOffers.soonest, c.traitOffers.soonest);
-      const x = c.floor?.value.expiresAt;
-      if (x != null && !c.floorRelearning) at = Math.min(at, x);
-    }
-    return Math.max(at, lastSweepAt + sweepIntervalMs);
-  }
-
-  /** Expired orders out (the floor re-learned when it was one), old tombstones dropped. */
+  /** Expired orders out (the floor re-learned when it was one), old tombstones and closed own orders dropped. */
   function sweep(now: number): void {
     lastSweepAt = now;
     for (const c of states.values()) {

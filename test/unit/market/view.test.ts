@@ -332,30 +332,6 @@ describe('market view: offers from events', () => {
     await view.stop();
   });
 
-  it("the sweep wakes for the soonest expiry (an event's too), not every second; a tombstone ends on time without it", async () => {
-    const { view, coll, clock, timers } = setup(book);
-    await view.start();
-    await view.whenIdle();
-    // nothing expires: the one timer is for a refresh or housekeeping, not a second away
-    const wake = () => Math.min(...[...timers.pending.values()].map((t) => t.at));
-    expect(wake() - clock.t).toBeGreaterThan(1_000);
-    // an offer expiring in 5 s, from the stream: the timer wakes for it
-    view.apply(collectionOfferEvent(clock, hash(14), milli(999), { expiresAt: clock.t + 5_000 }));
-    expect(wake()).toBe(clock.t + 5_000);
-    expect(coll().bestCollectionOffer?.value.orderHash).toBe(hash(14));
-    await timers.advance(5_000);
-    expect(coll().bestCollectionOffer?.value.orderHash).toBe(hash(10));
-    // a cancelled order's late copy is refused for 15 minutes, then taken (whenever the sweep ran)
-    view.apply(cancelEvent(clock, hash(15)));
-    clock.t += 15 * 60_000;
-    view.apply(collectionOfferEvent(clock, hash(15), milli(990)));
-    expect(coll().bestCollectionOffer?.value.orderHash).toBe(hash(10));
-    clock.t += 1;
-    view.apply(collectionOfferEvent(clock, hash(15), milli(990)));
-    expect(coll().bestCollectionOffer?.value.orderHash).toBe(hash(15));
-    await view.stop();
-  });
-
   it('a multi-unit collection offer compares per unit and stays best after a partial fill', async () => {
     const { view, coll, clock } = setup(book);
     await view.refreshNow();
