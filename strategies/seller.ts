@@ -177,8 +177,19 @@ function sameMoney(a: PaymentToken, b: PaymentToken): boolean {
 }
 
 function feeOf(p: Params, collection: string): bigint {
-  return BigInt(p.collectionFeeBps[collection] ?? p.feeBps);
+  let fees = feesOf.get(p);
+  if (fees === undefined) {
+    fees = new Map();
+    feesOf.set(p, fees);
+  }
+  let fee = fees.get(collection);
+  if (fee === undefined) {
+    fee = BigInt(p.collectionFeeBps[collection] ?? p.feeBps);
+    fees.set(collection, fee);
+  }
+  return fee;
 }
+const feesOf = new WeakMap<Params, Map<string, bigint>>();
 
 const netOf = (gross: bigint, fee: bigint): bigint => (gross * (10_000n - fee)) / 10_000n;
 /** Least gross price whose net is at least `net`. */
@@ -391,23 +402,44 @@ function bestOffer(ctx: Ctx, h: Holding, col: CollectionSnapshot, ours: Ours): O
   return b === null ? null : { orderHash: b.hash as OrderHash, unit: b.unit, token: b.token, what: b.what() };
 }
 
+/**
+ * Per strategy state: before `at` no entry of 'pending', 'refused' or 'offers' ends, and `held`
+ * are the holdings its offers were last checked against — prune has nothing to drop until then.
+ * Whatever adds an entry calls `endsAt`.
+ */
+const pruneMemo = new WeakMap<object, { at: number; held: unknown }>();
+
+/** An entry ending at `at` was added to the state: prune by then. */
+function endsAt(ctx: Ctx, at: number): void {
+  const m = pruneMemo.get(ctx.state);
+  if (m !== undefined && at < m.at) m.at = at;
+}
+
 /** Drops what no longer matters: results that never came, refusals past, offers expired or not held. */
 function prune(ctx: Ctx): void {
+  const held = ctx.holdings.all();
+  const memo = pruneMemo.get(ctx.state);
+  if (memo !== undefined && ctx.now < memo.at && memo.held === held) return;
+  let at = Number.POSITIVE_INFINITY;
   const pending = ctx.state.get<Record<string, Pending>>('pending');
   let n = 0;
-  for (const k in pending)
-    if (ctx.now - (pending[k] as Pending).t > PENDING_MS) {
+  for (const k in pending) {
+    const t = (pending[k] as Pending).t;
+    if (ctx.now - t > PENDING_MS) {
       delete pending[k];
       n++;
-    }
+    } else if (t + PENDING_MS < at) at = t + PENDING_MS;
+  }
   if (n > 0) ctx.state.set('pending', pending);
   const refused = ctx.state.get<Record<string, number>>('refused');
   n = 0;
-  for (const k in refused)
-    if ((refused[k] as number) <= ctx.now) {
+  for (const k in refused) {
+    const end = refused[k] as number;
+    if (end <= ctx.now) {
       delete refused[k];
       n++;
-    }
+    } else if (end < at) at = end;
+  }
   if (n > 0) ctx.state.set('refused', refused);
   const offers = ctx.state.get<Record<string, SeenOffer>>('offers');
   n = 0;
@@ -416,9 +448,10 @@ function prune(ctx: Ctx): void {
     if ((o.e !== null && o.e <= ctx.now) || ctx.holdings.get(k) === undefined) {
       delete offers[k];
       n++;
-    }
+    } else if (o.e !== null && o.e < at) at = o.e;
   }
   if (n > 0) ctx.state.set('offers', offers);
+  pruneMemo.set(ctx.state, { at, held });
 }
 
 /** What this instance sells, by holding (holdings are new objects when they change). */
@@ -437,6 +470,28 @@ function wanted(p: Params, h: Holding): boolean {
   }
   return v;
 }
+
+/** What this instance sells of `all` (in `only`'s collection, when given); the same list until the holdings change. */
+function heldOf(p: Params, all: readonly Holding[], only: string | undefined): readonly Holding[] {
+  let byList = heldMemo.get(p);
+  if (byList === undefined) {
+    byList = new WeakMap();
+    heldMemo.set(p, byList);
+  }
+  let byCollection = byList.get(all);
+  if (byCollection === undefined) {
+    byCollection = new Map();
+    byList.set(all, byCollection);
+  }
+  const key = only ?? '';
+  let out = byCollection.get(key);
+  if (out === undefined) {
+    out = all.filter((h) => (only === undefined || h.collection === only) && wanted(p, h));
+    byCollection.set(key, out);
+  }
+  return out;
+}
+const heldMemo = new WeakMap<Params, WeakMap<readonly Holding[], Map<string, readonly Holding[]>>>();
 
 function wantedNow(p: Params, h: Holding): boolean {
   if (h.quantity <= 0n) return false;
@@ -592,9 +647,7 @@ function offerInput(
 function decide(ctx: Ctx, only?: string): Intent[] {
   const p = ctx.params;
   // nothing of ours to sell there (an event of a collection we hold nothing of): nothing to do
-  const held = ctx.holdings
-    .all()
-    .filter((h) => (only === undefined || h.collection === only) && wanted(p, h));
+  const held = heldOf(p, ctx.holdings.all(), only);
   if (held.length === 0) return [];
   prune(ctx);
   const pending = ctx.state.get<Record<string, Pending>>('pending') ?? {};
@@ -705,7 +758,10 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     pending[key] = { t: ctx.now, target: intent.target };
     out.push(intent);
   }
-  if (out.length > 0) ctx.state.set('pending', pending);
+  if (out.length > 0) {
+    ctx.state.set('pending', pending);
+    endsAt(ctx, ctx.now + PENDING_MS);
+  }
   return out;
 }
 
@@ -730,6 +786,7 @@ function rememberItemOffer(ctx: Ctx, ev: MarketEvent): boolean {
     m: ev.maker,
   };
   ctx.state.set('offers', offers);
+  if (ev.expiresAt !== null) endsAt(ctx, ev.expiresAt);
   return true;
 }
 
@@ -748,6 +805,7 @@ function forgetOffer(ctx: Ctx, orderHash: string): boolean {
 /** Every holding is evaluated afresh at the next decision (at start). */
 const forgetInputs = (ctx: Ctx): void => {
   quietHoldings.delete(ctx.state);
+  pruneMemo.delete(ctx.state);
 };
 
 export default defineStrategy({
@@ -791,6 +849,7 @@ export default defineStrategy({
           const refused = ctx.state.get<Record<string, number>>('refused') ?? {};
           refused[lower(i.orderHash)] = ctx.now + REFUSED_MS;
           ctx.state.set('refused', refused);
+          endsAt(ctx, ctx.now + REFUSED_MS);
         }
       }
       ctx.state.set('pending', pending);

@@ -533,6 +533,53 @@ describe('seller: accepting offers (listing 0.99 standing)', () => {
     expect(Object.keys(h2.state.get<Record<string, unknown>>('offers') ?? {})).toEqual([]);
   });
 
+  it('a refused offer is taken again once its refusal ends (10 min), also when the refusal came late', async () => {
+    const withOffer = { bestCollectionOffer: offer(eth('1.05')) };
+    const relearn = (h: H, col: Partial<CollectionInit>) =>
+      h.market.setCollection({
+        slug: 'apes',
+        floor: { price: eth('1'), orderHash: hash(900), maker: OTHER },
+        ...col,
+      });
+    const h = setup({
+      holdings: [holding({ cost })],
+      listings: [ownListing({ h: 1, price: eth('0.99'), expiresAt: NOW + 3_600_000 })],
+      col: withOffer,
+    });
+    const out = await tick(h);
+    expect(brief(out)).toEqual([`accept 0050 net ${eth('1.05')}`]);
+    // no result for 6 min, the offer gone meanwhile: the NFT is free again; then the refusal arrives
+    h.clock.advance(6 * 60_000);
+    relearn(h, {});
+    expect(await tick(h)).toEqual([]);
+    await seller.onOrderUpdate?.(h.ctx(), {
+      kind: 'intent_result',
+      intentId: 'a',
+      intent: out[0] as Intent,
+      status: 'failed',
+    });
+    // the offer back: refused until 10 min after the refusal
+    h.clock.advance(60_000);
+    relearn(h, withOffer);
+    expect(await tick(h)).toEqual([]);
+    h.clock.advance(9 * 60_000);
+    relearn(h, withOffer);
+    expect(brief(await tick(h))).toEqual([`accept 0050 net ${eth('1.05')}`]);
+  });
+
+  it('an item offer seen is dropped from the state once it expires', async () => {
+    const h = setup(listed);
+    expect(await tick(h)).toEqual([]);
+    await run(seller.onEvent?.(h.ctx(), { ...itemOffer(eth('0.5'), 0x65), expiresAt: NOW + 120_000 }));
+    expect(Object.keys(h.state.get<Record<string, unknown>>('offers') ?? {})).toHaveLength(1);
+    h.clock.advance(60_000);
+    await tick(h);
+    expect(Object.keys(h.state.get<Record<string, unknown>>('offers') ?? {})).toHaveLength(1);
+    h.clock.advance(61_000);
+    await tick(h);
+    expect(h.state.get('offers')).toEqual({});
+  });
+
   it('an offer on an NFT we do not hold is not remembered', async () => {
     const h = setup(listed);
     await run(seller.onEvent?.(h.ctx(), { ...itemOffer(eth('5'), 0x70, 9), expiresAt: null }));
