@@ -132,10 +132,10 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
   // reads only the fills recorded since the last); the report keeps its own (its reading them must
   // not make the strategies' fresher).
-  // the journal of intents in memory (nothing restarts from a backtest): the holdings learn who
-  // bought or sold from it
-  const journal = new MemoryJournal();
-  const strategyOfIntent = (id: string) => journal.records.get(id)?.strategyId;
+  // the journal of intents in memory (nothing restarts from a backtest), finished ones let go: the
+  // holdings learn who bought or sold from it
+  const journal = new MemoryJournal({ keepFinished: false });
+  const strategyOfIntent = (id: string) => journal.strategyOf(id);
   const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
   const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
   const strategies = await loadAll(setup, o.builtinStrategiesDir);

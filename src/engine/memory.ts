@@ -41,16 +41,36 @@ import type {
 
 export class MemoryJournal implements IntentJournal {
   readonly records = new Map<string, JournalRecord>();
-  /** Every state each intent went through, in order. */
+  /** Every state each intent went through, in order (of the records kept). */
   readonly history = new Map<string, IntentState[]>();
+  /** Strategy of each finished intent whose record was let go (`keepFinished: false`). */
+  readonly #finished = new Map<string, string>();
+  readonly #keepFinished: boolean;
+  /**
+   * keepFinished false: a record that reaches done or failed is let go, its intent's strategy kept
+   * (a long backtest's journal stays as small as its unfinished intents; nothing restarts from it).
+   */
+  constructor(o: { readonly keepFinished?: boolean } = {}) {
+    this.#keepFinished = o.keepFinished ?? true;
+  }
   append(record: JournalRecord): void {
-    if (this.records.has(record.id)) throw new Error(`intent ${record.id} is already in the journal`);
+    if (this.records.has(record.id) || this.#finished.has(record.id))
+      throw new Error(`intent ${record.id} is already in the journal`);
     this.records.set(record.id, record);
     this.history.set(record.id, [record.state]);
   }
   update(id: string, patch: JournalPatch): void {
     const r = this.records.get(id);
-    if (r === undefined) throw new Error(`intent ${id} is not in the journal`);
+    if (r === undefined) {
+      if (this.#finished.has(id)) return; // finished and let go: nothing follows a final state
+      throw new Error(`intent ${id} is not in the journal`);
+    }
+    if (!this.#keepFinished && (patch.state === 'done' || patch.state === 'failed')) {
+      this.records.delete(id);
+      this.history.delete(id);
+      this.#finished.set(id, r.strategyId);
+      return;
+    }
     this.records.set(id, {
       ...r,
       state: patch.state,
@@ -60,6 +80,10 @@ export class MemoryJournal implements IntentJournal {
       ...(patch.error !== undefined ? { error: patch.error } : {}),
     });
     this.history.get(id)?.push(patch.state);
+  }
+  /** The strategy that emitted an intent (kept or let go). */
+  strategyOf(id: string): string | undefined {
+    return this.records.get(id)?.strategyId ?? this.#finished.get(id);
   }
   list(filter: { readonly states?: readonly IntentState[] } = {}): readonly JournalRecord[] {
     const all = [...this.records.values()];
