@@ -197,7 +197,13 @@ svg{width:100%;height:auto;background:#fafafa;border:1px solid #eee}
 <h1>Backtest of ${esc(r.tape.file)}</h1>
 <p>${esc(r.tape.source)} tape on ${esc(r.tape.chain)}: ${esc(r.tape.collections.join(', '))}; replayed ${time(r.window.from)} → ${time(r.window.to)} UTC, ${r.events} events, latency ${r.window.latencyMs} ms${r.tape.torn ? '; <b>the tape was cut</b> (replayed up to its last whole block)' : ''}.
 Intents: ${r.intents.emitted ?? 0} emitted, ${r.intents.done ?? 0} done, ${r.intents.rejected ?? 0} refused by risk or the guard. Orders: ${r.orders.placed} placed, ${r.orders.filled} filled, ${r.orders.cancelled} cancelled, ${r.orders.expired} expired, ${r.orders.open} open at the end.
-Amounts in ETH (ETH and WETH together).</p>
+Amounts in ETH (ETH and WETH together).</p>${
+    r.notOnTape.length === 0
+      ? ''
+      : `<p><b>Not replayed faithfully:</b> ${r.notOnTape
+          .map((n) => `${esc(n.strategy)} read ${esc(n.reads.join(' and '))}`)
+          .join('; ')}, which a tape does not hold: they decided without them (a live run may differ).</p>`
+  }
 <h2>Per strategy</h2>${table('strategy', [...r.byStrategy, r.total])}
 <h2>Per collection</h2>${table('collection', r.byCollection)}
 <h2>Charts</h2>${equity}${exposure}${floors}

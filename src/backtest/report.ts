@@ -85,6 +85,11 @@ export interface BacktestReport {
   readonly intents: Readonly<Record<string, number>>;
   readonly skipped: Readonly<Record<string, number>>;
   readonly refused: Readonly<Record<string, number>>;
+  /**
+   * Strategies that read what a tape does not hold (the wallet's balances, drops): they decided
+   * without it — a rebalancer never trades, a drop-minter never mints — unlike a live run.
+   */
+  readonly notOnTape: readonly { readonly strategy: string; readonly reads: readonly string[] }[];
   /** Our orders (offers and listings) by their last state; `open` includes partly filled ones. */
   readonly orders: {
     readonly placed: number;
@@ -144,6 +149,8 @@ export interface CollectorParts {
   readonly ledger: OrderLedger;
   readonly view: MarketView;
   readonly engine: Engine;
+  /** What strategies read that the tape does not hold (see BacktestReport.notOnTape). */
+  readonly notOnTape: () => BacktestReport['notOnTape'];
 }
 
 export class ReportCollector {
@@ -360,6 +367,7 @@ export class ReportCollector {
       },
       skipped: { ...es.skipped.byReason },
       refused: { ...pr.rejected },
+      notOnTape: this.p.notOnTape(),
       orders: this.orderCounts(),
       total,
       byStrategy,

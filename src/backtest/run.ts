@@ -27,6 +27,7 @@ import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '.
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStore, type Store } from '../store/index.ts';
+import type { DropsView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
 import type { TapeData } from './tape-data.ts';
@@ -48,6 +49,8 @@ export interface BacktestOptions {
   /** Tells progress (events replayed so far) now and then. */
   readonly onProgress?: (replayed: number, total: number) => void;
 }
+
+const NO_DROPS: DropsView = Object.freeze({ get: () => undefined });
 
 export interface BacktestRun {
   readonly report: BacktestReport;
@@ -139,6 +142,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
   const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
+  /** `strategy id \0 what` a strategy read that the tape does not hold. */
+  const notOnTape = new Set<string>();
   const engine: Engine = createEngine({
     strategies,
     market: {
@@ -148,7 +153,15 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
         holdings.refresh();
         return holdings;
       },
-      balances: () => null,
+      // not on a tape: a strategy that reads them decides without them (the report says who)
+      balances: (id) => {
+        notOnTape.add(`${id}\u0000wallet balances`);
+        return null;
+      },
+      drops: (id) => {
+        notOnTape.add(`${id}\u0000drops`);
+        return NO_DROPS;
+      },
     },
     executor: paper,
     orders: ledger,
@@ -191,6 +204,14 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     ledger,
     view,
     engine,
+    notOnTape: () => {
+      const by = new Map<string, string[]>();
+      for (const k of [...notOnTape].sort()) {
+        const [strategy, what] = k.split('\u0000') as [string, string];
+        by.set(strategy, [...(by.get(strategy) ?? []), what]);
+      }
+      return [...by].map(([strategy, reads]) => ({ strategy, reads }));
+    },
   });
 
   // the daemon's poll: expiries settle, holdings are read again

@@ -233,11 +233,11 @@ class HookContext implements StrategyContext<unknown> {
     return this.#budget;
   }
   get balances(): Balances | null {
-    if (this.#balances === undefined) this.#balances = this.#m.balances?.() ?? null;
+    if (this.#balances === undefined) this.#balances = this.#m.balances?.(this.id) ?? null;
     return this.#balances;
   }
   get drops(): DropsView {
-    this.#drops ??= this.#m.drops?.() ?? emptyDrops;
+    this.#drops ??= this.#m.drops?.(this.id) ?? emptyDrops;
     return this.#drops;
   }
   get nfts(): NftTraitsView {

@@ -151,8 +151,10 @@ export interface MarketSource {
   snapshot(): MarketSnapshot;
   /** The market view's `changeStamp` (strategies that follow `changes` need it; absent: every event reaches them). */
   changeStamp?(slug: string, mask: number): number;
-  balances?(): Balances | null;
-  drops?(): DropsView;
+  /** The wallet's balances, as the strategy `strategyId` reads them (a backtest notes who asked). */
+  balances?(strategyId: string): Balances | null;
+  /** Drops, as the strategy `strategyId` reads them. */
+  drops?(strategyId: string): DropsView;
   nfts?(): NftTraitsView;
   /** NFTs we hold (cost basis, our listings on them); default none. */
   holdings?(): HoldingsView;

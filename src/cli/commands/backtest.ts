@@ -193,6 +193,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `  ${l.key.padEnd(20)}  ${eth(l.realized).padEnd(16)}  ${eth(l.unrealized).padEnd(15)}  ${String(l.fills).padStart(5)}  ${l.winRate === null ? '     —      ' : `${(l.winRate * 100).toFixed(1).padStart(5)} % (${l.wins}/${l.sales})`.padEnd(12)}  ${eth(l.maxDrawdown)}`,
     );
   ctx.io.stdout(`${lines.join('\n')}\n`);
+  for (const n of r.notOnTape)
+    ctx.io.stderr(
+      `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which a tape does not hold: it decided without them in this backtest (a live run may differ)\n`,
+    );
   if (out !== undefined) {
     writeFileSync(`${out}.json`, reportJson(r));
     writeFileSync(`${out}.html`, renderReportHtml(r));

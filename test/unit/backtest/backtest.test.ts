@@ -80,6 +80,9 @@ describe('backtest', () => {
     expect(html).not.toMatch(/<script|https?:\/\/|<link/);
     expect(html.match(/<svg /g)?.length).toBe(2 + r.byCollection.length);
     expect(html).toContain('harpoon-apes: floor (ETH) with our fills');
+    // what the tape does not hold is named: the rebalancer read balances, nobody read drops
+    expect(r.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['wallet balances'] }]);
+    expect(html).toContain('<b>Not replayed faithfully:</b> rebalancer read wallet balances');
     expect(html.match(/<title>[^<]* buy /g)?.length).toBe(r.fills.filter((f) => f.kind === 'buy').length);
   }, 120_000);
 
@@ -105,6 +108,21 @@ describe('backtest', () => {
     const upToCut = (fills: typeof whole.report.fills) => fills.filter((f) => f.at < until);
     expect(upToCut(cut.report.fills).length).toBeGreaterThan(0);
     expect(upToCut(cut.report.fills)).toEqual(upToCut(whole.report.fills));
+  }, 120_000);
+
+  it('a strategy that reads drops is named with what it read; one that reads neither is not', async () => {
+    const s = {
+      ...setup(),
+      strategies: [
+        { id: 'minter', module: 'drop-minter', params: { drop: 'some-drop', maxPricePerToken: '0.01' } },
+        ...setup().strategies.filter((x) => x.id === 'sniper'),
+      ],
+    };
+    const r = (await runBacktest({ tape: loadTape(tapePath), setup: s, builtinStrategiesDir: strategiesDir }))
+      .report;
+    expect(r.notOnTape).toEqual([{ strategy: 'minter', reads: ['drops'] }]);
+    expect(r.fills.filter((f) => f.strategy === 'minter')).toEqual([]);
+    expect(r.fills.filter((f) => f.strategy === 'sniper').length).toBeGreaterThan(0);
   }, 120_000);
 
   it('parameters change the outcome: a sniper that needs a 90 % discount never buys', async () => {

@@ -40,8 +40,15 @@ describe('harpoon sandbox tape, backtest', () => {
     const report = JSON.parse(readFileSync(join(dir, 'rep.json'), 'utf8')) as {
       kind: string;
       events: number;
+      notOnTape: unknown;
     };
     expect(report.kind).toBe('harpoon-backtest');
+    // the rebalancer reads the wallet's balances, which no tape holds: said, not hidden
+    expect(report.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['wallet balances'] }]);
+    expect(b.stderr).toMatch(
+      /warning: rebalancer read wallet balances, which a tape does not hold: it decided without them/,
+    );
+    expect(b.stderr).not.toMatch(/warning: (sniper|seller|collection-bidder|trait-bidder) read/);
     expect(report.events).toBe(line.events);
     expect(readFileSync(join(dir, 'rep.html'), 'utf8')).toMatch(/^<!doctype html>[\s\S]*<svg /);
 
