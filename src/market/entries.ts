@@ -34,7 +34,19 @@ export interface OrderEntry {
 type EntryFields = Omit<OrderEntry, 'known'>;
 
 function finish(e: EntryFields): OrderEntry {
-  return { ...e, known: Object.freeze({ value: e.level, learnedAt: e.learnedAt, from: e.from }) };
+  // built field by field (not spread): one of these per order event on the market view's path
+  return {
+    side: e.side,
+    orderHash: e.orderHash,
+    nftKey: e.nftKey,
+    traitKey: e.traitKey,
+    remaining: e.remaining,
+    level: e.level,
+    createdAt: e.createdAt,
+    learnedAt: e.learnedAt,
+    from: e.from,
+    known: Object.freeze({ value: e.level, learnedAt: e.learnedAt, from: e.from }),
+  };
 }
 
 interface WireItem {

@@ -229,6 +229,13 @@ interface CollectionState {
     traitsV: number;
   };
   cache: SnapshotCache | null;
+  /** The last collection snapshot handed out: the same one while its base and freshness are. */
+  lastSnap: {
+    readonly base: object;
+    readonly ageMs: number;
+    readonly stale: boolean;
+    readonly snap: CollectionSnapshot;
+  } | null;
 }
 
 interface SnapshotCache {
@@ -330,6 +337,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       suspended: new Map(),
       version: 0,
       cache: null,
+      lastSnap: null,
       seen: {
         floor: null,
         relearning: false,
@@ -979,7 +987,14 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         const c = states.get(slug);
         if (!c) return undefined;
         const f = freshness(c, at);
-        const snap: CollectionSnapshot = Object.freeze({ ...baseOf(c).base, ageMs: f.ageMs, stale: f.stale });
+        const base = baseOf(c).base;
+        const last = c.lastSnap;
+        if (last !== null && last.base === base && last.ageMs === f.ageMs && last.stale === f.stale) {
+          memo.set(slug, last.snap);
+          return last.snap;
+        }
+        const snap: CollectionSnapshot = Object.freeze({ ...base, ageMs: f.ageMs, stale: f.stale });
+        c.lastSnap = { base, ageMs: f.ageMs, stale: f.stale, snap };
         memo.set(slug, snap);
         return snap;
       },

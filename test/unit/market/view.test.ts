@@ -416,6 +416,27 @@ describe('market view: own orders', () => {
     ...extra,
   });
 
+  it('hands out the same collection snapshot while nothing it holds changed; a new one after an event or as it ages', async () => {
+    const { view, clock, coll } = setup(book);
+    await view.start();
+    const a = coll();
+    expect(coll()).toBe(a);
+    expect(view.snapshot().collection(SLUG)).toBe(a);
+    // an event that changes the book: a new snapshot, the old one as it was
+    view.apply(listingEvent(clock, hash(5), 5, milli(400)));
+    const b = coll();
+    expect(b).not.toBe(a);
+    expect(b.bestListings.size).toBe(a.bestListings.size + 1);
+    expect(coll()).toBe(b);
+    // time alone (no timer due): its age moves, so a new one with the same maps
+    clock.t += 200;
+    const c = coll();
+    expect(c).not.toBe(b);
+    expect(c.ageMs).toBe(b.ageMs + 200);
+    expect(c.bestListings).toBe(b.bestListings);
+    await view.stop();
+  });
+
   it("the snapshot's ownOrders are exactly what the source returns, read at snapshot time; none without a source", async () => {
     let list: readonly OwnOrder[] = Object.freeze([
       mine(40),
