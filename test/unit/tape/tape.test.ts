@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ListingEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import { TAPE_MAGIC, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
-import { openTape, scanTape } from '../../../src/tape/reader.ts';
+import { openTape, scanTape, surveyTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
 
 const header: TapeHeader = {
@@ -141,11 +141,45 @@ describe('tape', () => {
     expect([...openTape(path).records()]).toHaveLength(3);
   });
 
+  it('a survey tells counts, first and last time and the torn tail without parsing, as the records say', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0, maxBlockBytes: 300 });
+    for (let n = 0; n < 30; n++) w.write({ k: 'event', at: 1_000 + n, event: listing(n) });
+    w.write({ k: 'gas', at: 900, price: 5n }); // written late: the earliest time all the same
+    // keys in another order, a time below zero: read by parsing the line
+    w.write({ at: 5_000, k: 'fees', slug: 'apes', fees: [] } as unknown as TapeRecord);
+    w.write({ at: -7, k: 'gas', price: 1n } as unknown as TapeRecord);
+    w.flush();
+    const whole = statSync(path).size;
+    w.write({ k: 'event', at: 9_000, event: listing(99) });
+    await w.close();
+    const s = surveyTape(path);
+    expect(s.header).toEqual(header);
+    expect(s.counts).toEqual({ header: 1, event: 31, gas: 2, fees: 1 });
+    expect(s.records).toBe(35);
+    expect(s.firstAt).toBe(-7);
+    expect(s.lastAt).toBe(9_000);
+    expect(s).toMatchObject({ torn: false, tornReason: null, validBytes: statSync(path).size });
+    expect(s.blocks).toBe(scanTape(path).blocks);
+    // cut in the last block: up to the whole blocks, as the reader gives them
+    const copy = join(dir(), 'cut.tape');
+    writeFileSync(copy, readFileSync(path).subarray(0, statSync(path).size - 3));
+    const cut = surveyTape(copy);
+    expect(cut).toMatchObject({ torn: true, validBytes: whole, lastAt: 5_000, records: 34 });
+    expect(cut.tornReason).toBe(scanTape(copy).tornReason);
+    expect([...openTape(copy).records()]).toHaveLength(34);
+    // records() stops at a survey's bytes: a tape written on since is read as surveyed
+    expect([...openTape(path).records(cut.validBytes)]).toHaveLength(34);
+  });
+
   it('refuses a file that is not a tape', () => {
     const path = join(dir(), 'x.tape');
     writeFileSync(path, 'hello');
     expect(() => [...openTape(path).records()]).toThrow(/not a harpoon tape/);
     truncateSync(path, 0);
     expect(() => openTape(path).header()).toThrow(/not a harpoon tape/);
+    expect(() => surveyTape(path)).toThrow(/not a harpoon tape/);
+    writeFileSync(path, TAPE_MAGIC);
+    expect(() => surveyTape(path)).toThrow(/no header/);
   });
 });
