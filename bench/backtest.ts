@@ -9,10 +9,14 @@
  *   npm run bench -- backtest --hours 24      # a busy day
  *   npm run bench -- backtest --quick         # smoke run (or BENCH_QUICK=1): 20 minutes
  *
- * eventsPerS = events replayed / seconds of the replay (the tape already loaded; loading it is
- * reported apart as loadEventsPerS). sweepSpeedup = time of a sweep on one worker / time of the
- * same sweep on one worker per core (each worker loads the tape and strategies itself, a second or
- * two: short combinations gain less; --sweep-hours sets their length).
+ * eventsPerS = events replayed / seconds of the replay. The replay streams the tape: reading,
+ * inflating and parsing its records is part of the replay (it was paid in loading the whole tape
+ * before); the survey that comes first (header, counts, first and last time: every block inflated,
+ * no record parsed) is reported apart as loadEventsPerS. peakRssMB = the process's peak resident
+ * memory (the tape was written in the same process first), heapUsedMB = the heap after the replay.
+ * sweepSpeedup = time of a sweep on one worker / time of the same sweep on one worker per core
+ * (each worker surveys the tape and loads the strategies itself, a second or two: short
+ * combinations gain less; --sweep-hours sets their length).
  * Prints progress lines, then one JSON object as the last line.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { runBacktest } from '../src/backtest/run.ts';
 import { backtestSetupFromConfig } from '../src/backtest/setup.ts';
 import { parseSweep, runSweep } from '../src/backtest/sweep.ts';
-import { loadTape } from '../src/backtest/tape-data.ts';
+import { openTapeSource } from '../src/backtest/tape-source.ts';
 import { loadConfig } from '../src/config/load.ts';
 import { writeSandboxTape } from '../src/sandbox/simulator/tape.ts';
 
@@ -48,14 +52,16 @@ async function main(): Promise<void> {
     );
     const setup = backtestSetupFromConfig(loadConfig({ file: CONFIG, env: {}, cwd: ROOT }).config, CONFIG);
     t0 = performance.now();
-    const tape = loadTape(tapePath);
+    const tape = openTapeSource(tapePath);
     const loadS = (performance.now() - t0) / 1000;
     t0 = performance.now();
     const run = await runBacktest({ tape, setup, builtinStrategiesDir: STRATEGIES });
     const replayS = (performance.now() - t0) / 1000;
     const eventsPerS = Math.round(run.events / replayS);
+    const heapUsedMB = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+    const peakRssMB = Math.round(process.resourceUsage().maxRSS / 1024);
     process.stderr.write(
-      `replay: ${run.events} events in ${replayS.toFixed(1)} s = ${eventsPerS} events/s (load ${loadS.toFixed(1)} s); ${run.report.total.fills} fills, ${run.report.intents.emitted} intents\n`,
+      `replay: ${run.events} events in ${replayS.toFixed(1)} s = ${eventsPerS} events/s (survey ${loadS.toFixed(2)} s); ${run.report.total.fills} fills, ${run.report.intents.emitted} intents; at most ${run.heldMax} of ${tape.records} records held, heap ${heapUsedMB} MB, peak resident ${peakRssMB} MB\n`,
     );
 
     // the sweep: the same combinations on one worker, then on one worker per core
@@ -91,7 +97,11 @@ async function main(): Promise<void> {
         tapeHours: hours,
         events: run.events,
         replayS: Math.round(replayS * 10) / 10,
-        loadEventsPerS: Math.round(tape.events.length / loadS),
+        loadEventsPerS: Math.round(tape.events / loadS),
+        peakRssMB,
+        heapUsedMB,
+        heldMax: run.heldMax,
+        tapeRecords: tape.records,
         tapeWriteEventsPerS: Math.round(w.events / writeS),
         tapeBytes: w.bytes,
         fills: run.report.total.fills,

@@ -11,7 +11,7 @@ import type { PaperExecutor, PaperFill } from '../execution/paper.ts';
 import type { Holdings, OrderLedger, PnlLine } from '../ledger/index.ts';
 import type { MarketView } from '../market/index.ts';
 import type { BacktestSetup } from './setup.ts';
-import type { TapeData } from './tape-data.ts';
+import type { TapeSource } from './tape-source.ts';
 import type { VirtualTime } from './time.ts';
 
 export interface ReportLine {
@@ -138,7 +138,7 @@ const str = (xs: readonly bigint[]) => xs.map((x) => x.toString());
 
 export interface CollectorParts {
   readonly setup: BacktestSetup;
-  readonly tape: TapeData;
+  readonly tape: TapeSource;
   readonly start: number;
   readonly end: number;
   readonly latencyMs: number;
@@ -352,7 +352,7 @@ export class ReportCollector {
         collections: tape.header.collections,
         firstAt: tape.firstAt,
         lastAt: tape.lastAt,
-        events: tape.events.length,
+        events: tape.events,
         torn: tape.torn,
       },
       window: { from: this.p.start, to: this.p.end, latencyMs: this.p.latencyMs, sampleMs: this.p.sampleMs },

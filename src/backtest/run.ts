@@ -9,7 +9,8 @@
  * on the way every timer (market view refreshes, answered from the tape as of then) and cron tick
  * due, each at its own time; then, as the daemon does, the view applies the event, the ledger sees
  * it, the paper executor checks it against our simulated orders, the engine hands it to the
- * strategies; everything they start is awaited before the next step.
+ * strategies; everything they start is awaited before the next step. The tape is not loaded: it is
+ * read as the clock reaches it, with a bounded look-ahead (tape-source.ts).
  */
 
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
@@ -30,11 +31,11 @@ import { openStore, type Store } from '../store/index.ts';
 import type { DropsView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
-import type { TapeData } from './tape-data.ts';
+import type { TapeReplay, TapeSource } from './tape-source.ts';
 import { VirtualTime } from './time.ts';
 
 export interface BacktestOptions {
-  readonly tape: TapeData;
+  readonly tape: TapeSource;
   readonly setup: BacktestSetup;
   /** Start trading at (epoch ms); events before it only warm the market view up. Default: the tape's start. */
   readonly from?: number;
@@ -56,6 +57,8 @@ export interface BacktestRun {
   readonly report: BacktestReport;
   /** Events replayed (between from and to). */
   readonly events: number;
+  /** The most tape records the replay held at once (it streams the tape: see tape-source.ts). */
+  readonly heldMax: number;
 }
 
 async function loadAll(setup: BacktestSetup, builtin: string): Promise<LoadedStrategy[]> {
@@ -74,17 +77,28 @@ async function loadAll(setup: BacktestSetup, builtin: string): Promise<LoadedStr
 }
 
 export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
-  const { tape, setup } = o;
-  const chain = tape.header.chain;
-  const start = Math.max(tape.firstAt, o.from ?? tape.firstAt);
-  const end = Math.min(tape.lastAt, o.to ?? tape.lastAt);
+  const time = new VirtualTime(o.tape.firstAt);
+  // the tape, read as the clock reaches it
+  const replay = o.tape.replay(() => time.now());
+  try {
+    return await replayTape(o, time, replay);
+  } finally {
+    replay.close();
+  }
+}
+
+async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeReplay): Promise<BacktestRun> {
+  const { setup } = o;
+  const source = o.tape;
+  const chain = source.header.chain;
+  const start = Math.max(source.firstAt, o.from ?? source.firstAt);
+  const end = Math.min(source.lastAt, o.to ?? source.lastAt);
   if (end < start) throw new RangeError('nothing to replay: --to is before --from (or outside the tape)');
   const latencyMs = o.latencyMs ?? 0;
   const silent = createLogger({ level: 'silent' });
 
-  const time = new VirtualTime(tape.firstAt);
   const tokens = new Map<string, PaymentToken>();
-  for (const t of [...tape.header.paymentTokens, ...setup.tokens])
+  for (const t of [...source.header.paymentTokens, ...setup.tokens])
     if (t.address !== ZERO_ADDRESS)
       tokens.set(t.address.toLowerCase(), {
         ...t,
@@ -106,9 +120,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     chain,
     store: storeLedger(store, () => time.now(), { orders: false }),
   });
-  let index = -1; // the event being replayed
   const view: MarketView = createMarketView({
-    api: tape.api(() => time.now()),
+    api: tape.api,
     clock: time,
     timers: time,
     logger: silent,
@@ -116,7 +129,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     staleAfterMs: setup.market.staleAfterMs,
     readsPerHour: setup.market.readsPerHour,
     paymentTokens: [{ address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 }, ...tokenList],
-    streamFreshness: (slug) => tape.freshness(slug, time.now()),
+    streamFreshness: (slug) => tape.freshness(slug),
     ownOrders: ledger,
   });
   const paper: PaperExecutor = createPaperExecutor({
@@ -126,11 +139,12 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     market: view,
     ledger,
     store,
-    fees: async (slug) => tape.fees(slug, time.now()),
-    gasPrice: async () => tape.gasPrice(time.now()),
-    traitsOf: async (nft) => tape.traits(nft, time.now()),
+    fees: async (slug) => tape.fees(slug),
+    gasPrice: async () => tape.gasPrice(),
+    traitsOf: async (nft) => tape.traits(nft),
+    // the events after the one being replayed, up to the latency
     standsAfterLatency: (orderHash, nft, at) =>
-      latencyMs <= 0 || tape.standsUntil(orderHash, nft, index, at + latencyMs),
+      latencyMs <= 0 || tape.standsUntil(orderHash, nft, at + latencyMs),
   });
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
   // reads only the fills recorded since the last); the report keeps its own (its reading them must
@@ -194,7 +208,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
 
   const collector = new ReportCollector({
     setup,
-    tape,
+    tape: source,
     start,
     end,
     latencyMs,
@@ -227,9 +241,6 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     }, setup.pollIntervalMs);
   };
 
-  const events = tape.events;
-  const times = tape.times;
-  let i = 0;
   let replayed = 0;
   const applyEvent = (e: MarketEvent) => {
     view.apply(e);
@@ -238,21 +249,23 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   // warm-up: the market view learns the market up to `start`
   await view.start();
   await settle();
-  for (; i < events.length && (times[i] as number) < start; i++) {
-    index = i;
-    await time.advanceTo(times[i] as number, settle);
-    applyEvent(events[i] as MarketEvent);
+  // an event is taken before the clock moves to it: the look-ahead of a buy decided on the way
+  // starts after it
+  for (let r = tape.peek(); r !== undefined && r.at < start; r = tape.peek()) {
+    tape.shift();
+    await time.advanceTo(r.at, settle);
+    applyEvent(r.event);
   }
   await time.advanceTo(start, settle);
   await engine.start();
   await settle();
   armPoll();
   collector.begin(time);
-  for (; i < events.length && (times[i] as number) <= end; i++) {
-    const e = events[i] as MarketEvent;
-    index = i;
+  for (let r = tape.peek(); r !== undefined && r.at <= end; r = tape.peek()) {
+    tape.shift();
+    const e = r.event;
     // the common case needs no await: nothing due before the event, no fill, no strategy reached
-    if (!time.moveIfQuiet(times[i] as number)) await time.advanceTo(times[i] as number, settle);
+    if (!time.moveIfQuiet(r.at)) await time.advanceTo(r.at, settle);
     applyEvent(e);
     const filling = paper.observe(e);
     if (filling !== undefined) await filling;
@@ -260,7 +273,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     if (hooks !== undefined) await hooks;
     if (!quiet()) await settle();
     replayed++;
-    if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, events.length);
+    if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, source.events);
   }
   await time.advanceTo(end, settle);
   poll();
@@ -269,5 +282,5 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   await engine.stop();
   await view.stop();
   store.close();
-  return { report, events: replayed };
+  return { report, events: replayed, heldMax: tape.heldMax };
 }

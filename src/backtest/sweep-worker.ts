@@ -1,16 +1,16 @@
 // One sweep worker: runs the combinations it is sent, one at a time, each a whole backtest, and
-// answers with its summary. The tape is loaded once per worker.
+// answers with its summary. The tape is surveyed once per worker; each backtest streams it.
 import { parentPort } from 'node:worker_threads';
 import { runBacktest } from './run.ts';
 import { type SweepJob, summarize } from './sweep.ts';
-import { loadTape, type TapeData } from './tape-data.ts';
+import { openTapeSource, type TapeSource } from './tape-source.ts';
 
-let tape: TapeData | undefined;
+let tape: TapeSource | undefined;
 
 parentPort?.on('message', (job: SweepJob) => {
   void (async () => {
     try {
-      if (tape === undefined || tape.path !== job.tapePath) tape = loadTape(job.tapePath);
+      if (tape === undefined || tape.path !== job.tapePath) tape = openTapeSource(job.tapePath);
       const run = await runBacktest({
         tape,
         setup: job.setup,

@@ -109,12 +109,13 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `e.g. ${example} (config/backtest.yaml has five)`,
     );
   const { backtestSetupFromConfig } = await import('../../backtest/setup.ts');
-  const { loadTape } = await import('../../backtest/tape-data.ts');
+  const { openTapeSource } = await import('../../backtest/tape-source.ts');
   const setup = backtestSetupFromConfig(loaded.config, loaded.file);
   const started = performance.now();
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
-  // the window is checked against the tape before anything runs (a sweep's workers too)
-  const tape = loadTape(tapePath);
+  // the window is checked against the tape before anything runs (a sweep's workers too): a survey
+  // of the tape, which the replay then streams
+  const tape = openTapeSource(tapePath);
   if ((from !== undefined && from > tape.lastAt) || (to !== undefined && to < tape.firstAt))
     throw new UsageError(
       `--from/--to are outside the tape, which runs ${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`,

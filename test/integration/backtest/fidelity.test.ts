@@ -10,7 +10,7 @@ import { parseUnits } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromOptions } from '../../../src/backtest/setup.ts';
-import { loadTape } from '../../../src/backtest/tape-data.ts';
+import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
@@ -61,7 +61,7 @@ describe('paper run vs backtest of its tape', () => {
     // HARPOON_FIDELITY_KEEP=DIR keeps the tape there for a closer look
     if (process.env.HARPOON_FIDELITY_KEEP)
       copyFileSync(tapePath, join(process.env.HARPOON_FIDELITY_KEEP, 'fidelity.tape'));
-    const tape = loadTape(tapePath);
+    const tape = openTapeSource(tapePath);
     expect(tape.torn).toBe(false);
     const run = await runBacktest({
       tape,

@@ -7,7 +7,7 @@ import { renderReportHtml } from '../../../src/backtest/html.ts';
 import { reportJson } from '../../../src/backtest/report.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/setup.ts';
-import { loadTape, REST_AHEAD_MS } from '../../../src/backtest/tape-data.ts';
+import { openTapeSource, REST_AHEAD_MS } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import { scanTape } from '../../../src/tape/reader.ts';
@@ -44,19 +44,19 @@ describe('sandbox tapes', () => {
 describe('backtest', () => {
   it('the same tape and config give the same report, byte for byte, and the strategies traded', async () => {
     const a = await runBacktest({
-      tape: loadTape(tapePath),
+      tape: openTapeSource(tapePath),
       setup: setup(),
       builtinStrategiesDir: strategiesDir,
     });
     const b = await runBacktest({
-      tape: loadTape(tapePath),
+      tape: openTapeSource(tapePath),
       setup: setup(),
       builtinStrategiesDir: strategiesDir,
     });
     const ja = reportJson(a.report);
     expect(reportJson(b.report)).toBe(ja);
     const r = a.report;
-    expect(r.events).toBe(loadTape(tapePath).events.length);
+    expect(r.events).toBe(openTapeSource(tapePath).events);
     // a busy quarter hour: the sniper bought, offers filled, the seller sold
     const kinds = new Set(r.fills.map((f) => f.kind));
     expect(kinds).toContain('buy');
@@ -88,7 +88,7 @@ describe('backtest', () => {
 
   it('a tape cut mid-write replays up to the cut: the same fills as the whole tape until then', async () => {
     const whole = await runBacktest({
-      tape: loadTape(tapePath),
+      tape: openTapeSource(tapePath),
       setup: setup(),
       builtinStrategiesDir: strategiesDir,
     });
@@ -96,13 +96,13 @@ describe('backtest', () => {
     const cutPath = join(dirname(tapePath), 'cut.tape');
     writeFileSync(cutPath, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
     expect(scanTape(cutPath).torn).toBe(true);
-    const cutTape = loadTape(cutPath);
+    const cutTape = openTapeSource(cutPath);
     expect(cutTape.torn).toBe(true);
-    expect(cutTape.events.length).toBeGreaterThan(100);
-    expect(cutTape.events.length).toBeLessThan(loadTape(tapePath).events.length);
+    expect(cutTape.events).toBeGreaterThan(100);
+    expect(cutTape.events).toBeLessThan(openTapeSource(tapePath).events);
     const cut = await runBacktest({ tape: cutTape, setup: setup(), builtinStrategiesDir: strategiesDir });
     expect(cut.report.tape.torn).toBe(true);
-    expect(cut.events).toBe(cutTape.events.length);
+    expect(cut.events).toBe(cutTape.events);
     // REST answers are looked up to REST_AHEAD_MS after a request: the cut tape lacks those
     const until = cutTape.lastAt - REST_AHEAD_MS;
     const upToCut = (fills: typeof whole.report.fills) => fills.filter((f) => f.at < until);
@@ -118,8 +118,9 @@ describe('backtest', () => {
         ...setup().strategies.filter((x) => x.id === 'sniper'),
       ],
     };
-    const r = (await runBacktest({ tape: loadTape(tapePath), setup: s, builtinStrategiesDir: strategiesDir }))
-      .report;
+    const r = (
+      await runBacktest({ tape: openTapeSource(tapePath), setup: s, builtinStrategiesDir: strategiesDir })
+    ).report;
     expect(r.notOnTape).toEqual([{ strategy: 'minter', reads: ['drops'] }]);
     expect(r.fills.filter((f) => f.strategy === 'minter')).toEqual([]);
     expect(r.fills.filter((f) => f.strategy === 'sniper').length).toBeGreaterThan(0);
@@ -127,8 +128,9 @@ describe('backtest', () => {
 
   it('parameters change the outcome: a sniper that needs a 90 % discount never buys', async () => {
     const s = withOverrides(setup(), [{ strategy: 'sniper', path: ['discountBps'], value: 9000 }]);
-    const r = (await runBacktest({ tape: loadTape(tapePath), setup: s, builtinStrategiesDir: strategiesDir }))
-      .report;
+    const r = (
+      await runBacktest({ tape: openTapeSource(tapePath), setup: s, builtinStrategiesDir: strategiesDir })
+    ).report;
     expect(r.fills.filter((f) => f.strategy === 'sniper')).toEqual([]);
     expect(r.strategies.find((x) => x.id === 'sniper')?.params).toMatchObject({ discountBps: 9000 });
     expect(() => withOverrides(setup(), [{ strategy: 'nope', path: ['x'], value: 1 }])).toThrow(
@@ -137,7 +139,7 @@ describe('backtest', () => {
   }, 120_000);
 
   it('latency: a buy whose listing sold within the latency is refused as gone', async () => {
-    const tape = loadTape(tapePath);
+    const tape = openTapeSource(tapePath);
     const base = await runBacktest({ tape, setup: setup(), builtinStrategiesDir: strategiesDir });
     const slow = await runBacktest({
       tape,

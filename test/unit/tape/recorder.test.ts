@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTape } from '../../../src/backtest/tape-data.ts';
+import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import type { ListingEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import type { MarketApi } from '../../../src/market/api.ts';
@@ -102,31 +102,36 @@ describe('tape recorder', () => {
     expect(kinds).toContain('gas');
     expect(kinds).toContain('fresh');
 
-    const tape = loadTape(path);
+    const tape = openTapeSource(path);
     // asked at: the answer recorded within 10 s after, else the newest before, else the first
-    let at = 15_000;
-    const replay = tape.api(() => at);
-    const floorAt = async (t: number) => {
-      at = t;
-      return ((await replay.collections.stats('apes')) as { total: { floor_price: number } }).total
+    // (a replay's clock never goes back: a new replay for each earlier time)
+    const replayAt = (t: number) => tape.replay(() => t);
+    const floorAt = async (t: number) =>
+      ((await replayAt(t).api.collections.stats('apes')) as { total: { floor_price: number } }).total
         .floor_price;
-    };
     expect(await floorAt(15_000)).toBe(1.5);
     expect(await floorAt(29_000)).toBe(1.5);
     expect(await floorAt(30_000)).toBe(2);
     expect(await floorAt(45_000)).toBe(2);
     expect(await floorAt(1_000)).toBe(1.5);
     expect(await floorAt(-50_000)).toBe(1.5);
-    expect(await replay.listings.best('apes', { limit: 100, next: 'p2' })).toEqual({
+    expect(await replayAt(40_000).api.listings.best('apes', { limit: 100, next: 'p2' })).toEqual({
       listings: [],
       next: '',
     });
-    await expect(replay.collections.traits('other')).rejects.toThrow(/no traits answer for other/);
-    expect(tape.fees('apes', 0)).toEqual([{ fee: 2.5, recipient: '0xfee', required: true }]);
-    expect(tape.gasPrice(50_000)).toBe(7_000_000_000n);
-    expect(tape.traits(listing('2', 0).nft, 0)).toEqual([{ type: 'Hat', value: 'Cap' }]);
-    expect(tape.freshness('apes', 30_000)?.stale).toBe(false);
-    expect(tape.events.map((e) => e.receivedAt)).toEqual([40_500, 40_600, 40_700, 40_800]);
-    expect(tape.standsUntil(`0x${'1'.padStart(64, '0')}`, listing('1', 0).nft, 0, 30_000)).toBe(true);
+    await expect(replayAt(40_000).api.collections.traits('other')).rejects.toThrow(
+      /no traits answer for other/,
+    );
+    expect(replayAt(0).fees('apes')).toEqual([{ fee: 2.5, recipient: '0xfee', required: true }]);
+    expect(replayAt(50_000).gasPrice()).toBe(7_000_000_000n);
+    expect(replayAt(0).traits(listing('2', 0).nft)).toEqual([{ type: 'Hat', value: 'Cap' }]);
+    expect(replayAt(30_000).freshness('apes')?.stale).toBe(false);
+    const r = replayAt(0);
+    const times: number[] = [];
+    for (let e = r.shift(); e !== undefined; e = r.shift()) times.push(e.event.receivedAt);
+    expect(times).toEqual([40_500, 40_600, 40_700, 40_800]);
+    const first = replayAt(0);
+    first.shift();
+    expect(first.standsUntil(`0x${'1'.padStart(64, '0')}`, listing('1', 0).nft, 30_000)).toBe(true);
   });
 });

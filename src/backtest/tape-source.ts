@@ -1,0 +1,395 @@
+/**
+ * A tape as a backtest replays it: surveyed once (header, records by kind, first and last time,
+ * torn tail: see surveyTape), then streamed — each replay reads the tape from its start as the
+ * virtual clock reaches it, and keeps only what the replay can still ask for:
+ *
+ * - events in tape order, from the next one to replay to those the look-ahead reads: a buy's
+ *   latency (`standsUntil` reads the events up to the decision + the latency) and the window below;
+ * - per key (REST answers by call, collection and page cursor; fees by collection; the gas price;
+ *   traits by NFT; the stream's freshness by collection) the values an "as of" lookup can still
+ *   return: the newest one before the clock, and every one read after it.
+ *
+ * A lookup as of `now` (the clock never goes back) reads the tape until a record later than
+ * `now + LOOK_AHEAD_MS` (plus REST_AHEAD_MS for a REST answer) has been read. Everything recorded
+ * up to that time is then known, provided a record is written at most LOOK_AHEAD_MS after records
+ * later than it (the recorder writes each as it learns it; a slow answer is placed in order).
+ * Lookups answer as a whole tape in memory did: the newest recorded at or before `now`, else the
+ * first recorded — but that "first" is looked for only up to the window: a key whose first record
+ * comes more than LOOK_AHEAD_MS after the lookup has no answer yet (no fees, gas 0, no traits, no
+ * freshness, no REST answer). REST answers are the exception: see `answerAt`.
+ *
+ * Memory then follows the window, not the tape: what the replay holds is bounded by the records of
+ * LOOK_AHEAD_MS + REST_AHEAD_MS (or the latency, if longer) plus one latest value per key.
+ */
+import type { MarketEvent, NftRef } from '../domain/events.ts';
+import { nftKey } from '../domain/events.ts';
+import type { CollectionFeeInfo } from '../execution/fill-model.ts';
+import type { MarketApi } from '../market/api.ts';
+import type { RestCall, TapeEvent, TapeHeader, TapeRecord } from '../tape/format.ts';
+import { openTape, surveyTape } from '../tape/reader.ts';
+
+interface Timed<T> {
+  readonly at: number;
+  readonly value: T;
+}
+
+/**
+ * A REST answer asked for at `at`: the first one recorded within `aheadMs` after it (the answer
+ * to the live view's request of about that moment: what the market was then), else the newest
+ * recorded before it, else the first. An older answer would take back what events taught since.
+ */
+export function answerAt<T>(
+  list: readonly Timed<T>[] | undefined,
+  at: number,
+  aheadMs: number,
+): T | undefined {
+  if (list === undefined || list.length === 0) return undefined;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as Timed<T>).at < at) lo = mid + 1;
+    else hi = mid;
+  }
+  const next = list[lo];
+  if (next !== undefined && next.at - at <= aheadMs) return next.value;
+  return asOf(list, at);
+}
+
+/** The newest entry at or before `at`, else the first. */
+export function asOf<T>(list: readonly Timed<T>[] | undefined, at: number): T | undefined {
+  if (list === undefined || list.length === 0) return undefined;
+  let lo = 0;
+  let hi = list.length - 1;
+  if ((list[0] as Timed<T>).at > at) return (list[0] as Timed<T>).value;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((list[mid] as Timed<T>).at <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return (list[lo] as Timed<T>).value;
+}
+
+/** Tapes are written in time order; a late write (an answer that took long) is placed in order. */
+function insert<T>(l: Timed<T>[], at: number, value: T): void {
+  let i = l.length;
+  while (i > 0 && (l[i - 1] as Timed<T>).at > at) i--;
+  if (i === l.length) l.push({ at, value });
+  else l.splice(i, 0, { at, value });
+}
+
+/**
+ * Drops the entries no lookup at `floor` or later can return: those before the newest one earlier
+ * than `floor` (asOf and answerAt at t ≥ floor need it, or entries at or after floor). Returns how
+ * many went.
+ */
+function prune<T>(l: Timed<T>[], floor: number): number {
+  let keep = -1; // the newest entry before floor
+  for (let i = 0; i < l.length && (l[i] as Timed<T>).at < floor; i++) keep = i;
+  if (keep <= 0) return 0;
+  l.splice(0, keep);
+  return keep;
+}
+
+/** Freezes a parsed JSON value and everything in it (answers handed out many times must not change). */
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
+  }
+  return v;
+}
+
+/** How far after a request a recorded answer still counts as its answer. */
+export const REST_AHEAD_MS = 10_000;
+/**
+ * How far past a lookup the tape is read: how late a record may be written (after records later
+ * than it) and still be placed in order, and how far ahead "else the first recorded" looks.
+ */
+export const LOOK_AHEAD_MS = 60_000;
+
+export class NoSnapshotError extends Error {
+  constructor(call: string, slug: string) {
+    super(`the tape has no ${call} answer for ${slug}`);
+    this.name = 'NoSnapshotError';
+  }
+}
+
+export interface TapeSource {
+  readonly path: string;
+  readonly header: TapeHeader;
+  readonly firstAt: number;
+  readonly lastAt: number;
+  /** Event records on the tape (up to its last whole block). */
+  readonly events: number;
+  /** Records on the tape, the header included. */
+  readonly records: number;
+  readonly torn: boolean;
+  readonly tornReason: string | null;
+  readonly counts: Readonly<Record<string, number>>;
+  /** A new replay from the tape's start, answering as of `now()` (a clock that never goes back). */
+  replay(now: () => number): TapeReplay;
+}
+
+export interface TapeReplay {
+  /** The next event to replay (tape order), left in place. */
+  peek(): TapeEvent | undefined;
+  /** Takes the next event: the look-ahead of standsUntil starts after it. */
+  shift(): TapeEvent | undefined;
+  /** The market view's API, answering from the tape as of `now()`. */
+  readonly api: MarketApi;
+  fees(slug: string): readonly CollectionFeeInfo[];
+  gasPrice(): bigint;
+  traits(nft: NftRef): readonly { type: string; value: string }[] | undefined;
+  freshness(slug: string): { ageMs: number; stale: boolean } | undefined;
+  /**
+   * Whether a listing (`orderHash` on `nft`) still stands at `to`, given the events after the one
+   * taken last (tape order, up to the first later than `to`): not sold, cancelled or invalidated,
+   * the NFT not sold or moved.
+   */
+  standsUntil(orderHash: string, nft: NftRef, to: number): boolean;
+  /** Records read and still held (events not replayed yet, values a lookup can still return). */
+  readonly held: number;
+  /** The most records held at once so far. */
+  readonly heldMax: number;
+  /** Records read so far (the header included). */
+  readonly read: number;
+  /** Stops reading (closes the file); idempotent. */
+  close(): void;
+}
+
+/** Surveys the tape (one cheap pass: see surveyTape); its replays stream it. */
+export function openTapeSource(path: string): TapeSource {
+  const s = surveyTape(path);
+  return {
+    path,
+    header: s.header,
+    firstAt: s.firstAt,
+    lastAt: s.lastAt,
+    events: s.counts.event ?? 0,
+    records: s.records,
+    torn: s.torn,
+    tornReason: s.tornReason,
+    counts: s.counts,
+    replay: (now) => new StreamingReplay(path, s.validBytes, now),
+  };
+}
+
+type Fresh = { at: number; ageMs: number; stale: boolean };
+
+/** A key's values in time order; keys with more than one are pruned as the clock moves. */
+class Keyed<K, T> {
+  readonly map = new Map<K, Timed<T>[]>();
+  private readonly multi = new Set<Timed<T>[]>();
+
+  add(k: K, at: number, value: T): void {
+    const l = this.map.get(k);
+    if (l === undefined) this.map.set(k, [{ at, value }]);
+    else {
+      insert(l, at, value);
+      this.multi.add(l);
+    }
+  }
+
+  prune(floor: number): number {
+    let n = 0;
+    for (const l of this.multi) {
+      n += prune(l, floor);
+      if (l.length < 2) this.multi.delete(l);
+    }
+    return n;
+  }
+}
+
+/** Prune the keyed values after this many records read. */
+const PRUNE_EVERY = 512;
+
+class StreamingReplay implements TapeReplay {
+  private readonly records: Generator<TapeRecord>;
+  private done = false;
+  /** The latest `at` read so far. */
+  private watermark = Number.NEGATIVE_INFINITY;
+  /** Events read, not taken yet: queue[head…]. */
+  private queue: TapeEvent[] = [];
+  private head = 0;
+  private readonly rest = new Keyed<string, unknown>();
+  private readonly feeMap = new Keyed<string, readonly CollectionFeeInfo[]>();
+  private readonly gas = new Keyed<0, bigint>();
+  private readonly traitMap = new Keyed<string, readonly { type: string; value: string }[]>();
+  private readonly fresh = new Keyed<string, Fresh>();
+  private sincePrune = 0;
+  held = 0;
+  heldMax = 0;
+  read = 0;
+  readonly api: MarketApi;
+
+  constructor(
+    path: string,
+    upToBytes: number,
+    private readonly now: () => number,
+  ) {
+    this.records = openTape(path).records(upToBytes);
+    type Q = { readonly next?: string } | undefined;
+    const answer = <R>(call: RestCall, slug: string, next: string | undefined): Promise<R> => {
+      const at = this.now();
+      this.readUntil(at + REST_AHEAD_MS + LOOK_AHEAD_MS);
+      const v = answerAt(this.rest.map.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at, REST_AHEAD_MS);
+      if (v === undefined) return Promise.reject(new NoSnapshotError(call, slug));
+      // frozen when read: handed out as is (the view reads answers, never changes them)
+      return Promise.resolve(v as R);
+    };
+    this.api = {
+      collections: {
+        stats: (slug) => answer('stats', slug, undefined),
+        traits: (slug) => answer('traits', slug, undefined),
+        traitFloors: (slug) => answer('traitFloors', slug, undefined),
+      },
+      listings: { best: (slug, q?: Q) => answer('listings', slug, q?.next) },
+      offers: {
+        collection: (slug, q?: Q) => answer('collectionOffers', slug, q?.next),
+        traits: (slug, q?: Q) => answer('traitOffers', slug, q?.next),
+      },
+    } as MarketApi;
+  }
+
+  /** Reads one record; false at the end of the tape. */
+  private readOne(): boolean {
+    if (this.done) return false;
+    const n = this.records.next();
+    if (n.done === true) {
+      this.done = true;
+      return false;
+    }
+    const r = n.value;
+    this.read++;
+    if (r.k === 'header') return true;
+    if (r.at > this.watermark) this.watermark = r.at;
+    switch (r.k) {
+      case 'event':
+        this.queue.push(r);
+        this.held++;
+        break;
+      case 'rest':
+        this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, deepFreeze(r.response));
+        this.held++;
+        break;
+      case 'fees':
+        this.feeMap.add(r.slug, r.at, r.fees);
+        this.held++;
+        break;
+      case 'gas':
+        this.gas.add(0, r.at, r.price);
+        this.held++;
+        break;
+      case 'traits':
+        this.traitMap.add(r.nft, r.at, r.traits);
+        this.held++;
+        break;
+      case 'fresh':
+        for (const [slug, f] of Object.entries(r.collections)) {
+          this.fresh.add(slug, r.at, { at: r.at, ...f });
+          this.held++;
+        }
+        break;
+    }
+    if (this.held > this.heldMax) this.heldMax = this.held;
+    if (++this.sincePrune >= PRUNE_EVERY) this.prune();
+    return true;
+  }
+
+  private prune(): void {
+    this.sincePrune = 0;
+    const floor = this.now();
+    this.held -=
+      this.rest.prune(floor) +
+      this.feeMap.prune(floor) +
+      this.gas.prune(floor) +
+      this.traitMap.prune(floor) +
+      this.fresh.prune(floor);
+  }
+
+  /** Reads until a record later than `t` has been read (or the tape ends). */
+  private readUntil(t: number): void {
+    while (this.watermark <= t && this.readOne());
+  }
+
+  peek(): TapeEvent | undefined {
+    while (this.head >= this.queue.length && this.readOne());
+    return this.queue[this.head];
+  }
+
+  shift(): TapeEvent | undefined {
+    const e = this.peek();
+    if (e === undefined) return undefined;
+    this.head++;
+    this.held--;
+    if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return e;
+  }
+
+  /** The time of a lookup: the clock, with everything recorded until then (and the window) read. */
+  private asOfNow(): number {
+    const at = this.now();
+    this.readUntil(at + LOOK_AHEAD_MS);
+    return at;
+  }
+
+  fees(slug: string): readonly CollectionFeeInfo[] {
+    const at = this.asOfNow();
+    return asOf(this.feeMap.map.get(slug), at) ?? [];
+  }
+
+  gasPrice(): bigint {
+    const at = this.asOfNow();
+    return asOf(this.gas.map.get(0), at) ?? 0n;
+  }
+
+  traits(nft: NftRef): readonly { type: string; value: string }[] | undefined {
+    const at = this.asOfNow();
+    return asOf(this.traitMap.map.get(nftKey(nft)), at);
+  }
+
+  freshness(slug: string): { ageMs: number; stale: boolean } | undefined {
+    const at = this.asOfNow();
+    const f = asOf(this.fresh.map.get(slug), at);
+    if (f === undefined) return undefined;
+    return { ageMs: f.ageMs + Math.max(0, at - f.at), stale: f.stale };
+  }
+
+  standsUntil(orderHash: string, nft: NftRef, to: number): boolean {
+    const hash = orderHash.toLowerCase();
+    const key = nftKey(nft);
+    for (let i = this.head; ; i++) {
+      if (i >= this.queue.length && !this.readMore(i)) return true;
+      const r = this.queue[i] as TapeEvent;
+      if (r.at > to) return true;
+      const e: MarketEvent = r.event;
+      switch (e.kind) {
+        case 'sale':
+          if (e.orderHash?.toLowerCase() === hash || nftKey(e.nft) === key) return false;
+          break;
+        case 'transfer':
+          if (nftKey(e.nft) === key) return false;
+          break;
+        case 'cancel':
+        case 'order_invalidated':
+          if (e.orderHash.toLowerCase() === hash) return false;
+          break;
+      }
+    }
+  }
+
+  /** Reads until the queue holds an event at `i` (false: the tape ended first). */
+  private readMore(i: number): boolean {
+    while (i >= this.queue.length) if (!this.readOne()) return false;
+    return true;
+  }
+
+  close(): void {
+    this.done = true;
+    this.records.return(undefined);
+  }
+}

@@ -1,0 +1,290 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { backtestSetupFromConfig } from '../../../src/backtest/setup.ts';
+import { LOOK_AHEAD_MS, openTapeSource, type TapeReplay } from '../../../src/backtest/tape-source.ts';
+import { loadConfig } from '../../../src/config/load.ts';
+import type { MarketEvent, NftRef } from '../../../src/domain/events.ts';
+import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
+import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const configPath = join(root, 'config/backtest.yaml');
+const strategiesDir = join(root, 'strategies');
+const dir = () => mkdtempSync(join(tmpdir(), 'harpoon-src-'));
+
+const ETH = { address: '0x0000000000000000000000000000000000000000' as Address, symbol: 'ETH', decimals: 18 };
+const header: TapeHeader = {
+  k: 'header',
+  at: 0,
+  version: 1,
+  source: 'test',
+  chain: 'ethereum',
+  collections: ['apes'],
+  paymentTokens: [ETH],
+};
+const nft = (id: number): NftRef => ({
+  chain: 'ethereum',
+  contract: '0x00000000000000000000000000000000000000a1' as Address,
+  identifier: String(id) as TokenId,
+});
+const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as OrderHash;
+const base = (id: string, at: number) => ({
+  id,
+  collection: 'apes' as CollectionSlug,
+  chain: 'ethereum' as const,
+  occurredAt: at,
+  receivedAt: at,
+  source: 'stream' as const,
+});
+const listing = (id: number, at: number): MarketEvent => ({
+  ...base(`l-${id}-${at}`, at),
+  kind: 'listing',
+  orderHash: hash(id),
+  maker: '0x00000000000000000000000000000000000000bb' as Address,
+  taker: null,
+  quantity: 1n,
+  price: 10n ** 18n,
+  paymentToken: ETH,
+  expiresAt: null,
+  nft: nft(id),
+  isPrivate: false,
+});
+const sale = (id: number, at: number): MarketEvent => ({
+  ...base(`s-${id}-${at}`, at),
+  kind: 'sale',
+  nft: nft(id),
+  orderHash: hash(id),
+  txHash: null,
+  seller: '0x00000000000000000000000000000000000000bb' as Address,
+  buyer: '0x00000000000000000000000000000000000000cc' as Address,
+  quantity: 1n,
+  price: 10n ** 18n,
+  paymentToken: ETH,
+});
+const cancel = (id: number, at: number): MarketEvent => ({
+  ...base(`c-${id}-${at}`, at),
+  kind: 'cancel',
+  orderHash: hash(id),
+  nft: nft(id),
+  txHash: null,
+});
+const stats = (at: number, floor: number): TapeRecord => ({
+  k: 'rest',
+  at,
+  call: 'stats',
+  slug: 'apes',
+  next: null,
+  response: { total: { floor_price: floor } },
+});
+const ev = (e: MarketEvent): TapeRecord => ({ k: 'event', at: e.receivedAt, event: e });
+
+/** Records in the order written (the gas price of 100 s written 50 s late, after the events of 150 s). */
+const crafted: TapeRecord[] = [
+  { k: 'fees', at: 1_000, slug: 'apes', fees: [{ fee: 2.5, recipient: '0xfee', required: true }] },
+  { k: 'gas', at: 1_000, price: 1n },
+  stats(10_000, 1),
+  { k: 'fresh', at: 10_000, collections: { apes: { ageMs: 200, stale: false } } },
+  ev(listing(1, 12_000)),
+  stats(30_000, 2),
+  {
+    k: 'traits',
+    at: 40_000,
+    nft: 'ethereum/0x00000000000000000000000000000000000000a1/1',
+    traits: [{ type: 'Hat', value: 'Cap' }],
+  },
+  ev(sale(2, 50_000)),
+  ...Array.from({ length: 10 }, (_, i) => ev(listing(10 + i, 60_000 + i * 10_000))),
+  { k: 'gas', at: 100_000, price: 5n },
+  { k: 'gas', at: 160_000, price: 9n },
+  ev(cancel(1, 170_000)),
+  {
+    k: 'traits',
+    at: 200_000,
+    nft: 'ethereum/0x00000000000000000000000000000000000000a1/9',
+    traits: [{ type: 'Hat', value: 'Crown' }],
+  },
+  stats(205_000, 3),
+  ev(listing(30, 300_000)),
+];
+
+async function craftedTape(): Promise<string> {
+  const path = join(dir(), 'crafted.tape');
+  // small blocks: the look-ahead crosses many
+  const w = openTapeWriter(path, { header, flushMs: 0, maxBlockBytes: 400 });
+  for (const r of crafted) w.write(r);
+  await w.close();
+  return path;
+}
+
+const floorOf = async (r: TapeReplay) =>
+  ((await r.api.collections.stats('apes')) as { total: { floor_price: number } }).total.floor_price;
+
+describe('tape source: a replay answers as the whole tape did', () => {
+  let path = '';
+  beforeAll(async () => {
+    path = await craftedTape();
+  });
+
+  it('surveys the tape without a replay: counts, first and last time, header', () => {
+    const s = openTapeSource(path);
+    expect(s.header).toEqual(header);
+    expect(s.firstAt).toBe(1_000);
+    expect(s.lastAt).toBe(300_000);
+    expect(s.events).toBe(14);
+    expect(s.records).toBe(crafted.length + 1);
+    expect(s.counts).toEqual({ header: 1, fees: 1, gas: 3, rest: 3, fresh: 1, traits: 2, event: 14 });
+    expect(s.torn).toBe(false);
+  });
+
+  it('as of the clock: the newest at or before it, the REST answer up to 10 s after, else the first', async () => {
+    let now = 0;
+    const r = openTapeSource(path).replay(() => now);
+    // nothing recorded yet: the first recorded (within the look-ahead)
+    expect(r.fees('apes')).toEqual([{ fee: 2.5, recipient: '0xfee', required: true }]);
+    expect(r.gasPrice()).toBe(1n);
+    expect(await floorOf(r)).toBe(1); // recorded 10 s after the request: its answer
+    expect(r.traits(nft(1))).toEqual([{ type: 'Hat', value: 'Cap' }]); // first recorded 40 s later
+    // first recorded 200 s later, beyond the look-ahead: no answer yet (a whole tape gave it)
+    expect(200_000 - now).toBeGreaterThan(LOOK_AHEAD_MS);
+    expect(r.traits(nft(9))).toBeUndefined();
+    expect(r.freshness('apes')).toEqual({ ageMs: 200, stale: false });
+    now = 19_000;
+    expect(await floorOf(r)).toBe(1); // the next answer is 11 s away: the newest before
+    expect(r.freshness('apes')).toEqual({ ageMs: 9_200, stale: false }); // aged since recorded
+    now = 20_000;
+    expect(await floorOf(r)).toBe(2); // exactly 10 s away: its answer
+    now = 35_000;
+    expect(await floorOf(r)).toBe(2);
+    expect(r.fees('apes')).toEqual([{ fee: 2.5, recipient: '0xfee', required: true }]);
+    now = 120_000;
+    // written after the events of 150 s, placed in order at 100 s
+    expect(r.gasPrice()).toBe(5n);
+    now = 165_000;
+    expect(r.gasPrice()).toBe(9n);
+    now = 210_000;
+    expect(await floorOf(r)).toBe(3);
+    expect(r.traits(nft(9))).toEqual([{ type: 'Hat', value: 'Crown' }]);
+    expect(r.traits(nft(1))).toEqual([{ type: 'Hat', value: 'Cap' }]);
+    await expect(r.api.collections.traits('apes')).rejects.toThrow(/no traits answer for apes/);
+    r.close();
+  });
+
+  it('a request long before the first answer gets the first one if it lies within the look-ahead', async () => {
+    let now = -50_000;
+    const r = openTapeSource(path).replay(() => now);
+    expect(await floorOf(r)).toBe(1);
+    now = 25_000;
+    expect(await floorOf(r)).toBe(2);
+    r.close();
+  });
+
+  it('events in tape order; standsUntil looks at the events after the one taken last, up to its time', () => {
+    const now = 0;
+    const r = openTapeSource(path).replay(() => now);
+    expect(r.peek()?.at).toBe(12_000);
+    // nothing taken yet: the look-ahead starts at the first event
+    expect(r.standsUntil(hash(2), nft(2), 49_999)).toBe(true);
+    expect(r.standsUntil(hash(2), nft(2), 50_000)).toBe(false); // sold
+    expect(r.standsUntil(hash(7), nft(2), 50_000)).toBe(false); // another order, the NFT sold
+    expect(r.standsUntil(hash(1), nft(1), 169_999)).toBe(true);
+    expect(r.standsUntil(hash(1).toUpperCase().replace('0X', '0x'), nft(1), 170_000)).toBe(false); // cancelled
+    const times: number[] = [];
+    for (let e = r.shift(); e !== undefined; e = r.shift()) {
+      times.push(e.at);
+      if (e.event.kind === 'cancel') break;
+    }
+    expect(times).toEqual([
+      12_000,
+      50_000,
+      ...Array.from({ length: 10 }, (_, i) => 60_000 + i * 10_000),
+      170_000,
+    ]);
+    // the cancel was taken: what comes after it does not end the listing
+    expect(r.standsUntil(hash(1), nft(1), 1_000_000)).toBe(true);
+    expect(r.shift()?.at).toBe(300_000);
+    expect(r.peek()).toBeUndefined();
+    expect(r.shift()).toBeUndefined();
+    r.close();
+  });
+});
+
+describe('tape source: memory follows the look-ahead, not the tape', () => {
+  let tapePath = '';
+  beforeAll(async () => {
+    tapePath = join(dir(), 'two-hours.tape');
+    await writeSandboxTape({ out: tapePath, seed: 12, hours: 2 });
+  }, 120_000);
+
+  it('a replay holds at most a window of records while it goes through a two-hour tape', () => {
+    const source = openTapeSource(tapePath);
+    expect(source.records).toBeGreaterThan(20_000);
+    let now = source.firstAt;
+    const r = source.replay(() => now);
+    let most = 0;
+    let events = 0;
+    for (let e = r.shift(); e !== undefined; e = r.shift()) {
+      if (e.at > now) now = e.at;
+      r.freshness('harpoon-apes'); // a lookup: reads the look-ahead window
+      events++;
+      if (r.held > most) most = r.held;
+    }
+    expect(events).toBe(source.events);
+    expect(r.read).toBe(source.records);
+    expect(r.heldMax).toBe(most);
+    // ~70 s of a market of 3 actions a second, plus a latest value per key (100 NFTs' traits…)
+    expect(most).toBeLessThan(800);
+    expect(most).toBeLessThan(source.records / 25);
+    r.close();
+  });
+
+  it("a buy's look-ahead reads the events of the latency, and they go once replayed", () => {
+    const source = openTapeSource(tapePath);
+    let now = source.firstAt;
+    const r = source.replay(() => now);
+    const take = (until: number) => {
+      for (let e = r.peek(); e !== undefined && e.at <= until; e = r.peek()) {
+        r.shift();
+        if (e.at > now) now = e.at;
+        r.freshness('harpoon-apes');
+      }
+    };
+    take(source.firstAt + 1_800_000);
+    const before = r.held;
+    // an order never on the tape stands: every event of the next ten minutes is read to know it
+    expect(r.standsUntil(hash(0xdead), nft(100_000), now + 600_000)).toBe(true);
+    const during = r.held;
+    expect(during).toBeGreaterThan(before + 1_000); // ten minutes at 3 actions a second
+    take(now + 700_000);
+    expect(r.held).toBeLessThan(before + 300);
+    r.close();
+  });
+
+  it('a backtest streams: its replay holds a window, with a long latency too', async () => {
+    const setup = backtestSetupFromConfig(
+      loadConfig({ file: configPath, env: {}, cwd: root }).config,
+      configPath,
+    );
+    const source = openTapeSource(tapePath);
+    const fast = await runBacktest({ tape: source, setup, builtinStrategiesDir: strategiesDir });
+    expect(fast.events).toBe(source.events);
+    expect(fast.report.total.fills).toBeGreaterThan(0);
+    expect(fast.heldMax).toBeLessThan(800);
+    expect(fast.heldMax).toBeLessThan(source.records / 25);
+    // ten minutes of latency: a buy looks ahead until its listing is gone, ten minutes at most
+    const slow = await runBacktest({
+      tape: source,
+      setup,
+      builtinStrategiesDir: strategiesDir,
+      latencyMs: 600_000,
+    });
+    expect(slow.report.refused.paper_listing_gone ?? 0).toBeGreaterThan(0);
+    expect(slow.heldMax).toBeGreaterThanOrEqual(fast.heldMax);
+    expect(slow.heldMax).toBeLessThan(source.records / 5);
+  }, 120_000);
+});
