@@ -309,10 +309,15 @@ function openListings(ctx: Ctx): ReadonlyMap<string, OwnOrder> {
 const openMemo = new WeakMap<readonly OwnOrder[], ReadonlyMap<string, OwnOrder>>();
 
 /** Our standing listing of this NFT; 'skip' while a listing not ours (or not cleared yet) stands. */
-function listingOf(ctx: Ctx, h: Holding, open: ReadonlyMap<string, OwnOrder>): Mine | 'skip' | null {
-  const own = open.get(keysOfHolding(h).lower);
-  if (own !== undefined && (own.expiresAt === null || own.expiresAt > ctx.now))
-    return { orderHash: own.orderHash, price: own.price, expiresAt: own.expiresAt };
+function listingOf(
+  ctx: Ctx,
+  h: Holding,
+  keys: HoldingKeys,
+  open: ReadonlyMap<string, OwnOrder>,
+): Mine | 'skip' | null {
+  const own = open.get(keys.lower);
+  // our own order entry is the listing as decide reads it (the same object while it stands)
+  if (own !== undefined && (own.expiresAt === null || own.expiresAt > ctx.now)) return own;
   // another strategy's listing, or ours gone but not cleared yet: risk would refuse a second one
   return h.listedBy !== null ? 'skip' : null;
 }
@@ -354,8 +359,13 @@ function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
 }
 
 /** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
-function bestOffer(ctx: Ctx, h: Holding, col: CollectionSnapshot, ours: Ours): Offer | null {
-  const keys = keysOfHolding(h);
+function bestOffer(
+  ctx: Ctx,
+  h: Holding,
+  keys: HoldingKeys,
+  col: CollectionSnapshot,
+  ours: Ours,
+): Offer | null {
   const refused = ctx.state.get<Record<string, number>>('refused');
   // the best so far (the first of equal ones); what it is, in words, only for the one chosen
   let best: { hash: string; unit: bigint; token: PaymentToken; what: () => string } | null = null;
@@ -393,7 +403,7 @@ function bestOffer(ctx: Ctx, h: Holding, col: CollectionSnapshot, ours: Ours): O
     consider(
       seen.h,
       seen.m,
-      BigInt(seen.p),
+      seenUnit(seen),
       { address: seen.a, symbol: seen.s, decimals: seen.d } as PaymentToken,
       seen.e,
       () => 'item offer',
@@ -520,8 +530,12 @@ const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
 /** The trait keys of an NFT's traits (built once per traits list). */
 const traitKeysOf = new WeakMap<object, readonly string[]>();
 /** A holding's NFT key, as given and in lower case (holdings are new objects when they change). */
-const keysOf = new WeakMap<Holding, { readonly key: string; readonly lower: string }>();
-function keysOfHolding(h: Holding): { readonly key: string; readonly lower: string } {
+interface HoldingKeys {
+  readonly key: string;
+  readonly lower: string;
+}
+const keysOf = new WeakMap<Holding, HoldingKeys>();
+function keysOfHolding(h: Holding): HoldingKeys {
   let k = keysOf.get(h);
   if (k === undefined) {
     const key = nftKey(h.nft);
@@ -574,6 +588,7 @@ function holdingInputs(
   h: Holding,
   col: CollectionSnapshot,
   floors: Floors,
+  keys: HoldingKeys,
   mine: Mine | null,
   ours: Ours,
   needGross: bigint | null,
@@ -587,10 +602,9 @@ function holdingInputs(
   const co = col.bestCollectionOffer;
   if (co === null) out.put(null);
   else offerInput(out, ctx, ours, needGross, co, co.value.orderHash, co.value.maker, co.value.price);
-  const keys = keysOfHolding(h);
   const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[keys.lower];
   if (seen === undefined) out.put(undefined);
-  else offerInput(out, ctx, ours, needGross, seen, seen.h, seen.m, BigInt(seen.p));
+  else offerInput(out, ctx, ours, needGross, seen, seen.h, seen.m, seenUnit(seen));
   if (!out.same) return;
   const traits = ctx.nfts.get(keys.key)?.value;
   if (traits !== undefined) {
@@ -662,9 +676,10 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     quietHoldings.set(ctx.state, quiet);
   }
   for (const h of held) {
-    const key = keysOfHolding(h).lower;
+    const keys = keysOfHolding(h);
+    const key = keys.lower;
     if (pending[key] !== undefined) continue;
-    const mine = listingOf(ctx, h, open);
+    const mine = listingOf(ctx, h, keys, open);
     if (mine === 'skip') continue;
     const col = ctx.market.collection(h.collection);
     if (col === undefined) continue;
@@ -674,7 +689,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     const fee = feeOf(p, h.collection);
     const last = quiet.get(key);
     if (last !== undefined && ctx.now < last.until) {
-      holdingInputs(compare.start(last.inputs), ctx, h, col, floors, mine, ours, last.needGross);
+      holdingInputs(compare.start(last.inputs), ctx, h, col, floors, keys, mine, ours, last.needGross);
       if (compare.equal) continue;
     }
     // remembered again below when it asks for nothing
@@ -691,7 +706,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
       action = 'relist';
     const listPrice = action === null && mine !== null ? mine.price : want.price;
 
-    const offer = bestOffer(ctx, h, col, ours);
+    const offer = bestOffer(ctx, h, keys, col, ours);
     if (offer !== null) {
       const offerNet = netOf(offer.unit, fee);
       const listNet = netOf(listPrice, fee);
@@ -726,7 +741,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
       // an offer nets at least needNet exactly when its price per unit is at least this
       const needGross = grossFor(needNet, fee);
       const inputs = new InputList();
-      holdingInputs(inputs, ctx, h, col, floors, mine, ours, needGross);
+      holdingInputs(inputs, ctx, h, col, floors, keys, mine, ours, needGross);
       quiet.set(key, { inputs: inputs.list, needGross, until: quietUntil(ctx, h, mine) });
       continue;
     }
@@ -790,14 +805,29 @@ function rememberItemOffer(ctx: Ctx, ev: MarketEvent): boolean {
   return true;
 }
 
+/** An item offer seen: its price per unit (parsed once per entry; entries are replaced, never changed). */
+const seenUnits = new WeakMap<SeenOffer, bigint>();
+function seenUnit(seen: SeenOffer): bigint {
+  let u = seenUnits.get(seen);
+  if (u === undefined) {
+    u = BigInt(seen.p);
+    seenUnits.set(seen, u);
+  }
+  return u;
+}
+
 function forgetOffer(ctx: Ctx, orderHash: string): boolean {
-  const offers = ctx.state.get<Record<string, SeenOffer>>('offers') ?? {};
+  const offers = ctx.state.get<Record<string, SeenOffer>>('offers');
+  if (offers === undefined) return false;
+  const hash = lower(orderHash);
   let n = 0;
-  for (const [k, o] of Object.entries(offers))
-    if (lower(o.h) === lower(orderHash)) {
+  for (const k in offers) {
+    const h = (offers[k] as SeenOffer).h;
+    if (h === orderHash || (h.length === hash.length && lower(h) === hash)) {
       delete offers[k];
       n++;
     }
+  }
   if (n > 0) ctx.state.set('offers', offers);
   return n > 0;
 }

@@ -129,11 +129,22 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   /** The snapshot's list, until the ledger changes or an order shown open reaches its expiry. */
   let ownCache: {
     v: number;
+    /** When it was built (a clock that went back builds it all again). */
+    at: number;
     until: number;
     list: readonly OwnOrder[];
     /** The list by strategy, built when first asked. */
     byStrategy?: ReadonlyMap<string, readonly OwnOrder[]>;
   } | null = null;
+  /**
+   * Orders committed since `ownCache` was built, in commit order: the next list is the last one
+   * with these entries replaced (or appended: a new order is the map's last) — null when an order
+   * left the map, so the next list is built whole.
+   */
+  let ownDirty: Set<string> | null = null;
+  /** Where each order's entry is in `ownCache.list`, and in its strategy's list. */
+  const ownAt = new Map<string, number>();
+  const ownAtOfStrategy = new Map<string, number>();
 
   for (const o of options.store?.load() ?? []) {
     const h = key(o.orderHash);
@@ -171,6 +182,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     const h = key(frozen.orderHash);
     orders.set(h, frozen);
     track(h, frozen);
+    ownDirty?.add(h);
     options.store?.save(frozen);
     const change: LedgerChange = { order: frozen, previous: prev, news, filledUnits, filledAmount };
     emit(change);
@@ -398,6 +410,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       const o = orders.get(h) as LedgerOrder;
       finals.delete(h);
       orders.delete(h);
+      ownDirty = null;
       live.delete(h);
       fills.delete(h);
       salesUnits.delete(h);
@@ -417,6 +430,67 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       out.push(o);
     }
     return out;
+  }
+
+  /** An order's entry in `ownOrders`: the same object while the order and its status are (lists compare cheaply). */
+  function ownEntry(o: LedgerOrder, now: number): OwnOrder {
+    const status = ownStatus(o, now);
+    const had = ownOf.get(o);
+    if (had !== undefined && had.status === status) return had;
+    const own: OwnOrder = Object.freeze({
+      orderHash: o.orderHash,
+      side: o.side,
+      collection: o.collection as OwnOrder['collection'],
+      nftKey:
+        o.side === 'item_offer' || o.side === 'listing'
+          ? o.contract !== null && o.tokenId !== null
+            ? `${options.chain}/${o.contract}/${o.tokenId}`
+            : null
+          : null,
+      trait: o.trait,
+      price: o.price,
+      paymentToken: o.paymentToken,
+      quantity: o.quantity - o.filled,
+      expiresAt: o.expiresAt,
+      status,
+    });
+    ownOf.set(o, own);
+    return own;
+  }
+
+  /**
+   * The lists by strategy after the orders of `ownDirty` changed in `list`: a strategy none of
+   * them belongs to keeps its list (the same array).
+   */
+  function strategyLists(
+    prev: ReadonlyMap<string, readonly OwnOrder[]>,
+    list: readonly OwnOrder[],
+  ): ReadonlyMap<string, readonly OwnOrder[]> {
+    const by = new Map(prev);
+    const copied = new Set<string>();
+    for (const h of ownDirty ?? []) {
+      const o = orders.get(h) as LedgerOrder;
+      const id = o.strategyId;
+      if (id === null) continue;
+      let l = by.get(id) as OwnOrder[] | undefined;
+      if (l === undefined) {
+        l = [];
+        by.set(id, l);
+        copied.add(id);
+      } else if (!copied.has(id)) {
+        l = l.slice();
+        by.set(id, l);
+        copied.add(id);
+      }
+      const own = list[ownAt.get(h) as number] as OwnOrder;
+      const i = ownAtOfStrategy.get(h);
+      if (i === undefined) {
+        ownAtOfStrategy.set(h, l.length);
+        l.push(own);
+      } else l[i] = own;
+    }
+    for (const id of copied) Object.freeze(by.get(id));
+    return by;
   }
 
   function ownStatus(o: LedgerOrder, now: number): OwnOrder['status'] {
@@ -494,40 +568,41 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     },
     ownOrders() {
       const now = clock.now();
-      if (ownCache !== null && ownCache.v === ver && now < ownCache.until) return ownCache.list;
-      // an order's entry is the same object while the order and its status are (lists compare cheaply)
-      const list = Object.freeze(
-        [...orders.values()].map((o): OwnOrder => {
-          const status = ownStatus(o, now);
-          const had = ownOf.get(o);
-          if (had !== undefined && had.status === status) return had;
-          const own: OwnOrder = Object.freeze({
-            orderHash: o.orderHash,
-            side: o.side,
-            collection: o.collection as OwnOrder['collection'],
-            nftKey:
-              o.side === 'item_offer' || o.side === 'listing'
-                ? o.contract !== null && o.tokenId !== null
-                  ? `${options.chain}/${o.contract}/${o.tokenId}`
-                  : null
-                : null,
-            trait: o.trait,
-            price: o.price,
-            paymentToken: o.paymentToken,
-            quantity: o.quantity - o.filled,
-            expiresAt: o.expiresAt,
-            status,
-          });
-          ownOf.set(o, own);
-          return own;
-        }),
-      );
+      const had = ownCache;
+      if (had !== null && had.v === ver && now < had.until) return had.list;
+      if (had !== null && ownDirty !== null && now < had.until && now >= had.at) {
+        // only what changed since: the entries of the other orders stand as they were
+        const list = had.list.slice();
+        let until = had.until;
+        for (const h of ownDirty) {
+          const o = orders.get(h) as LedgerOrder;
+          const i = ownAt.get(h);
+          if (i === undefined) {
+            ownAt.set(h, list.length);
+            list.push(ownEntry(o, now));
+          } else list[i] = ownEntry(o, now);
+          if (!FINAL_STATES.has(o.state) && o.expiresAt > now && o.expiresAt < until) until = o.expiresAt;
+        }
+        const byStrategy = had.byStrategy === undefined ? undefined : strategyLists(had.byStrategy, list);
+        ownDirty.clear();
+        Object.freeze(list);
+        ownCache = { v: ver, at: now, until, list, ...(byStrategy !== undefined ? { byStrategy } : {}) };
+        return list;
+      }
+      ownAt.clear();
+      const list: OwnOrder[] = [];
+      for (const [h, o] of orders) {
+        ownAt.set(h, list.length);
+        list.push(ownEntry(o, now));
+      }
+      Object.freeze(list);
       let until = Number.POSITIVE_INFINITY;
       for (const h of unfinished) {
         const o = orders.get(h) as LedgerOrder;
         if (o.expiresAt > now && o.expiresAt < until) until = o.expiresAt;
       }
-      ownCache = { v: ver, until, list };
+      ownCache = { v: ver, at: now, until, list };
+      ownDirty = new Set();
       return list;
     },
     ownOrdersOf(strategyId) {
@@ -535,12 +610,13 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       const cache = ownCache as NonNullable<typeof ownCache>;
       if (cache.byStrategy === undefined) {
         const by = new Map<string, OwnOrder[]>();
-        let i = 0;
+        ownAtOfStrategy.clear();
         // the list holds one entry per order, in the map's order
-        for (const o of orders.values()) {
-          const own = list[i++] as OwnOrder;
+        for (const [h, o] of orders) {
           if (o.strategyId === null) continue;
+          const own = list[ownAt.get(h) as number] as OwnOrder;
           const l = by.get(o.strategyId);
+          ownAtOfStrategy.set(h, l === undefined ? 0 : l.length);
           if (l) l.push(own);
           else by.set(o.strategyId, [own]);
         }

@@ -741,8 +741,14 @@ export class RiskManager {
       const byStrategy = new Map<string, BookEntry[]>();
       const byCollection = new Map<string, BookEntry[]>();
       for (const e of entries) {
-        if (e.strategyId !== null) byStrategy.set(e.strategyId, [...(byStrategy.get(e.strategyId) ?? []), e]);
-        byCollection.set(e.collection, [...(byCollection.get(e.collection) ?? []), e]);
+        if (e.strategyId !== null) {
+          const s = byStrategy.get(e.strategyId);
+          if (s === undefined) byStrategy.set(e.strategyId, [e]);
+          else s.push(e);
+        }
+        const c = byCollection.get(e.collection);
+        if (c === undefined) byCollection.set(e.collection, [e]);
+        else c.push(e);
       }
       for (const [sId, list] of byStrategy) {
         const sb = strategyBudget(this.limits, sId, token);

@@ -950,6 +950,66 @@ describe('ledger: news out of order (the cases found in review)', () => {
     expect(second.ledger.get(hash(1))?.state).toBe('filled');
   });
 
+  it('ownOrders() and ownOrdersOf() built from the changes alone equal the lists built whole, through any sequence', () => {
+    // a seeded walk of posts, opens, fills, cancels, expiries by time and retention drops; after
+    // each step the lists must be what the ledger's orders say, entry by entry
+    const { ledger, clock } = setup({ retentionMs: 20_000 });
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return Math.floor(seed / 65_536) % n;
+    };
+    const statusOf = (o: LedgerOrder): string => {
+      switch (o.state) {
+        case 'posted':
+        case 'open':
+        case 'partly_filled':
+          return o.expiresAt <= clock.t ? 'expired' : 'open';
+        case 'invalid':
+        case 'failed':
+          return 'invalid';
+        case 'cancelling':
+        case 'cancelled':
+          return 'cancelled';
+        default:
+          return o.state;
+      }
+    };
+    const strategies = ['a', 'b', 'c'];
+    let n = 0;
+    for (let step = 0; step < 600; step++) {
+      const r = rand(10);
+      const known = ledger.list().map((o) => o.orderHash);
+      const any = known[rand(Math.max(1, known.length))];
+      if (r < 3 || any === undefined) {
+        n++;
+        ledger.post(
+          offer(n, {
+            strategyId: strategies[rand(3)] as string,
+            quantity: BigInt(1 + rand(3)),
+            expiresAt: clock.t + 1_000 + rand(30_000),
+          }),
+        );
+        if (rand(2) === 0) ledger.note(hash(n), { kind: 'opened' });
+      } else if (r === 3) ledger.note(any, { kind: 'opened' });
+      else if (r === 4) ledger.note(any, fill(`f${step}`));
+      else if (r === 5) ledger.note(any, { kind: 'cancel_requested' });
+      else if (r === 6) ledger.note(any, { kind: 'invalidated' });
+      else if (r === 7) clock.t += rand(3_000);
+      else if (r === 8) ledger.tick();
+      if (rand(3) === 0) continue; // several changes between two reads, too
+      const own = ledger.ownOrders();
+      const orders = ledger.list();
+      expect(own.map((o) => [o.orderHash, o.status, o.quantity])).toEqual(
+        orders.map((o) => [o.orderHash, statusOf(o), o.quantity - o.filled]),
+      );
+      for (const s of strategies)
+        expect(ledger.ownOrdersOf(s)).toEqual(own.filter((_, i) => orders[i]?.strategyId === s));
+    }
+    expect(n).toBeGreaterThan(100);
+    expect(ledger.list().length).toBeLessThan(n); // retention dropped some on the way
+  });
+
   it('ownOrders() shows an order expired once its time has come, without any other change', () => {
     const { ledger, clock, open } = setup();
     open(1, { expiresAt: T0 + 1000 });
