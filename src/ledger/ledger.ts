@@ -137,14 +137,12 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     byStrategy?: ReadonlyMap<string, readonly OwnOrder[]>;
   } | null = null;
   /**
-   * Orders committed since `ownCache` was built, in commit order: the next list is the last one
-   * with these entries replaced (or appended: a new order is the map's last) — null when an order
-   * left the map, so the next list is built whole.
+   * Orders committed since `ownCache` was built, in commit order, and orders that left the map
+   * since: the next list is the last one without those gone, with the entries of these replaced
+   * (or appended: a new order is the map's last).
    */
-  let ownDirty: Set<string> | null = null;
-  /** Where each order's entry is in `ownCache.list`, and in its strategy's list. */
-  const ownAt = new Map<string, number>();
-  const ownAtOfStrategy = new Map<string, number>();
+  const ownDirty = new Set<string>();
+  const ownGone = new Set<string>();
 
   for (const o of options.store?.load() ?? []) {
     const h = key(o.orderHash);
@@ -182,7 +180,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
     const h = key(frozen.orderHash);
     orders.set(h, frozen);
     track(h, frozen);
-    ownDirty?.add(h);
+    ownDirty.add(h);
     options.store?.save(frozen);
     const change: LedgerChange = { order: frozen, previous: prev, news, filledUnits, filledAmount };
     emit(change);
@@ -410,7 +408,9 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       const o = orders.get(h) as LedgerOrder;
       finals.delete(h);
       orders.delete(h);
-      ownDirty = null;
+      // a hash posted again would come last: it is dirty again from its new post on
+      ownDirty.delete(h);
+      ownGone.add(o.orderHash);
       live.delete(h);
       fills.delete(h);
       salesUnits.delete(h);
@@ -459,38 +459,19 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
   }
 
   /**
-   * The lists by strategy after the orders of `ownDirty` changed in `list`: a strategy none of
-   * them belongs to keeps its list (the same array).
+   * `prev` without the entries of orders gone, with the entries of `changed` (orders, in commit
+   * order) put where theirs stand, or appended (a new order is the map's last).
    */
-  function strategyLists(
-    prev: ReadonlyMap<string, readonly OwnOrder[]>,
-    list: readonly OwnOrder[],
-  ): ReadonlyMap<string, readonly OwnOrder[]> {
-    const by = new Map(prev);
-    const copied = new Set<string>();
-    for (const h of ownDirty ?? []) {
-      const o = orders.get(h) as LedgerOrder;
-      const id = o.strategyId;
-      if (id === null) continue;
-      let l = by.get(id) as OwnOrder[] | undefined;
-      if (l === undefined) {
-        l = [];
-        by.set(id, l);
-        copied.add(id);
-      } else if (!copied.has(id)) {
-        l = l.slice();
-        by.set(id, l);
-        copied.add(id);
-      }
-      const own = list[ownAt.get(h) as number] as OwnOrder;
-      const i = ownAtOfStrategy.get(h);
-      if (i === undefined) {
-        ownAtOfStrategy.set(h, l.length);
-        l.push(own);
-      } else l[i] = own;
+  function patchedList(prev: readonly OwnOrder[], changed: readonly OwnOrder[]): OwnOrder[] {
+    const list = ownGone.size === 0 ? prev.slice() : prev.filter((e) => !ownGone.has(e.orderHash));
+    for (const own of changed) {
+      // recent orders change most: look from the end
+      let i = list.length - 1;
+      while (i >= 0 && (list[i] as OwnOrder).orderHash !== own.orderHash) i--;
+      if (i >= 0) list[i] = own;
+      else list.push(own);
     }
-    for (const id of copied) Object.freeze(by.get(id));
-    return by;
+    return Object.freeze(list) as OwnOrder[];
   }
 
   function ownStatus(o: LedgerOrder, now: number): OwnOrder['status'] {
@@ -570,53 +551,56 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       const now = clock.now();
       const had = ownCache;
       if (had !== null && had.v === ver && now < had.until) return had.list;
-      if (had !== null && ownDirty !== null && now < had.until && now >= had.at) {
-        // only what changed since: the entries of the other orders stand as they were
-        const list = had.list.slice();
-        let until = had.until;
-        for (const h of ownDirty) {
-          const o = orders.get(h) as LedgerOrder;
-          const i = ownAt.get(h);
-          if (i === undefined) {
-            ownAt.set(h, list.length);
-            list.push(ownEntry(o, now));
-          } else list[i] = ownEntry(o, now);
-          if (!FINAL_STATES.has(o.state) && o.expiresAt > now && o.expiresAt < until) until = o.expiresAt;
-        }
-        const byStrategy = had.byStrategy === undefined ? undefined : strategyLists(had.byStrategy, list);
-        ownDirty.clear();
-        Object.freeze(list);
-        ownCache = { v: ver, at: now, until, list, ...(byStrategy !== undefined ? { byStrategy } : {}) };
-        return list;
-      }
-      ownAt.clear();
-      const list: OwnOrder[] = [];
-      for (const [h, o] of orders) {
-        ownAt.set(h, list.length);
-        list.push(ownEntry(o, now));
-      }
-      Object.freeze(list);
       let until = Number.POSITIVE_INFINITY;
       for (const h of unfinished) {
         const o = orders.get(h) as LedgerOrder;
         if (o.expiresAt > now && o.expiresAt < until) until = o.expiresAt;
+        // shown open at the last list, expired now: its entry changes with time alone
+        if (had !== null && o.expiresAt > had.at && o.expiresAt <= now) ownDirty.add(h);
       }
-      ownCache = { v: ver, at: now, until, list };
-      ownDirty = new Set();
-      return list;
+      if (had === null || now < had.at) {
+        // the first list, or a clock that went back: every entry again
+        const list = Object.freeze([...orders.values()].map((o) => ownEntry(o, now)));
+        ownCache = { v: ver, at: now, until, list };
+      } else {
+        // only what changed since the last list: the other entries stand as they were
+        const changed: OwnOrder[] = [];
+        const byStrategy = new Map<string, OwnOrder[]>();
+        for (const h of ownDirty) {
+          const o = orders.get(h) as LedgerOrder;
+          const own = ownEntry(o, now);
+          changed.push(own);
+          if (o.strategyId === null) continue;
+          const l = byStrategy.get(o.strategyId);
+          if (l) l.push(own);
+          else byStrategy.set(o.strategyId, [own]);
+        }
+        const list = patchedList(had.list, changed);
+        let lists: Map<string, readonly OwnOrder[]> | undefined;
+        if (had.byStrategy !== undefined) {
+          lists = new Map(had.byStrategy);
+          for (const [id, l] of lists)
+            if (byStrategy.has(id) || (ownGone.size > 0 && l.some((e) => ownGone.has(e.orderHash))))
+              lists.set(id, patchedList(l, byStrategy.get(id) ?? []));
+          for (const [id, l] of byStrategy) if (!lists.has(id)) lists.set(id, patchedList([], l));
+        }
+        ownCache = { v: ver, at: now, until, list, ...(lists !== undefined ? { byStrategy: lists } : {}) };
+      }
+      ownDirty.clear();
+      ownGone.clear();
+      return ownCache.list;
     },
     ownOrdersOf(strategyId) {
       const list = this.ownOrders();
       const cache = ownCache as NonNullable<typeof ownCache>;
       if (cache.byStrategy === undefined) {
         const by = new Map<string, OwnOrder[]>();
-        ownAtOfStrategy.clear();
+        let i = 0;
         // the list holds one entry per order, in the map's order
-        for (const [h, o] of orders) {
+        for (const o of orders.values()) {
+          const own = list[i++] as OwnOrder;
           if (o.strategyId === null) continue;
-          const own = list[ownAt.get(h) as number] as OwnOrder;
           const l = by.get(o.strategyId);
-          ownAtOfStrategy.set(h, l === undefined ? 0 : l.length);
           if (l) l.push(own);
           else by.set(o.strategyId, [own]);
         }
