@@ -52,6 +52,7 @@ import type {
   TraitFloor,
 } from './snapshot.ts';
 import { partMask, traitKey } from './snapshot.ts';
+import { Tombstones } from './tombstones.ts';
 import { displayToUnits, sameToken, TokenRegistry, unitsToDisplay } from './units.ts';
 
 /** Epoch milliseconds; the same clock the stream client stamps `receivedAt` with. */
@@ -205,6 +206,8 @@ interface CollectionState {
   streamStale: boolean;
   eventsApplied: number;
   readonly due: Record<RefreshKind, number>;
+  /** No kind is due before this (a lower bound of `due`: `dueAt` lowers it, `dueKind` sets it exact). */
+  dueFrom: number;
   readonly urgent: Record<RefreshKind, boolean>;
   readonly lastRunAt: Record<RefreshKind, number>;
   readonly lastOkAt: Record<RefreshKind, number | null>;
@@ -213,7 +216,7 @@ interface CollectionState {
   /** Requests the last run of each list kind cost (pages). */
   readonly costs: Record<RefreshKind, number>;
   running: Promise<void> | null;
-  readonly tombstones: Map<OrderHash, number>;
+  readonly tombstones: Tombstones<OrderHash>;
   /** Invalidated orders, kept so a revalidation can bring them back. */
   readonly suspended: Map<OrderHash, { readonly entry: OrderEntry; readonly at: number }>;
   /** Bumped on any change visible in the snapshot. */
@@ -326,6 +329,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       streamStale: false,
       eventsApplied: 0,
       due: perKind(() => Number.POSITIVE_INFINITY),
+      dueFrom: Number.POSITIVE_INFINITY,
       urgent: perKind(() => false),
       lastRunAt: perKind(() => Number.NEGATIVE_INFINITY),
       lastOkAt: perKind(() => null),
@@ -333,7 +337,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       lastError: perKind(() => null),
       costs: perKind(() => 1),
       running: null,
-      tombstones: new Map(),
+      tombstones: new Tombstones(),
       suspended: new Map(),
       version: 0,
       cache: null,
@@ -442,8 +446,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     const now = clock.now();
     const book = bookOf(c, hash);
     const e = book?.remove(hash);
-    // written anew at the end, so both maps stay oldest first (the sweep relies on it)
-    c.tombstones.delete(hash);
+    // written anew at the end, so both stay oldest first (the sweep relies on it)
     c.tombstones.set(hash, now);
     if (e && suspend) {
       c.suspended.delete(hash);
@@ -567,7 +570,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       return;
     }
     const at = bucket.take(now) ? earliest : Math.max(earliest, now + bucket.waitMs(now));
-    c.due[kind] = Math.min(c.due[kind], at);
+    dueAt(c, kind, at);
     c.urgent[kind] = true;
     if (started) arm();
   }
@@ -605,7 +608,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         if (!had) next.set(e.orderHash, e);
       }
     }
-    for (const [hash, at] of c.tombstones) if (at >= startedAt) next.delete(hash);
+    c.tombstones.since(startedAt, (hash) => next.delete(hash));
     for (const [hash, e] of next) {
       if (e.level.expiresAt !== null && e.level.expiresAt <= now) next.delete(hash);
     }
@@ -799,8 +802,22 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     );
   }
 
+  /** A run of `kind` is due at `at` (or earlier, if it was already). */
+  function dueAt(c: CollectionState, kind: RefreshKind, at: number): void {
+    if (at < c.due[kind]) c.due[kind] = at;
+    if (at < c.dueFrom) c.dueFrom = at;
+  }
+
   function dueKind(c: CollectionState, now: number): RefreshKind | undefined {
-    for (const k of REFRESH_KINDS) if (c.due[k] <= now) return k;
+    // asked on every event (is the view settled?): nothing is due before dueFrom
+    if (c.dueFrom > now) return undefined;
+    let from = Number.POSITIVE_INFINITY;
+    for (const k of REFRESH_KINDS) {
+      const at = c.due[k];
+      if (at <= now) return k;
+      if (at < from) from = at;
+    }
+    c.dueFrom = from;
     return undefined;
   }
 
@@ -815,13 +832,13 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       c.lastError[kind] = null;
       c.lastOkAt[kind] = clock.now();
       if (kind === 'listings' || kind === 'collectionOffers' || kind === 'traitOffers') plan = computePlan();
-      c.due[kind] = Math.min(c.due[kind], clock.now() + plan.intervals[kind]);
+      dueAt(c, kind, clock.now() + plan.intervals[kind]);
     } catch (err) {
       if (stopped) return;
       c.failures[kind]++;
       c.lastError[kind] = describeError(err);
       const wait = Math.min(plan.intervals[kind], errorBackoffMs * 2 ** Math.min(20, c.failures[kind] - 1));
-      c.due[kind] = Math.min(c.due[kind], clock.now() + wait);
+      dueAt(c, kind, clock.now() + wait);
       c.version++;
       logger.warn(
         { collection: c.slug, kind, failures: c.failures[kind], retryInMs: wait, err: c.lastError[kind] },
@@ -892,10 +909,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         relearnFloor(c, 'floor listing expired');
       }
       // both are kept in the order they were written (oldest first): stop at the first young one
-      for (const [h, at] of c.tombstones) {
-        if (now - at <= TOMBSTONE_MS) break;
-        c.tombstones.delete(h);
-      }
+      c.tombstones.dropOlderThan(now, TOMBSTONE_MS);
       for (const [h, s] of c.suspended) {
         if (now - s.at <= TOMBSTONE_MS) break;
         c.suspended.delete(h);
@@ -1065,7 +1079,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       if (started || stopped) return;
       started = true;
       const now = clock.now();
-      for (const c of states.values()) for (const k of REFRESH_KINDS) c.due[k] = Math.min(c.due[k], now);
+      for (const c of states.values()) for (const k of REFRESH_KINDS) dueAt(c, k, now);
       arm();
     },
 
@@ -1096,7 +1110,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       // Wait for what is running first, so the runs below start after now.
       await Promise.allSettled(list.map((c) => c.running).filter((p) => p !== null));
       const now = clock.now();
-      for (const c of list) for (const k of kinds) c.due[k] = Math.min(c.due[k], now);
+      for (const c of list) for (const k of kinds) dueAt(c, k, now);
       if (!started) {
         await Promise.allSettled(list.map((c) => c.running ?? run(c)));
         return;
