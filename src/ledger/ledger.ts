@@ -463,7 +463,8 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
    * order) put where theirs stand, or appended (a new order is the map's last).
    */
   function patchedList(prev: readonly OwnOrder[], changed: readonly OwnOrder[]): OwnOrder[] {
-    const list = ownGone.size === 0 ? prev.slice() : prev.filter((e) => !ownGone.has(e.orderHash));
+    // (a spread: slice() of a frozen array takes V8's slow path, ~50 times slower)
+    const list = ownGone.size === 0 ? [...prev] : prev.filter((e) => !ownGone.has(e.orderHash));
     for (const own of changed) {
       // recent orders change most: look from the end
       let i = list.length - 1;

@@ -15,6 +15,26 @@ import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 export function displayToUnits(n: number, decimals: number): bigint | undefined {
   if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return undefined;
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 77) return undefined;
+  // trait floors bring the same few prices again with every answer: each is converted once
+  let known = converted.get(decimals);
+  if (known === undefined) {
+    known = new Map();
+    converted.set(decimals, known);
+  }
+  let units = known.get(n);
+  if (units === undefined) {
+    if (known.size >= CONVERTED_MAX) known.clear();
+    units = convert(n, decimals);
+    known.set(n, units);
+  }
+  return units;
+}
+
+/** Conversions done, by decimals then display price (at most CONVERTED_MAX of each kept). */
+const converted = new Map<number, Map<number, bigint>>();
+const CONVERTED_MAX = 4_096;
+
+function convert(n: number, decimals: number): bigint {
   const [mantissa = '0', expPart] = String(n).toLowerCase().split('e');
   const exp = expPart === undefined ? 0 : Number(expPart);
   const [intPart = '0', fracPart = ''] = mantissa.split('.');
