@@ -235,7 +235,7 @@ function oursOf(ctx: Ctx): Ours {
   const listed = new Set<string>();
   const keys = new Set<string>();
   for (const h of held) {
-    keys.add(lower(nftKey(h.nft)));
+    keys.add(keysOfHolding(h).lower);
     if (h.listedBy !== null) listed.add(lower(h.listedBy.orderHash));
   }
   const ours: Ours = { order: (hash) => orders.has(hash), listed, keys };
@@ -359,6 +359,25 @@ function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
 }
 
 /** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
+/** Whether an offer (not ours, standing, not refused, in our money) beats the best so far. */
+function beats(
+  ctx: Ctx,
+  h: Holding,
+  ours: Ours,
+  refused: Readonly<Record<string, number>> | undefined,
+  bestUnit: bigint,
+  hash: string | null,
+  maker: string | null,
+  unit: bigint,
+  token: PaymentToken,
+  expiresAt: number | null,
+): hash is string {
+  if (hash === null || unit <= 0n || unit <= bestUnit) return false;
+  if (isOurs(ctx, ours, hash, maker)) return false;
+  if ((expiresAt !== null && expiresAt <= ctx.now) || refused?.[lower(hash)] !== undefined) return false;
+  return sameMoney(token, h.costToken) && sameMoney(token, ctx.params.paymentToken);
+}
+
 function bestOffer(
   ctx: Ctx,
   h: Holding,
@@ -368,48 +387,60 @@ function bestOffer(
 ): Offer | null {
   const refused = ctx.state.get<Record<string, number>>('refused');
   // the best so far (the first of equal ones); what it is, in words, only for the one chosen
-  let best: { hash: string; unit: bigint; token: PaymentToken; what: () => string } | null = null;
-  const consider = (
-    hash: string | null,
-    maker: string | null,
-    unit: bigint,
-    token: PaymentToken,
-    expiresAt: number | null,
-    what: () => string,
-  ): void => {
-    if (hash === null || unit <= 0n || (best !== null && unit <= best.unit)) return;
-    if (isOurs(ctx, ours, hash, maker)) return;
-    if ((expiresAt !== null && expiresAt <= ctx.now) || refused?.[lower(hash)] !== undefined) return;
-    if (!sameMoney(token, h.costToken) || !sameMoney(token, ctx.params.paymentToken)) return;
-    best = { hash, unit, token, what };
-  };
+  let best: Offer | null = null;
+  let bestUnit = 0n;
+  let trait: { readonly type: string; readonly value: string } | null = null;
   const co = col.bestCollectionOffer?.value;
-  if (co !== undefined)
-    consider(co.orderHash, co.maker, co.price, co.paymentToken, co.expiresAt, () => 'collection offer');
-  for (const t of ctx.nfts.get(keys.key)?.value ?? []) {
-    const to = col.bestTraitOffers.get(traitKey(t.type, t.value))?.value;
-    if (to !== undefined)
-      consider(
-        to.orderHash,
-        to.maker,
-        to.price,
-        to.paymentToken,
-        to.expiresAt,
-        () => `trait offer ${t.type}=${t.value}`,
-      );
+  if (
+    co !== undefined &&
+    beats(ctx, h, ours, refused, bestUnit, co.orderHash, co.maker, co.price, co.paymentToken, co.expiresAt)
+  ) {
+    best = {
+      orderHash: co.orderHash as OrderHash,
+      unit: co.price,
+      token: co.paymentToken,
+      what: 'collection offer',
+    };
+    bestUnit = co.price;
+  }
+  const traits = ctx.nfts.get(keys.key)?.value;
+  if (traits !== undefined) {
+    const tk = traitKeysOfList(traits);
+    for (let i = 0; i < traits.length; i++) {
+      const to = col.bestTraitOffers.get(tk[i] as string)?.value;
+      if (
+        to !== undefined &&
+        beats(
+          ctx,
+          h,
+          ours,
+          refused,
+          bestUnit,
+          to.orderHash,
+          to.maker,
+          to.price,
+          to.paymentToken,
+          to.expiresAt,
+        )
+      ) {
+        best = { orderHash: to.orderHash as OrderHash, unit: to.price, token: to.paymentToken, what: '' };
+        bestUnit = to.price;
+        trait = traits[i] as { readonly type: string; readonly value: string };
+      }
+    }
   }
   const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[keys.lower];
-  if (seen !== undefined)
-    consider(
-      seen.h,
-      seen.m,
-      seenUnit(seen),
-      { address: seen.a, symbol: seen.s, decimals: seen.d } as PaymentToken,
-      seen.e,
-      () => 'item offer',
-    );
-  const b = best as { hash: string; unit: bigint; token: PaymentToken; what: () => string } | null;
-  return b === null ? null : { orderHash: b.hash as OrderHash, unit: b.unit, token: b.token, what: b.what() };
+  if (seen !== undefined) {
+    const unit = seenUnit(seen);
+    const token = { address: seen.a, symbol: seen.s, decimals: seen.d } as PaymentToken;
+    if (beats(ctx, h, ours, refused, bestUnit, seen.h, seen.m, unit, token, seen.e)) {
+      best = { orderHash: seen.h as OrderHash, unit, token, what: 'item offer' };
+      trait = null;
+    }
+  }
+  if (best !== null && trait !== null && best.what === '')
+    best.what = `trait offer ${trait.type}=${trait.value}`;
+  return best;
 }
 
 /**
@@ -529,6 +560,16 @@ interface Quiet {
 const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
 /** The trait keys of an NFT's traits (built once per traits list). */
 const traitKeysOf = new WeakMap<object, readonly string[]>();
+function traitKeysOfList(
+  traits: readonly { readonly type: string; readonly value: string }[],
+): readonly string[] {
+  let tk = traitKeysOf.get(traits);
+  if (tk === undefined) {
+    tk = traits.map((t) => traitKey(t.type, t.value));
+    traitKeysOf.set(traits, tk);
+  }
+  return tk;
+}
 /** A holding's NFT key, as given and in lower case (holdings are new objects when they change). */
 interface HoldingKeys {
   readonly key: string;
@@ -608,11 +649,7 @@ function holdingInputs(
   if (!out.same) return;
   const traits = ctx.nfts.get(keys.key)?.value;
   if (traits !== undefined) {
-    let tk = traitKeysOf.get(traits);
-    if (tk === undefined) {
-      tk = traits.map((t) => traitKey(t.type, t.value));
-      traitKeysOf.set(traits, tk);
-    }
+    const tk = traitKeysOfList(traits);
     out.put(traits);
     for (const k of tk) {
       if (!out.same) return;
