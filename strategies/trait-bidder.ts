@@ -19,6 +19,7 @@ import {
   replaceOffer,
   type StrategyContext,
   slugSchema,
+  type TraitFloor,
   toScore,
   traitKey,
   z,
@@ -60,6 +61,47 @@ interface Candidate {
   margin: bigint;
 }
 
+type FloorsByTrait = ReadonlyMap<
+  string,
+  { readonly type: string; readonly value: string; readonly floor: bigint }
+>;
+
+/** Lowest floor per trait value we bid on, in our token's decimals (the same until the trait floors change). */
+function floorsByTrait(p: Params, floors: readonly TraitFloor[]): FloorsByTrait {
+  let memo = floorsMemo.get(p);
+  if (memo === undefined) {
+    memo = new WeakMap();
+    floorsMemo.set(p, memo);
+  }
+  const had = memo.get(floors);
+  if (had !== undefined) return had;
+  const dec = p.paymentToken.decimals;
+  const wanted = wantedOf(p);
+  const floorBy = new Map<string, { type: string; value: string; floor: bigint }>();
+  for (const f of floors) {
+    if (f.paymentToken.decimals !== dec) continue;
+    const k = traitKey(f.traitType, f.value);
+    if (wanted !== null && !wanted.has(k)) continue;
+    const prev = floorBy.get(k);
+    if (prev === undefined || f.price < prev.floor)
+      floorBy.set(k, { type: f.traitType, value: f.value, floor: f.price });
+  }
+  memo.set(floors, floorBy);
+  return floorBy;
+}
+const floorsMemo = new WeakMap<Params, WeakMap<readonly TraitFloor[], FloorsByTrait>>();
+
+/** The trait keys configured (null: every trait), once per params. */
+function wantedOf(p: Params): ReadonlySet<string> | null {
+  let w = wantedMemo.get(p);
+  if (w === undefined) {
+    w = p.traits === 'all' ? null : new Set(p.traits.map((t) => traitKey(t.type, t.value)));
+    wantedMemo.set(p, w);
+  }
+  return w;
+}
+const wantedMemo = new WeakMap<Params, ReadonlySet<string> | null>();
+
 function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
   const p = ctx.params;
   const col = ctx.market.collection(p.collection);
@@ -80,20 +122,12 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
   const mineBy = new Map<string, OwnOrder[]>();
   for (const o of mineAll) {
     const k = traitKey(o.trait?.type ?? '', o.trait?.value ?? '');
-    mineBy.set(k, [...(mineBy.get(k) ?? []), o]);
+    const l = mineBy.get(k);
+    if (l === undefined) mineBy.set(k, [o]);
+    else l.push(o);
   }
-  const wanted = p.traits === 'all' ? null : new Set(p.traits.map((t) => traitKey(t.type, t.value)));
-
-  // Lowest floor per trait value, in our token's decimals.
-  const floorBy = new Map<string, { type: string; value: string; floor: bigint }>();
-  for (const f of floors.value) {
-    if (f.paymentToken.decimals !== dec) continue;
-    const k = traitKey(f.traitType, f.value);
-    if (wanted !== null && !wanted.has(k)) continue;
-    const prev = floorBy.get(k);
-    if (prev === undefined || f.price < prev.floor)
-      floorBy.set(k, { type: f.traitType, value: f.value, floor: f.price });
-  }
+  const wanted = wantedOf(p);
+  const floorBy = floorsByTrait(p, floors.value);
 
   // A trait offer seen on the stream that the snapshot may not have yet.
   let evKey: string | null = null;
