@@ -143,6 +143,8 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
    */
   const ownDirty = new Set<string>();
   const ownGone = new Set<string>();
+  /** Strategies of the orders gone. */
+  const ownGoneOf = new Set<string>();
 
   for (const o of options.store?.load() ?? []) {
     const h = key(o.orderHash);
@@ -411,6 +413,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       // a hash posted again would come last: it is dirty again from its new post on
       ownDirty.delete(h);
       ownGone.add(o.orderHash);
+      if (o.strategyId !== null) ownGoneOf.add(o.strategyId);
       live.delete(h);
       fills.delete(h);
       salesUnits.delete(h);
@@ -463,8 +466,17 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
    * order) put where theirs stand, or appended (a new order is the map's last).
    */
   function patchedList(prev: readonly OwnOrder[], changed: readonly OwnOrder[]): OwnOrder[] {
-    // (a spread: slice() of a frozen array takes V8's slow path, ~50 times slower)
-    const list = ownGone.size === 0 ? [...prev] : prev.filter((e) => !ownGone.has(e.orderHash));
+    // a spread, then work on the copy: slice() and filter() of a frozen array take V8's slow
+    // path (8 and 13 µs for 254 entries, against 0.1 µs for the spread)
+    const list = [...prev];
+    if (ownGone.size > 0) {
+      let j = 0;
+      for (let i = 0; i < list.length; i++) {
+        const e = list[i] as OwnOrder;
+        if (!ownGone.has(e.orderHash)) list[j++] = e;
+      }
+      list.length = j;
+    }
     for (const own of changed) {
       // recent orders change most: look from the end
       let i = list.length - 1;
@@ -581,7 +593,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         if (had.byStrategy !== undefined) {
           lists = new Map(had.byStrategy);
           for (const [id, l] of lists)
-            if (byStrategy.has(id) || (ownGone.size > 0 && l.some((e) => ownGone.has(e.orderHash))))
+            if (byStrategy.has(id) || ownGoneOf.has(id))
               lists.set(id, patchedList(l, byStrategy.get(id) ?? []));
           for (const [id, l] of byStrategy) if (!lists.has(id)) lists.set(id, patchedList([], l));
         }
@@ -589,6 +601,7 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
       }
       ownDirty.clear();
       ownGone.clear();
+      ownGoneOf.clear();
       return ownCache.list;
     },
     ownOrdersOf(strategyId) {
