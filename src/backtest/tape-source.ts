@@ -38,11 +38,7 @@ interface Timed<T> {
  * to the live view's request of about that moment: what the market was then), else the newest
  * recorded before it, else the first. An older answer would take back what events taught since.
  */
-export function answerAt<T>(
-  list: readonly Timed<T>[] | undefined,
-  at: number,
-  aheadMs: number,
-): T | undefined {
+function answerAt<T>(list: readonly Timed<T>[] | undefined, at: number, aheadMs: number): T | undefined {
   if (list === undefined || list.length === 0) return undefined;
   let lo = 0;
   let hi = list.length;
@@ -57,7 +53,7 @@ export function answerAt<T>(
 }
 
 /** The newest entry at or before `at`, else the first. */
-export function asOf<T>(list: readonly Timed<T>[] | undefined, at: number): T | undefined {
+function asOf<T>(list: readonly Timed<T>[] | undefined, at: number): T | undefined {
   if (list === undefined || list.length === 0) return undefined;
   let lo = 0;
   let hi = list.length - 1;
