@@ -25,7 +25,7 @@ import type { MarketEvent, NftRef } from '../domain/events.ts';
 import { nftKey } from '../domain/events.ts';
 import type { CollectionFeeInfo } from '../execution/fill-model.ts';
 import type { MarketApi } from '../market/api.ts';
-import type { RestCall, TapeEvent, TapeHeader, TapeRecord } from '../tape/format.ts';
+import type { RestCall, TapeEvent, TapeHeader, TapeRecord, TapeRest } from '../tape/format.ts';
 import { openTape, surveyTape } from '../tape/reader.ts';
 
 interface Timed<T> {
@@ -208,7 +208,8 @@ class StreamingReplay implements TapeReplay {
   /** Events read, not taken yet: queue[head…]. */
   private queue: TapeEvent[] = [];
   private head = 0;
-  private readonly rest = new Keyed<string, unknown>();
+  /** REST records: their answers are parsed and frozen when first handed out. */
+  private readonly rest = new Keyed<string, TapeRest>();
   private readonly feeMap = new Keyed<string, readonly CollectionFeeInfo[]>();
   private readonly gas = new Keyed<0, bigint>();
   private readonly traitMap = new Keyed<string, readonly { type: string; value: string }[]>();
@@ -229,10 +230,10 @@ class StreamingReplay implements TapeReplay {
     const answer = <R>(call: RestCall, slug: string, next: string | undefined): Promise<R> => {
       const at = this.now();
       this.readUntil(at + REST_AHEAD_MS + LOOK_AHEAD_MS);
-      const v = answerAt(this.rest.map.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at, REST_AHEAD_MS);
-      if (v === undefined) return Promise.reject(new NoSnapshotError(call, slug));
-      // frozen when read: handed out as is (the view reads answers, never changes them)
-      return Promise.resolve(v as R);
+      const r = answerAt(this.rest.map.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at, REST_AHEAD_MS);
+      if (r === undefined) return Promise.reject(new NoSnapshotError(call, slug));
+      // frozen when first handed out: handed out as is (the view reads answers, never changes them)
+      return Promise.resolve(deepFreeze(r.response) as R);
     };
     this.api = {
       collections: {
@@ -266,7 +267,7 @@ class StreamingReplay implements TapeReplay {
         this.held++;
         break;
       case 'rest':
-        this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, deepFreeze(r.response));
+        this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, r);
         this.held++;
         break;
       case 'fees':

@@ -12,6 +12,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32, inflateRawSync } from 'node:zlib';
 import {
   BLOCK_HEADER_BYTES,
+  decodeLine,
   decodeRecord,
   MAX_BLOCK_BYTES,
   TAPE_MAGIC,
@@ -126,9 +127,9 @@ export function openTape(path: string): Tape {
     const r = new BlockReader(path);
     try {
       for (let b = r.offset < upToBytes ? r.next() : undefined; b !== undefined; ) {
-        let text: string;
+        let text: Buffer;
         try {
-          text = inflateRawSync(b.payload).toString('utf8');
+          text = inflateRawSync(b.payload);
         } catch {
           r.stop('block does not inflate');
           break;
@@ -136,9 +137,9 @@ export function openTape(path: string): Tape {
         r.offset = b.end;
         let i = 0;
         while (i < text.length) {
-          const nl = text.indexOf('\n', i);
+          const nl = text.indexOf(NEWLINE, i);
           const end = nl < 0 ? text.length : nl;
-          if (end > i) yield decodeRecord(text.slice(i, end));
+          if (end > i) yield decodeLine(text, i, end);
           i = end + 1;
         }
         b = r.offset < upToBytes ? r.next() : undefined;
