@@ -322,14 +322,55 @@ function listingOf(
   return h.listedBy !== null ? 'skip' : null;
 }
 
+/** What a holding's plan takes from its cost alone (the same while the holding is). */
+interface CostRules {
+  readonly costNet: bigint;
+  readonly costBound: bigint;
+  readonly markupRule: bigint;
+}
+const costRules = new WeakMap<Params, WeakMap<Holding, CostRules>>();
+function costRulesOf(p: Params, h: Holding, fee: bigint): CostRules {
+  let byHolding = costRules.get(p);
+  if (byHolding === undefined) {
+    byHolding = new WeakMap();
+    costRules.set(p, byHolding);
+  }
+  let r = byHolding.get(h);
+  if (r === undefined) {
+    const unitCost = ceilDiv(h.costBasis, h.quantity);
+    const costNet = ceilDiv(unitCost * BigInt(10_000 + p.minProfitBps), 10_000n);
+    r = {
+      costNet,
+      costBound: grossFor(costNet, fee),
+      markupRule: grossFor(ceilDiv(unitCost * BigInt(10_000 + p.markupBps), 10_000n), fee),
+    };
+    byHolding.set(h, r);
+  }
+  return r;
+}
+
+/** What a plan takes from the floors (the same for every holding of the collection). */
+interface FloorRules {
+  readonly underBound: bigint;
+  readonly floorRule: bigint;
+}
+const floorRules = new WeakMap<Floors, FloorRules>();
+function floorRulesOf(p: Params, floors: Floors): FloorRules {
+  let r = floorRules.get(floors);
+  if (r === undefined) {
+    r = {
+      underBound: ceilDiv(floors.raw * BigInt(10_000 - p.maxUnderFloorBps), 10_000n),
+      floorRule: (floors.ref * BigInt(10_000 - p.undercutBps)) / 10_000n,
+    };
+    floorRules.set(floors, r);
+  }
+  return r;
+}
+
 function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
   const p = ctx.params;
-  const unitCost = ceilDiv(h.costBasis, h.quantity);
-  const costNet = ceilDiv(unitCost * BigInt(10_000 + p.minProfitBps), 10_000n);
-  const costBound = grossFor(costNet, fee);
-  const underBound = ceilDiv(floors.raw * BigInt(10_000 - p.maxUnderFloorBps), 10_000n);
-  const floorRule = (floors.ref * BigInt(10_000 - p.undercutBps)) / 10_000n;
-  const markupRule = grossFor(ceilDiv(unitCost * BigInt(10_000 + p.markupBps), 10_000n), fee);
+  const { costNet, costBound, markupRule } = costRulesOf(p, h, fee);
+  const { underBound, floorRule } = floorRulesOf(p, floors);
   const heldMs = ctx.now - h.acquiredAt;
   const aged = p.stopLossAfterHours !== null && heldMs >= p.stopLossAfterHours * HOUR;
   if (!aged) {
@@ -358,7 +399,6 @@ function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
   };
 }
 
-/** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
 /** Whether an offer (not ours, standing, not refused, in our money) beats the best so far. */
 function beats(
   ctx: Ctx,
@@ -378,6 +418,7 @@ function beats(
   return sameMoney(token, h.costToken) && sameMoney(token, ctx.params.paymentToken);
 }
 
+/** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
 function bestOffer(
   ctx: Ctx,
   h: Holding,
