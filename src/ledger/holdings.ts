@@ -139,6 +139,30 @@ export function createHoldings(o: HoldingsOptions): Holdings {
   }
   let units = new Map<string, Held>();
   let sales: RealizedSale[] = [];
+  /** Sales and realized PnL so far per strategy and per collection (key order: first sale). */
+  interface SalesLine {
+    readonly token: PaymentToken;
+    sales: number;
+    realized: bigint;
+  }
+  const salesBy = { strategy: new Map<string, SalesLine>(), collection: new Map<string, SalesLine>() };
+  const saleKeys = {
+    strategy: (s: RealizedSale) => s.soldBy ?? s.acquiredBy ?? 'unknown',
+    collection: (s: RealizedSale) => s.collection,
+  };
+  function noteSales(sold: readonly RealizedSale[]): void {
+    for (const by of ['strategy', 'collection'] as const)
+      for (const s of sold) {
+        const key = saleKeys[by](s);
+        let l = salesBy[by].get(key);
+        if (l === undefined) {
+          l = { token: s.token, sales: 0, realized: 0n };
+          salesBy[by].set(key, l);
+        }
+        l.sales++;
+        l.realized += s.realized;
+      }
+  }
   let lastFillId = 0;
   let lastGasId = 0;
   /** Intents of applied fills (their gas is in the basis or the sale). */
@@ -192,6 +216,8 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     rebuildAll = true;
     units = new Map();
     sales = [];
+    salesBy.strategy.clear();
+    salesBy.collection.clear();
     lastFillId = 0;
     applied = new Set();
     bought = new Set();
@@ -350,7 +376,10 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       rows = newFills();
     }
     const sold = apply(rows);
-    if (sold.length > 0) sales = sales.concat(sold);
+    if (sold.length > 0) {
+      sales = sales.concat(sold);
+      noteSales(sold);
+    }
     if (listingsDirty || o.ledger.now() >= listingsUntil) readListings();
     if (touched.size > 0 || rebuildAll) allCache = null;
     if (!rebuildAll) {
@@ -386,7 +415,7 @@ export function createHoldings(o: HoldingsOptions): Holdings {
   }
 
   function pnl(market?: Pick<MarketSnapshot, 'collection'>) {
-    const lines = (keyOfSale: (s: RealizedSale) => string, keyOfHolding: (h: Holding) => string) => {
+    const lines = (byKey: ReadonlyMap<string, SalesLine>, keyOfHolding: (h: Holding) => string) => {
       const out = new Map<
         string,
         {
@@ -406,10 +435,10 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         }
         return l;
       };
-      for (const s of sales) {
-        const l = line(keyOfSale(s), s.token);
-        l.sales++;
-        l.realized += s.realized;
+      for (const [key, s] of byKey) {
+        const l = line(key, s.token);
+        l.sales = s.sales;
+        l.realized = s.realized;
       }
       for (const h of all()) {
         const l = line(keyOfHolding(h), h.costToken);
@@ -431,14 +460,8 @@ export function createHoldings(o: HoldingsOptions): Holdings {
       }));
     };
     return {
-      byStrategy: lines(
-        (s) => s.soldBy ?? s.acquiredBy ?? 'unknown',
-        (h) => h.strategyId ?? 'unknown',
-      ),
-      byCollection: lines(
-        (s) => s.collection,
-        (h) => h.collection,
-      ),
+      byStrategy: lines(salesBy.strategy, (h) => h.strategyId ?? 'unknown'),
+      byCollection: lines(salesBy.collection, (h) => h.collection),
     };
   }
 
