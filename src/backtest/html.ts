@@ -45,8 +45,9 @@ function chart(
   for (const m of markers) ys.push(m.y);
   if (xs.length === 0 || ys.length === 0)
     return `<figure><figcaption>${esc(title)}</figcaption><p class="none">no data</p></figure>`;
-  let lo = Math.min(...ys);
-  let hi = Math.max(...ys);
+  // not Math.min(...ys): a month of minutes, a few lines of it, is more arguments than a call takes
+  let lo = ys.reduce((a, b) => Math.min(a, b));
+  let hi = ys.reduce((a, b) => Math.max(a, b));
   if (lo === hi) {
     lo -= 1e-9 + Math.abs(lo) * 0.05;
     hi += 1e-9 + Math.abs(hi) * 0.05;

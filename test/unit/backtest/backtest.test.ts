@@ -110,6 +110,33 @@ describe('backtest', () => {
     expect(upToCut(cut.report.fills)).toEqual(upToCut(whole.report.fills));
   }, 120_000);
 
+  it('the page of a month: 43,200 samples a series draw (no call with more arguments than it takes)', async () => {
+    const r = (
+      await runBacktest({
+        tape: openTapeSource(tapePath),
+        setup: setup(),
+        builtinStrategiesDir: strategiesDir,
+      })
+    ).report;
+    const n = 43_200;
+    const long = <T>(xs: readonly T[]): T[] => Array.from({ length: n }, (_, i) => xs[i % xs.length] as T);
+    const stretch = <S extends object>(s: S): S =>
+      Object.fromEntries(Object.entries(s).map(([k, v]) => [k, long(v as unknown[])])) as S;
+    const month = {
+      ...r,
+      series: {
+        at: Array.from({ length: n }, (_, i) => r.window.from + i * 60_000),
+        total: stretch(r.series.total),
+        strategies: Object.fromEntries(Object.entries(r.series.strategies).map(([k, v]) => [k, stretch(v)])),
+        collections: Object.fromEntries(
+          Object.entries(r.series.collections).map(([k, v]) => [k, stretch(v)]),
+        ),
+      },
+    } as typeof r;
+    const html = renderReportHtml(month);
+    expect(html.match(/<svg /g)?.length).toBe(2 + r.byCollection.length);
+  }, 120_000);
+
   it('a strategy that reads drops is named with what it read; one that reads neither is not', async () => {
     const s = {
       ...setup(),
