@@ -89,18 +89,30 @@ class BlockReader {
 export function scanTape(path: string): TapeScan {
   const r = new BlockReader(path);
   try {
-    for (let b = r.next(); b !== undefined; b = r.next()) {
-      try {
-        inflateRawSync(b.payload);
-      } catch {
-        r.stop('block does not inflate');
-        break;
-      }
-      r.offset = b.end;
-    }
+    for (const _ of inflatedBlocks(r));
     return { validBytes: r.offset, blocks: r.blocks, torn: r.torn, tornReason: r.tornReason };
   } finally {
     r.close();
+  }
+}
+
+/**
+ * The inflated payload of each whole block from the reader's offset (while it is under
+ * `upToBytes`), the offset moved past each; a block that does not inflate stops the reader there.
+ */
+function* inflatedBlocks(r: BlockReader, upToBytes = Number.POSITIVE_INFINITY): Generator<Buffer> {
+  while (r.offset < upToBytes) {
+    const b = r.next();
+    if (b === undefined) return;
+    let text: Buffer;
+    try {
+      text = inflateRawSync(b.payload);
+    } catch {
+      r.stop('block does not inflate');
+      return;
+    }
+    r.offset = b.end;
+    yield text;
   }
 }
 
@@ -126,15 +138,7 @@ export function openTape(path: string): Tape {
   function* records(upToBytes = Number.POSITIVE_INFINITY): Generator<TapeRecord> {
     const r = new BlockReader(path);
     try {
-      for (let b = r.offset < upToBytes ? r.next() : undefined; b !== undefined; ) {
-        let text: Buffer;
-        try {
-          text = inflateRawSync(b.payload);
-        } catch {
-          r.stop('block does not inflate');
-          break;
-        }
-        r.offset = b.end;
+      for (const text of inflatedBlocks(r, upToBytes)) {
         let i = 0;
         while (i < text.length) {
           const nl = text.indexOf(NEWLINE, i);
@@ -142,7 +146,6 @@ export function openTape(path: string): Tape {
           if (end > i) yield decodeLine(text, i, end);
           i = end + 1;
         }
-        b = r.offset < upToBytes ? r.next() : undefined;
       }
       torn = r.torn;
       tornReason = r.tornReason;
@@ -230,15 +233,7 @@ export function surveyTape(path: string): TapeSurvey {
   let firstAt = Number.POSITIVE_INFINITY;
   let lastAt = Number.NEGATIVE_INFINITY;
   try {
-    for (let b = r.next(); b !== undefined; b = r.next()) {
-      let text: Buffer;
-      try {
-        text = inflateRawSync(b.payload);
-      } catch {
-        r.stop('block does not inflate');
-        break;
-      }
-      r.offset = b.end;
+    for (const text of inflatedBlocks(r)) {
       let i = 0;
       while (i < text.length) {
         const nl = text.indexOf(NEWLINE, i);
