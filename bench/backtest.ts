@@ -14,6 +14,9 @@
  * before); the survey that comes first (header, counts, first and last time: every block inflated,
  * no record parsed) is reported apart as loadEventsPerS. peakRssMB = the process's peak resident
  * memory (the tape was written in the same process first), heapUsedMB = the heap after the replay.
+ * eventsPerSWarm = the same tape replayed again by a new backtest in the same process (strategies
+ * loaded and compiled, the code warmed up by the first): the rate a long replay runs at, which
+ * pays those once.
  * sweepSpeedup = time of a sweep on one worker / time of the same sweep on one worker per core
  * (each worker surveys the tape and loads the strategies itself, a second or two: short
  * combinations gain less; --sweep-hours sets their length).
@@ -23,6 +26,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { reportJson } from '../src/backtest/report.ts';
 import { runBacktest } from '../src/backtest/run.ts';
 import { backtestSetupFromConfig } from '../src/backtest/setup.ts';
 import { parseSweep, runSweep } from '../src/backtest/sweep.ts';
@@ -63,6 +67,15 @@ async function main(): Promise<void> {
     process.stderr.write(
       `replay: ${run.events} events in ${replayS.toFixed(1)} s = ${eventsPerS} events/s (survey ${loadS.toFixed(2)} s); ${run.report.total.fills} fills, ${run.report.intents.emitted} intents; at most ${run.heldMax} of ${tape.records} records held, heap ${heapUsedMB} MB, peak resident ${peakRssMB} MB\n`,
     );
+    t0 = performance.now();
+    const again = await runBacktest({ tape, setup, builtinStrategiesDir: STRATEGIES });
+    const warmS = (performance.now() - t0) / 1000;
+    const eventsPerSWarm = Math.round(again.events / warmS);
+    if (reportJson(again.report) !== reportJson(run.report))
+      throw new Error('the second replay gave another report');
+    process.stderr.write(
+      `again: ${again.events} events in ${warmS.toFixed(1)} s = ${eventsPerSWarm} events/s (same report)\n`,
+    );
 
     // the sweep: the same combinations on one worker, then on one worker per core
     const sweepTape = join(dir, 'sweep.tape');
@@ -90,6 +103,7 @@ async function main(): Promise<void> {
       JSON.stringify({
         bench: 'backtest',
         eventsPerS,
+        eventsPerSWarm,
         goalEventsPerS: 250_000,
         sweepSpeedup: Math.round((one.s / all.s) * 100) / 100,
         cores,
