@@ -176,18 +176,15 @@ function sameMoney(a: PaymentToken, b: PaymentToken): boolean {
   );
 }
 
+/** Keeps `v` under `k` in a memo (a Map or WeakMap) and returns it: `m.get(k) ?? put(m, k, make)`. */
+function put<K, V>(m: { set(k: K, v: V): unknown }, k: K, v: V): V {
+  m.set(k, v);
+  return v;
+}
+
 function feeOf(p: Params, collection: string): bigint {
-  let fees = feesOf.get(p);
-  if (fees === undefined) {
-    fees = new Map();
-    feesOf.set(p, fees);
-  }
-  let fee = fees.get(collection);
-  if (fee === undefined) {
-    fee = BigInt(p.collectionFeeBps[collection] ?? p.feeBps);
-    fees.set(collection, fee);
-  }
-  return fee;
+  const fees = feesOf.get(p) ?? put(feesOf, p, new Map<string, bigint>());
+  return fees.get(collection) ?? put(fees, collection, BigInt(p.collectionFeeBps[collection] ?? p.feeBps));
 }
 const feesOf = new WeakMap<Params, Map<string, bigint>>();
 
@@ -330,23 +327,16 @@ interface CostRules {
 }
 const costRules = new WeakMap<Params, WeakMap<Holding, CostRules>>();
 function costRulesOf(p: Params, h: Holding, fee: bigint): CostRules {
-  let byHolding = costRules.get(p);
-  if (byHolding === undefined) {
-    byHolding = new WeakMap();
-    costRules.set(p, byHolding);
-  }
-  let r = byHolding.get(h);
-  if (r === undefined) {
-    const unitCost = ceilDiv(h.costBasis, h.quantity);
-    const costNet = ceilDiv(unitCost * BigInt(10_000 + p.minProfitBps), 10_000n);
-    r = {
-      costNet,
-      costBound: grossFor(costNet, fee),
-      markupRule: grossFor(ceilDiv(unitCost * BigInt(10_000 + p.markupBps), 10_000n), fee),
-    };
-    byHolding.set(h, r);
-  }
-  return r;
+  const byHolding = costRules.get(p) ?? put(costRules, p, new WeakMap<Holding, CostRules>());
+  const had = byHolding.get(h);
+  if (had !== undefined) return had;
+  const unitCost = ceilDiv(h.costBasis, h.quantity);
+  const costNet = ceilDiv(unitCost * BigInt(10_000 + p.minProfitBps), 10_000n);
+  return put(byHolding, h, {
+    costNet,
+    costBound: grossFor(costNet, fee),
+    markupRule: grossFor(ceilDiv(unitCost * BigInt(10_000 + p.markupBps), 10_000n), fee),
+  });
 }
 
 /** What a plan takes from the floors (the same for every holding of the collection). */
@@ -356,15 +346,13 @@ interface FloorRules {
 }
 const floorRules = new WeakMap<Floors, FloorRules>();
 function floorRulesOf(p: Params, floors: Floors): FloorRules {
-  let r = floorRules.get(floors);
-  if (r === undefined) {
-    r = {
+  return (
+    floorRules.get(floors) ??
+    put(floorRules, floors, {
       underBound: ceilDiv(floors.raw * BigInt(10_000 - p.maxUnderFloorBps), 10_000n),
       floorRule: (floors.ref * BigInt(10_000 - p.undercutBps)) / 10_000n,
-    };
-    floorRules.set(floors, r);
-  }
-  return r;
+    })
+  );
 }
 
 function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
@@ -540,38 +528,23 @@ function prune(ctx: Ctx): void {
 const wantedOf = new WeakMap<Params, WeakMap<Holding, boolean>>();
 
 function wanted(p: Params, h: Holding): boolean {
-  let memo = wantedOf.get(p);
-  if (memo === undefined) {
-    memo = new WeakMap();
-    wantedOf.set(p, memo);
-  }
-  let v = memo.get(h);
-  if (v === undefined) {
-    v = wantedNow(p, h);
-    memo.set(h, v);
-  }
-  return v;
+  const memo = wantedOf.get(p) ?? put(wantedOf, p, new WeakMap<Holding, boolean>());
+  return memo.get(h) ?? put(memo, h, wantedNow(p, h));
 }
 
 /** What this instance sells of `all` (in `only`'s collection, when given); the same list until the holdings change. */
 function heldOf(p: Params, all: readonly Holding[], only: string | undefined): readonly Holding[] {
-  let byList = heldMemo.get(p);
-  if (byList === undefined) {
-    byList = new WeakMap();
-    heldMemo.set(p, byList);
-  }
-  let byCollection = byList.get(all);
-  if (byCollection === undefined) {
-    byCollection = new Map();
-    byList.set(all, byCollection);
-  }
+  const byList = heldMemo.get(p) ?? put(heldMemo, p, new WeakMap());
+  const byCollection = byList.get(all) ?? put(byList, all, new Map<string, readonly Holding[]>());
   const key = only ?? '';
-  let out = byCollection.get(key);
-  if (out === undefined) {
-    out = all.filter((h) => (only === undefined || h.collection === only) && wanted(p, h));
-    byCollection.set(key, out);
-  }
-  return out;
+  return (
+    byCollection.get(key) ??
+    put(
+      byCollection,
+      key,
+      all.filter((h) => (only === undefined || h.collection === only) && wanted(p, h)),
+    )
+  );
 }
 const heldMemo = new WeakMap<Params, WeakMap<readonly Holding[], Map<string, readonly Holding[]>>>();
 
@@ -604,12 +577,14 @@ const traitKeysOf = new WeakMap<object, readonly string[]>();
 function traitKeysOfList(
   traits: readonly { readonly type: string; readonly value: string }[],
 ): readonly string[] {
-  let tk = traitKeysOf.get(traits);
-  if (tk === undefined) {
-    tk = traits.map((t) => traitKey(t.type, t.value));
-    traitKeysOf.set(traits, tk);
-  }
-  return tk;
+  return (
+    traitKeysOf.get(traits) ??
+    put(
+      traitKeysOf,
+      traits,
+      traits.map((t) => traitKey(t.type, t.value)),
+    )
+  );
 }
 /** A holding's NFT key, as given and in lower case (holdings are new objects when they change). */
 interface HoldingKeys {
@@ -618,13 +593,10 @@ interface HoldingKeys {
 }
 const keysOf = new WeakMap<Holding, HoldingKeys>();
 function keysOfHolding(h: Holding): HoldingKeys {
-  let k = keysOf.get(h);
-  if (k === undefined) {
-    const key = nftKey(h.nft);
-    k = { key, lower: lower(key) };
-    keysOf.set(h, k);
-  }
-  return k;
+  const had = keysOf.get(h);
+  if (had !== undefined) return had;
+  const key = nftKey(h.nft);
+  return put(keysOf, h, { key, lower: lower(key) });
 }
 
 /** Where a holding's inputs go: into a list (to remember), or compared with a remembered list. */
@@ -748,11 +720,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
   const out: Intent[] = [];
   const floorsBySlug = new Map<string, Floors | null>();
   const expiresAt = ctx.now + p.expiryMinutes * MINUTE;
-  let quiet = quietHoldings.get(ctx.state);
-  if (quiet === undefined) {
-    quiet = new Map();
-    quietHoldings.set(ctx.state, quiet);
-  }
+  const quiet = quietHoldings.get(ctx.state) ?? put(quietHoldings, ctx.state, new Map<string, Quiet>());
   for (const h of held) {
     const keys = keysOfHolding(h);
     const key = keys.lower;
@@ -886,12 +854,7 @@ function rememberItemOffer(ctx: Ctx, ev: MarketEvent): boolean {
 /** An item offer seen: its price per unit (parsed once per entry; entries are replaced, never changed). */
 const seenUnits = new WeakMap<SeenOffer, bigint>();
 function seenUnit(seen: SeenOffer): bigint {
-  let u = seenUnits.get(seen);
-  if (u === undefined) {
-    u = BigInt(seen.p);
-    seenUnits.set(seen, u);
-  }
-  return u;
+  return seenUnits.get(seen) ?? put(seenUnits, seen, BigInt(seen.p));
 }
 
 function forgetOffer(ctx: Ctx, orderHash: string): boolean {

@@ -178,13 +178,15 @@ class Keyed<K, T> {
   readonly map = new Map<K, Timed<T>[]>();
   private readonly multi = new Set<Timed<T>[]>();
 
-  add(k: K, at: number, value: T): void {
+  /** Adds a value; 1 (the values held grew by one). */
+  add(k: K, at: number, value: T): 1 {
     const l = this.map.get(k);
     if (l === undefined) this.map.set(k, [{ at, value }]);
     else {
       insert(l, at, value);
       this.multi.add(l);
     }
+    return 1;
   }
 
   prune(floor: number): number {
@@ -261,32 +263,27 @@ class StreamingReplay implements TapeReplay {
     this.read++;
     if (r.k === 'header') return true;
     if (r.at > this.watermark) this.watermark = r.at;
+    // every record held counts once (a freshness record holds one value per collection)
     switch (r.k) {
       case 'event':
         this.queue.push(r);
         this.held++;
         break;
       case 'rest':
-        this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, r);
-        this.held++;
+        this.held += this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, r);
         break;
       case 'fees':
-        this.feeMap.add(r.slug, r.at, r.fees);
-        this.held++;
+        this.held += this.feeMap.add(r.slug, r.at, r.fees);
         break;
       case 'gas':
-        this.gas.add(0, r.at, r.price);
-        this.held++;
+        this.held += this.gas.add(0, r.at, r.price);
         break;
       case 'traits':
-        this.traitMap.add(r.nft, r.at, r.traits);
-        this.held++;
+        this.held += this.traitMap.add(r.nft, r.at, r.traits);
         break;
       case 'fresh':
-        for (const [slug, f] of Object.entries(r.collections)) {
-          this.fresh.add(slug, r.at, { at: r.at, ...f });
-          this.held++;
-        }
+        for (const [slug, f] of Object.entries(r.collections))
+          this.held += this.fresh.add(slug, r.at, { at: r.at, ...f });
         break;
     }
     if (this.held > this.heldMax) this.heldMax = this.held;
