@@ -196,15 +196,17 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
 
   /** Nothing running, queued or due now: settling would change nothing. */
   const quiet = (): boolean => view.settled() && engine.settled && time.nextDue() > time.now();
-  const settle = async (): Promise<void> => {
+  const settleAll = async (): Promise<void> => {
     for (let i = 0; i < 100; i++) {
       if (quiet()) return;
       await view.whenIdle();
       await engine.idle();
       if (time.nextDue() > time.now()) return;
-      await time.advanceTo(time.now(), async () => {});
+      await time.advanceTo(time.now(), () => undefined);
     }
   };
+  /** Waits for what is running, queued or due now; nothing (no promise) when that is nothing. */
+  const settle = (): Promise<void> | undefined => (quiet() ? undefined : settleAll());
 
   const collector = new ReportCollector({
     setup,
@@ -248,7 +250,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   };
   // warm-up: the market view learns the market up to `start`
   await view.start();
-  await settle();
+  await settleAll();
   // an event is taken before the clock moves to it: the look-ahead of a buy decided on the way
   // starts after it
   for (let r = tape.peek(); r !== undefined && r.at < start; r = tape.peek()) {
@@ -258,7 +260,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   }
   await time.advanceTo(start, settle);
   await engine.start();
-  await settle();
+  await settleAll();
   armPoll();
   collector.begin(time);
   for (let r = tape.peek(); r !== undefined && r.at <= end; r = tape.peek()) {
@@ -269,9 +271,13 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     applyEvent(e);
     const filling = paper.observe(e);
     if (filling !== undefined) await filling;
+    // as the daemon awaits the paper executor before the engine hears the event: what is under way
+    // (a floor relearned after the event) moves on first
+    else if (!view.settled() || !engine.settled) await undefined;
     const hooks = engine.onEvent(e);
     if (hooks !== undefined) await hooks;
-    if (!quiet()) await settle();
+    const settling = settle();
+    if (settling !== undefined) await settling;
     replayed++;
     if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, source.events);
   }

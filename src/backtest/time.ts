@@ -137,9 +137,9 @@ export class VirtualTime implements Timers {
 
   /**
    * Moves the clock to `to`, firing what is due on the way, each at its own time; `settle` runs
-   * after each firing (awaits what it started) before the next one.
+   * after each firing (returns what to await for what it started, if anything) before the next one.
    */
-  async advanceTo(to: number, settle: () => Promise<void>): Promise<void> {
+  async advanceTo(to: number, settle: () => Promise<void> | undefined): Promise<void> {
     for (;;) {
       this.dropCancelled();
       const d = this.heap.peek();
@@ -147,7 +147,8 @@ export class VirtualTime implements Timers {
       this.heap.pop();
       if (d.at > this.t) this.t = d.at;
       d.fn();
-      await settle();
+      const settling = settle();
+      if (settling !== undefined) await settling;
     }
     if (to > this.t) this.t = to;
   }

@@ -571,15 +571,19 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     return traitMatches(order.offer, await o.traitsOf?.(listing.nft));
   }
 
-  /** A sale at or above one of our paper listings' price: a buyer would have taken ours (the cheapest). */
-  async function sold(event: Extract<MarketEvent, { kind: 'sale' }>, now: number): Promise<void> {
-    const ours: (typeof listed extends Map<string, infer V> ? V : never)[] = [];
+  type Listed = typeof listed extends Map<string, infer V> ? V : never;
+  /** Of our paper listings that stand, the one a buyer in `event` would have taken (the cheapest), if any. */
+  function takenBySale(event: Extract<MarketEvent, { kind: 'sale' }>): Listed | undefined {
+    const ours: Listed[] = [];
     for (const l of ledger.counting()) {
       const x = listed.get(l.orderHash);
       if (x !== undefined && l.state !== 'cancelling') ours.push(x);
     }
-    const best = listingTakenBySale(ours, event);
-    if (best === undefined) return;
+    return listingTakenBySale(ours, event);
+  }
+
+  /** A sale at or above one of our paper listings' price: a buyer would have taken ours (`best`). */
+  async function sold(event: Extract<MarketEvent, { kind: 'sale' }>, best: Listed, now: number): Promise<void> {
     const f = feeOf(best.price, await fees(best.collection));
     fills.push({
       at: now,
@@ -623,7 +627,11 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   }
 
   function observe(event: MarketEvent): Promise<void> | undefined {
-    if (event.kind === 'sale') return listed.size === 0 ? undefined : sold(event, o.clock.now());
+    if (event.kind === 'sale') {
+      // most sales take none of ours: decided here, with nothing to await
+      const best = listed.size === 0 ? undefined : takenBySale(event);
+      return best === undefined ? undefined : sold(event, best, o.clock.now());
+    }
     if (event.kind !== 'listing') return undefined;
     const candidates = mayCross(event);
     return candidates.length === 0 ? undefined : offersCrossed(event, candidates);
