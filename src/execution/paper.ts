@@ -583,7 +583,11 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   }
 
   /** A sale at or above one of our paper listings' price: a buyer would have taken ours (`best`). */
-  async function sold(event: Extract<MarketEvent, { kind: 'sale' }>, best: Listed, now: number): Promise<void> {
+  async function sold(
+    event: Extract<MarketEvent, { kind: 'sale' }>,
+    best: Listed,
+    now: number,
+  ): Promise<void> {
     const f = feeOf(best.price, await fees(best.collection));
     fills.push({
       at: now,
