@@ -176,6 +176,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
         notOnTape.add(`${id}\u0000drops`);
         return NO_DROPS;
       },
+      // as the daemon learned them (market/nft-traits.ts), when it learned them
+      nfts: () => tape.nftTraits,
     },
     executor: paper,
     orders: ledger,

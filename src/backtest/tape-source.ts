@@ -25,6 +25,8 @@ import type { MarketEvent, NftRef } from '../domain/events.ts';
 import { nftKey } from '../domain/events.ts';
 import type { CollectionFeeInfo } from '../execution/fill-model.ts';
 import type { MarketApi } from '../market/api.ts';
+import type { Known } from '../market/snapshot.ts';
+import type { NftTraitsView } from '../strategy.ts';
 import type { RestCall, TapeEvent, TapeHeader, TapeRecord, TapeRest } from '../tape/format.ts';
 import { openTape, surveyTape } from '../tape/reader.ts';
 
@@ -137,6 +139,11 @@ export interface TapeReplay {
   fees(slug: string): readonly CollectionFeeInfo[];
   gasPrice(): bigint;
   traits(nft: NftRef): readonly { type: string; value: string }[] | undefined;
+  /**
+   * What strategies read of NFT traits (ctx.nfts): an NFT's newest traits recorded at or before
+   * now — what the daemon had learned by then (market/nft-traits.ts), never what it learned later.
+   */
+  readonly nftTraits: NftTraitsView;
   freshness(slug: string): { ageMs: number; stale: boolean } | undefined;
   /**
    * Whether a listing (`orderHash` on `nft`) still stands at `to`, given the events after the one
@@ -279,7 +286,7 @@ class StreamingReplay implements TapeReplay {
         this.held += this.gas.add(0, r.at, r.price);
         break;
       case 'traits':
-        this.held += this.traitMap.add(r.nft, r.at, r.traits);
+        this.held += this.traitMap.add(r.nft, r.at, deepFreeze(r.traits));
         break;
       case 'fresh':
         for (const [slug, f] of Object.entries(r.collections))
@@ -345,6 +352,28 @@ class StreamingReplay implements TapeReplay {
     const at = this.asOfNow();
     return asOf(this.traitMap.map.get(nftKey(nft)), at);
   }
+
+  readonly nftTraits: NftTraitsView = {
+    get: (key) => {
+      const at = this.asOfNow();
+      const l = this.traitMap.map.get(key);
+      if (l === undefined) return undefined;
+      let newest: Timed<readonly { type: string; value: string }[]> | undefined;
+      for (const e of l) {
+        if (e.at > at) break;
+        newest = e;
+      }
+      if (newest === undefined) return undefined;
+      // the same object for the same record (strategies compare what they read by identity)
+      let k = this.knownTraits.get(newest);
+      if (k === undefined) {
+        k = Object.freeze({ value: newest.value, learnedAt: newest.at, from: 'rest' as const });
+        this.knownTraits.set(newest, k);
+      }
+      return k;
+    },
+  };
+  private readonly knownTraits = new WeakMap<object, Known<readonly { type: string; value: string }[]>>();
 
   freshness(slug: string): { ageMs: number; stale: boolean } | undefined {
     const at = this.asOfNow();

@@ -58,7 +58,7 @@ import {
   type TxSender,
   verifyChain,
 } from '../chain/index.ts';
-import type { MarketEvent, PaymentToken } from '../domain/events.ts';
+import { type MarketEvent, nftKey, type PaymentToken } from '../domain/events.ts';
 import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 import { formatUnits } from '../domain/money.ts';
 import type { Secret } from '../domain/secret.ts';
@@ -92,7 +92,7 @@ import {
   type OrderLedger,
   storeLedger,
 } from '../ledger/index.ts';
-import { createMarketView, type MarketView } from '../market/index.ts';
+import { createMarketView, createNftTraits, type MarketView, type NftTraits } from '../market/index.ts';
 import { createDaemonFacade, createMcpHttpHandler } from '../mcp/index.ts';
 import { createLogger, type Logger } from '../observability/index.ts';
 import { createScheduler, type Scheduler } from '../ratelimit/index.ts';
@@ -240,6 +240,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let view: MarketView | undefined;
   /** market.record: the tape the market view's market is recorded to. */
   let recorder: TapeRecorder | undefined;
+  /** NFT traits as strategies read them (ctx.nfts), learned from listings and metadata updates. */
+  let nftTraits: NftTraits | undefined;
   let stream: StreamClient | undefined;
   let engine: Engine | undefined;
   let engineStarted = false;
@@ -382,6 +384,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     eventsByKind[event.kind] = (eventsByKind[event.kind] ?? 0) + 1;
     recorder?.event(event);
     view?.apply(event);
+    nftTraits?.observe(event);
     // our orders: fills, cancels and validity, whatever the daemon's state
     ledger?.apply(event);
     // while stopping, the market view still learns but no strategy hears of it (no new intents)
@@ -645,6 +648,20 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       initialWatermarks: storeWatermarks(store),
     });
     const s = stream;
+    const reader = api;
+    const traitsLog = log.child({ part: 'nft-traits' });
+    nftTraits = createNftTraits({
+      clock,
+      // the lowest read priority: trading reads go first
+      read: async (nft) => {
+        const res = await reader.nfts.get(options.chain.name, nft.contract, String(nft.identifier), {
+          priority: Priority.analytics,
+        });
+        return (res.nft.traits ?? []).map((t) => ({ type: String(t.trait_type), value: String(t.value) }));
+      },
+      onError: (err, nft) =>
+        traitsLog.debug({ err, nft: nftKey(nft) }, 'reading the traits of an NFT failed'),
+    });
     if (options.market.record !== undefined)
       recorder = createDaemonRecorder({
         path: options.market.record,
@@ -652,7 +669,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         collections: options.collections,
         paymentTokens,
         clock,
-        api,
+        nftTraits,
         rpc,
         fees: async (slug) => (await collection(slug)).fees,
         freshness: (slug) => s.freshness(slug),
@@ -742,6 +759,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     // 6. engine
     const strategies = await loadStrategies();
     const v = view;
+    const traits = nftTraits;
     if (paper) {
       const r = rpc;
       paperExec = createPaperExecutor({
@@ -751,21 +769,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         market: v,
         fees: async (slug) => (await collection(slug)).fees,
         gasPrice: async () => (await r.baseFee()) + (await r.maxPriorityFee()),
-        traitsOf: async (nft) => {
-          try {
-            const res = await (api as ApiClient).nfts.get(
-              options.chain.name,
-              nft.contract,
-              String(nft.identifier),
-            );
-            return (res.nft.traits ?? []).map((t) => ({
-              type: String(t.trait_type),
-              value: String(t.value),
-            }));
-          } catch {
-            return undefined;
-          }
-        },
+        // the traits the strategies read (one read per NFT; a failed read is no traits)
+        traitsOf: (nft) => traits.load(nft),
         dropPrice: (slug) => drops?.get(slug)?.value.pricePerToken,
         store,
         ledger,
@@ -825,6 +830,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         balances: () => balances?.get() ?? null,
         drops: () => drops ?? { get: () => undefined },
         prices: () => prices ?? { get: () => undefined },
+        nfts: () => traits.view,
       },
       executor,
       orders: ledger,
@@ -1152,6 +1158,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       credentials: keeper?.status(),
       ...(notifier !== undefined ? { alerts: notifier.status() } : {}),
       ...(holdings !== undefined ? { pnl: holdings.pnl(view?.snapshot()) } : {}),
+      ...(nftTraits !== undefined ? { nftTraits: nftTraits.stats() } : {}),
       drops: options.drops.flatMap((slug) => {
         const d = drops?.get(slug)?.value;
         return d !== undefined ? [{ slug, stage: d.stage, eligible: d.eligible }] : [];

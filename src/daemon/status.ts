@@ -1,11 +1,13 @@
 // The daemon's status (served as JSON on /status) and its rendering for a person: `harpoon status`
 // and the demo's live summary print the same text from the same object.
+
 import type { NotifierStatus } from '../alerts/index.ts';
 import { type CredentialStatus, describeCredentials } from '../auth/index.ts';
 import { formatUnits } from '../domain/money.ts';
 import type { EngineStatus } from '../engine/index.ts';
 import type { PaperFill, PaperReport } from '../execution/index.ts';
 import type { OrderLedger, PnlLine } from '../ledger/index.ts';
+import type { NftTraitsStats } from '../market/nft-traits.ts';
 import type { StreamStatus } from '../stream/index.ts';
 
 /** One rate-limit group as the status shows it. */
@@ -142,6 +144,8 @@ export interface DaemonStatus {
     readonly byStrategy: readonly PnlRow[];
     readonly byCollection: readonly PnlRow[];
   };
+  /** NFT traits learned for the strategies (ctx.nfts): known, read so far, failed reads, reads waiting. */
+  readonly nftTraits?: NftTraitsStats;
   /** The configured drops: stage and whether our wallet may mint (null: not known without a wallet JWT). */
   readonly drops?: readonly {
     readonly slug: string;
@@ -293,6 +297,7 @@ export interface StatusSources {
   readonly credentials: CredentialStatus | undefined;
   readonly alerts?: NotifierStatus;
   readonly drops?: DaemonStatus['drops'];
+  readonly nftTraits?: NftTraitsStats;
   readonly pnl?: { readonly byStrategy: readonly PnlLine[]; readonly byCollection: readonly PnlLine[] };
 }
 
@@ -423,6 +428,7 @@ export function buildStatus(s: StatusSources): DaemonStatus {
     ...(s.credentials !== undefined ? { credentials: s.credentials } : {}),
     ...(s.alerts !== undefined ? { alerts: s.alerts } : {}),
     ...(s.drops !== undefined && s.drops.length > 0 ? { drops: s.drops } : {}),
+    ...(s.nftTraits !== undefined ? { nftTraits: { ...s.nftTraits } } : {}),
     ...(s.pnl !== undefined && (s.pnl.byStrategy.length > 0 || s.pnl.byCollection.length > 0)
       ? { pnl: { byStrategy: s.pnl.byStrategy.map(pnlRow), byCollection: s.pnl.byCollection.map(pnlRow) } }
       : {}),

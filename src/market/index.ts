@@ -9,6 +9,7 @@ export {
   type RefreshKind,
 } from './budget.ts';
 export { FrozenMap } from './frozen.ts';
+export { createNftTraits, type NftTraits, type NftTraitsOptions, type Traits } from './nft-traits.ts';
 export * from './snapshot.ts';
 export { displayToUnits, unitsToDisplay } from './units.ts';
 export {

@@ -1,13 +1,12 @@
 /**
  * The daemon's recorder (config `market.record`): the tape recorder fed from the daemon's own
  * adapters — the collections' fees as the paper executor charges them, the gas price from the RPC,
- * NFT traits from the API (at the lowest read priority), freshness from the stream client.
+ * NFT traits as the daemon learns them (market/nft-traits.ts), freshness from the stream client.
  */
-import type { ApiClient } from '../api/index.ts';
 import type { ChainRpc } from '../chain/index.ts';
 import type { PaymentToken } from '../domain/events.ts';
+import type { NftTraits } from '../market/nft-traits.ts';
 import type { Logger } from '../observability/index.ts';
-import { Priority } from '../ratelimit/types.ts';
 import { createTapeRecorder, type TapeRecorder } from './recorder.ts';
 
 export interface DaemonRecorderOptions {
@@ -16,7 +15,7 @@ export interface DaemonRecorderOptions {
   readonly collections: readonly string[];
   readonly paymentTokens: readonly PaymentToken[];
   readonly clock: { now(): number };
-  readonly api: Pick<ApiClient, 'nfts'>;
+  readonly nftTraits: Pick<NftTraits, 'onLearned'>;
   readonly rpc?: Pick<ChainRpc, 'baseFee' | 'maxPriorityFee'>;
   readonly fees: (slug: string) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
   readonly freshness: (slug: string) => { readonly ageMs: number; readonly stale: boolean } | undefined;
@@ -36,12 +35,7 @@ export function createDaemonRecorder(o: DaemonRecorderOptions): TapeRecorder {
     ...(rpc !== undefined
       ? { gasPrice: async () => (await rpc.baseFee()) + (await rpc.maxPriorityFee()) }
       : {}),
-    nftTraits: async (nft) => {
-      const res = await o.api.nfts.get(o.chain, nft.contract, String(nft.identifier), {
-        priority: Priority.analytics,
-      });
-      return (res.nft.traits ?? []).map((t) => ({ type: String(t.trait_type), value: String(t.value) }));
-    },
+    nftTraits: o.nftTraits,
     freshness: o.freshness,
     onError: (err, what) => o.logger.warn({ err, what }, 'market recording: a read or a write failed'),
   });

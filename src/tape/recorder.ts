@@ -2,18 +2,19 @@
  * Records the market as the market view sees it: give the view `recorder.api` instead of the API
  * client (every REST answer it reads is written with its call, collection and page cursor), and
  * hand every normalized event to `recorder.event`. Besides, what paper execution charges is kept
- * beside it: each collection's fees (once), the gas price (every `gasEveryMs`) and the traits of
- * every NFT first seen in a listing (so trait offers can be matched again), and once a second the
- * stream's freshness of each collection. Traits are read again after a metadata update of the NFT.
+ * beside it: each collection's fees (once), the gas price (every `gasEveryMs`), the traits of each
+ * NFT as the daemon learns them (`nftTraits`: every NFT first seen in a listing, again after a
+ * metadata update — so trait offers can be matched again, and strategies read them as they did),
+ * and once a second the stream's freshness of each collection.
  *
  *   const rec = createTapeRecorder({ path, chain, collections, paymentTokens, clock, source: 'daemon' });
  *   const view = createMarketView({ api: rec.wrapApi(api), ... });
  *   stream.subscribe((e) => { rec.event(e); view.apply(e); });
  *   await rec.close();
  */
-import type { MarketEvent, NftRef, PaymentToken } from '../domain/events.ts';
-import { nftKey } from '../domain/events.ts';
+import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import type { MarketApi } from '../market/api.ts';
+import type { NftTraits } from '../market/nft-traits.ts';
 import type { RestCall, TapeHeader, TapeRecord } from './format.ts';
 import { openTapeWriter, type TapeWriter } from './writer.ts';
 
@@ -30,8 +31,8 @@ export interface TapeRecorderOptions {
   ) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
   /** Gas price now (wei per gas). */
   readonly gasPrice?: () => Promise<bigint>;
-  /** Traits of an NFT; asked once per NFT first seen in a listing. */
-  readonly nftTraits?: (nft: NftRef) => Promise<readonly { type: string; value: string }[] | undefined>;
+  /** The NFT traits the daemon learns (see market/nft-traits.ts): each is written as learned. */
+  readonly nftTraits?: Pick<NftTraits, 'onLearned'>;
   /** The stream's freshness of a collection. */
   readonly freshness?: (slug: string) => { readonly ageMs: number; readonly stale: boolean } | undefined;
   /** Default 12 000 ms (a block). */
@@ -80,7 +81,6 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   const write = (r: TapeRecord) => {
     if (!closed) writer.write(r);
   };
-  const traitsAsked = new Set<string>();
 
   function rest<A extends unknown[], R>(
     call: RestCall,
@@ -139,6 +139,9 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   flushTimer.unref?.();
   const gasTimer =
     o.gasPrice !== undefined ? setInterval(() => void readGas(), o.gasEveryMs ?? 12_000) : undefined;
+  const stopTraits = o.nftTraits?.onLearned((nft, traits, at) =>
+    write({ k: 'traits', at, nft, traits: traits.map((t) => ({ type: t.type, value: t.value })) }),
+  );
   gasTimer?.unref?.();
 
   return {
@@ -178,25 +181,13 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     event(event) {
       events++;
       write({ k: 'event', at: event.receivedAt, event });
-      if (o.nftTraits === undefined) return;
-      // traits of every NFT first seen in a listing, read again after its metadata changed
-      const fresh = event.kind === 'metadata_update';
-      if (event.kind !== 'listing' && !fresh) return;
-      const key = nftKey(event.nft);
-      if (traitsAsked.has(key) && !fresh) return;
-      traitsAsked.add(key);
-      o.nftTraits(event.nft).then(
-        (traits) => {
-          if (traits !== undefined) write({ k: 'traits', at: o.clock.now(), nft: key, traits });
-        },
-        fail(`traits of ${key}`),
-      );
     },
     stats: () => ({ ...writer.stats(), events, snapshots }),
     async close() {
       if (closed) return;
       clearInterval(flushTimer);
       if (gasTimer !== undefined) clearInterval(gasTimer);
+      stopTraits?.();
       tick();
       closed = true;
       await writer.close();

@@ -216,6 +216,13 @@ describe('live: every strategy trades for real on the sandbox', () => {
     expect(ours).toBeGreaterThan(0);
   });
 
+  it('the strategies read the traits of the NFTs seen listed: read from the API, none failed', () => {
+    const t = daemon.status().nftTraits;
+    expect(t?.known).toBeGreaterThan(0);
+    expect(t?.reads).toBeGreaterThan(0);
+    expect(t?.failures).toBe(0);
+  });
+
   it('the rebalancer swapped WETH into HRP and the drop minter minted: balances moved on chain', async () => {
     const hrpNow = (await erc20(hrp).getFunction('balanceOf')(wallet)) as bigint;
     expect(hrpNow).toBeGreaterThan(before.hrp);

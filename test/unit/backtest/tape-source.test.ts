@@ -175,6 +175,27 @@ describe('tape source: a replay answers as the whole tape did', () => {
     r.close();
   });
 
+  it('NFT traits as strategies read them: only what was recorded by then, the same object each time', () => {
+    let now = 0;
+    const r = openTapeSource(path).replay(() => now);
+    const k1 = 'ethereum/0x00000000000000000000000000000000000000a1/1';
+    // the paper fill model takes the first recorded; a strategy never reads what was learned later
+    expect(r.traits(nft(1))).toEqual([{ type: 'Hat', value: 'Cap' }]);
+    expect(r.nftTraits.get(k1)).toBeUndefined();
+    now = 40_000;
+    const known = r.nftTraits.get(k1);
+    expect(known).toEqual({ value: [{ type: 'Hat', value: 'Cap' }], learnedAt: 40_000, from: 'rest' });
+    expect(Object.isFrozen(known?.value)).toBe(true);
+    now = 41_000;
+    expect(r.nftTraits.get(k1)).toBe(known);
+    expect(r.nftTraits.get('ethereum/0x00000000000000000000000000000000000000a1/9')).toBeUndefined();
+    now = 200_000;
+    expect(r.nftTraits.get('ethereum/0x00000000000000000000000000000000000000a1/9')?.value).toEqual([
+      { type: 'Hat', value: 'Crown' },
+    ]);
+    r.close();
+  });
+
   it('a request long before the first answer gets the first one if it lies within the look-ahead', async () => {
     let now = -50_000;
     const r = openTapeSource(path).replay(() => now);

@@ -4,6 +4,7 @@ import type {
   CancelEvent,
   CollectionOfferEvent,
   ListingEvent,
+  MetadataUpdateEvent,
   OrderValidityEvent,
   PaymentToken,
   SaleEvent,
@@ -314,6 +315,14 @@ export function saleEvent(
     paymentToken: ETH,
     ...extra,
   };
+}
+
+export function metadataEvent(
+  clock: FakeClock,
+  id: number,
+  traits: MetadataUpdateEvent['traits'],
+): MetadataUpdateEvent {
+  return { ...base(clock, `metadata:${id}:${clock.t}`), kind: 'metadata_update', nft: nft(id), traits };
 }
 
 export function cancelEvent(clock: FakeClock, h: OrderHash, id: number | null = null): CancelEvent {

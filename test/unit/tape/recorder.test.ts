@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
-import type { ListingEvent } from '../../../src/domain/events.ts';
+import type { ListingEvent, MarketEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import type { MarketApi } from '../../../src/market/api.ts';
+import { createNftTraits } from '../../../src/market/nft-traits.ts';
 import { openTape } from '../../../src/tape/reader.ts';
 import { createTapeRecorder } from '../../../src/tape/recorder.ts';
 
@@ -54,6 +55,13 @@ describe('tape recorder', () => {
       offers: { collection: async () => ({ offers: [] }), traits: async () => ({ offers: [] }) },
     } as unknown as MarketApi;
     const traitCalls: string[] = [];
+    const nftTraits = createNftTraits({
+      clock,
+      read: async (nft) => {
+        traitCalls.push(String(nft.identifier));
+        return [{ type: 'Hat', value: 'Cap' }];
+      },
+    });
     const rec = createTapeRecorder({
       path,
       source: 'test',
@@ -63,10 +71,7 @@ describe('tape recorder', () => {
       clock,
       fees: async () => [{ fee: 2.5, recipient: '0xfee', required: true }],
       gasPrice: async () => 7_000_000_000n,
-      nftTraits: async (nft) => {
-        traitCalls.push(String(nft.identifier));
-        return [{ type: 'Hat', value: 'Cap' }];
-      },
+      nftTraits,
       freshness: () => ({ ageMs: 500, stale: false }),
     });
     const wrapped = rec.wrapApi(api);
@@ -76,10 +81,16 @@ describe('tape recorder', () => {
     await wrapped.collections.stats('apes');
     await wrapped.listings.best('apes', { limit: 100 });
     await wrapped.listings.best('apes', { limit: 100, next: 'p2' });
-    rec.event(listing('1', 40_500));
-    rec.event(listing('1', 40_600)); // the same NFT: traits asked once
-    rec.event(listing('2', 40_700));
-    rec.event({
+    // as the daemon hands each event to both
+    const event = (e: MarketEvent) => {
+      rec.event(e);
+      nftTraits.observe(e);
+    };
+    event(listing('1', 40_500));
+    event(listing('1', 40_600)); // the same NFT: traits asked once
+    event(listing('2', 40_700));
+    await nftTraits.idle();
+    event({
       kind: 'metadata_update',
       id: 'm-1',
       collection: 'apes' as CollectionSlug,
@@ -89,15 +100,26 @@ describe('tape recorder', () => {
       source: 'stream',
       nft: listing('1', 0).nft,
       traits: [],
-    }); // its metadata changed: asked again
-    await new Promise((r) => setTimeout(r, 10));
+    }); // its metadata changed (without its traits): asked again
+    event({
+      kind: 'metadata_update',
+      id: 'm-2',
+      collection: 'apes' as CollectionSlug,
+      chain: 'ethereum',
+      occurredAt: 40_900,
+      receivedAt: 40_900,
+      source: 'stream',
+      nft: listing('2', 0).nft,
+      traits: [{ type: 'Hat', value: 'Crown' }],
+    }); // with its new traits: taken from the event, no read
+    await nftTraits.idle();
     await rec.close();
     expect(traitCalls).toEqual(['1', '2', '1']);
     const kinds = [...openTape(path).records()].map((r) => r.k);
     expect(kinds[0]).toBe('header');
     expect(kinds.filter((k) => k === 'rest')).toHaveLength(4);
-    expect(kinds.filter((k) => k === 'event')).toHaveLength(4);
-    expect(kinds.filter((k) => k === 'traits')).toHaveLength(3);
+    expect(kinds.filter((k) => k === 'event')).toHaveLength(5);
+    expect(kinds.filter((k) => k === 'traits')).toHaveLength(4);
     expect(kinds).toContain('fees');
     expect(kinds).toContain('gas');
     expect(kinds).toContain('fresh');
@@ -125,11 +147,12 @@ describe('tape recorder', () => {
     expect(replayAt(0).fees('apes')).toEqual([{ fee: 2.5, recipient: '0xfee', required: true }]);
     expect(replayAt(50_000).gasPrice()).toBe(7_000_000_000n);
     expect(replayAt(0).traits(listing('2', 0).nft)).toEqual([{ type: 'Hat', value: 'Cap' }]);
+    expect(replayAt(41_000).traits(listing('2', 0).nft)).toEqual([{ type: 'Hat', value: 'Crown' }]);
     expect(replayAt(30_000).freshness('apes')?.stale).toBe(false);
     const r = replayAt(0);
     const times: number[] = [];
     for (let e = r.shift(); e !== undefined; e = r.shift()) times.push(e.event.receivedAt);
-    expect(times).toEqual([40_500, 40_600, 40_700, 40_800]);
+    expect(times).toEqual([40_500, 40_600, 40_700, 40_800, 40_900]);
     const first = replayAt(0);
     first.shift();
     expect(first.standsUntil(`0x${'1'.padStart(64, '0')}`, listing('1', 0).nft, 30_000)).toBe(true);

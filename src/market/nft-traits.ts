@@ -1,0 +1,204 @@
+/**
+ * The traits of single NFTs, as strategies read them (`ctx.nfts`): what the daemon learned of each
+ * NFT it saw listed. An NFT first seen in a listing is read from the API in the background (at the
+ * lowest read priority, a few at a time); a metadata update carries its new traits (or, without
+ * them, has the NFT read again). A strategy asking for an NFT not learned yet gets nothing now —
+ * the NFT is read, and a later decision sees it. Whoever records the market hears of each NFT
+ * learned (`onLearned`): a tape holds the traits as the daemon knew them, when it knew them.
+ *
+ *   const traits = createNftTraits({ clock, read: (nft) => api.nfts.get(...).then(...) });
+ *   traits.observe(event);            // every market event, before the strategies hear it
+ *   engine market port: nfts: () => traits.view
+ */
+import type { MarketEvent, NftRef } from '../domain/events.ts';
+import { nftKey } from '../domain/events.ts';
+import type { NftTraitsView } from '../strategy.ts';
+import type { Known } from './snapshot.ts';
+
+export type Traits = readonly { readonly type: string; readonly value: string }[];
+
+export interface NftTraitsOptions {
+  readonly clock: { now(): number };
+  /** Reads one NFT's traits (the API); undefined: the NFT has none known. */
+  readonly read: (nft: NftRef) => Promise<Traits | undefined>;
+  /** NFTs remembered at most (those learned longest ago go first). Default 50 000. */
+  readonly maxNfts?: number;
+  /** Reads at once at most. Default 2. */
+  readonly concurrency?: number;
+  /** Reads waiting at most (the oldest waiting are dropped: a later listing asks again). Default 10 000. */
+  readonly maxQueued?: number;
+  /** A failed read of an NFT is not tried again for this long (ms). Default 600 000. */
+  readonly retryAfterMs?: number;
+  readonly onError?: (err: unknown, nft: NftRef) => void;
+}
+
+export interface NftTraitsStats {
+  readonly known: number;
+  readonly reads: number;
+  readonly failures: number;
+  readonly queued: number;
+}
+
+export interface NftTraits {
+  /** What strategies read: the traits learned so far (asking for an unknown NFT has it read). */
+  readonly view: NftTraitsView;
+  /** Learns from a market event: listings of NFTs not seen yet are read, metadata updates taken. */
+  observe(event: MarketEvent): void;
+  /** One NFT's traits: the learned ones at once, else read now (one read per NFT at a time). */
+  load(nft: NftRef): Promise<Traits | undefined>;
+  /** Hears of every NFT learned (its key, its traits, when); returns the unsubscribe. */
+  onLearned(fn: (key: string, traits: Traits, at: number) => void): () => void;
+  /** Resolves when no read is running or waiting. */
+  idle(): Promise<void>;
+  stats(): NftTraitsStats;
+}
+
+const traitsOf = (list: readonly { readonly type: string; readonly value: string | number }[]): Traits =>
+  Object.freeze(list.map((t) => Object.freeze({ type: String(t.type), value: String(t.value) })));
+
+export function createNftTraits(o: NftTraitsOptions): NftTraits {
+  const maxNfts = positive('maxNfts', o.maxNfts, 50_000);
+  const concurrency = positive('concurrency', o.concurrency, 2);
+  const maxQueued = positive('maxQueued', o.maxQueued, 10_000);
+  const retryAfterMs = positive('retryAfterMs', o.retryAfterMs, 600_000);
+  /** Learned, in the order learned (a Map keeps it: the first is the one to forget). */
+  const known = new Map<string, Known<Traits>>();
+  /** NFTs read or being read (key → the NFT), so a listing asks once. */
+  const asked = new Map<string, NftRef>();
+  /** Failed reads: key → when it may be read again. */
+  const failedUntil = new Map<string, number>();
+  const waiting = new Map<string, NftRef>();
+  const running = new Map<string, Promise<Traits | undefined>>();
+  const listeners = new Set<(key: string, traits: Traits, at: number) => void>();
+  let idleWaiters: (() => void)[] = [];
+  let reads = 0;
+  let failures = 0;
+
+  function learn(key: string, traits: Traits): void {
+    const at = o.clock.now();
+    known.delete(key);
+    known.set(key, Object.freeze({ value: traits, learnedAt: at, from: 'rest' as const }));
+    if (known.size > maxNfts) {
+      const oldest = known.keys().next().value as string;
+      known.delete(oldest);
+      asked.delete(oldest);
+    }
+    for (const fn of listeners) fn(key, traits, at);
+  }
+
+  function ask(key: string, nft: NftRef): void {
+    if (running.has(key) || waiting.has(key)) return;
+    const until = failedUntil.get(key);
+    if (until !== undefined) {
+      if (o.clock.now() < until) return;
+      failedUntil.delete(key);
+    }
+    asked.set(key, nft);
+    waiting.set(key, nft);
+    if (waiting.size > maxQueued) waiting.delete(waiting.keys().next().value as string);
+    pump();
+  }
+
+  function pump(): void {
+    while (running.size < concurrency && waiting.size > 0) {
+      const [key, nft] = waiting.entries().next().value as [string, NftRef];
+      waiting.delete(key);
+      start(key, nft);
+    }
+    if (running.size === 0 && waiting.size === 0) {
+      const w = idleWaiters;
+      idleWaiters = [];
+      for (const fn of w) fn();
+    }
+  }
+
+  function start(key: string, nft: NftRef): Promise<Traits | undefined> {
+    reads++;
+    const p = (async () => {
+      try {
+        const t = await o.read(nft);
+        if (t === undefined) return undefined;
+        const traits = traitsOf(t);
+        learn(key, traits);
+        return traits;
+      } catch (err) {
+        failures++;
+        failedUntil.set(key, o.clock.now() + retryAfterMs);
+        asked.delete(key);
+        o.onError?.(err, nft);
+        return undefined;
+      } finally {
+        running.delete(key);
+        pump();
+      }
+    })();
+    running.set(key, p);
+    return p;
+  }
+
+  const view: NftTraitsView = Object.freeze({
+    get(key: string) {
+      const k = known.get(key);
+      if (k !== undefined) return k;
+      // a key of another form than nftKey's cannot be read
+      const nft = asked.get(key) ?? nftOfKey(key);
+      if (nft !== undefined && !asked.has(key)) ask(key, nft);
+      return undefined;
+    },
+  });
+
+  return {
+    view,
+    observe(event) {
+      if (event.kind === 'metadata_update') {
+        const key = nftKey(event.nft);
+        // the new traits, when the update carries them; else read again
+        if (event.traits.length > 0) learn(key, traitsOf(event.traits));
+        else {
+          failedUntil.delete(key);
+          ask(key, event.nft);
+        }
+        return;
+      }
+      if (event.kind !== 'listing') return;
+      const key = nftKey(event.nft);
+      if (!asked.has(key) && !known.has(key)) ask(key, event.nft);
+    },
+    load(nft) {
+      const key = nftKey(nft);
+      const k = known.get(key);
+      if (k !== undefined) return Promise.resolve(k.value);
+      const r = running.get(key);
+      if (r !== undefined) return r;
+      waiting.delete(key);
+      asked.set(key, nft);
+      return start(key, nft);
+    },
+    onLearned(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    idle() {
+      if (running.size === 0 && waiting.size === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    stats: () => ({ known: known.size, reads, failures, queued: waiting.size }),
+  };
+}
+
+/** The NFT an `nftKey` names (chain/contract/identifier), if it is one. */
+function nftOfKey(key: string): NftRef | undefined {
+  const m = /^([^/]+)\/(0x[0-9a-f]{40})\/([^/]+)$/.exec(key);
+  if (m === null) return undefined;
+  return {
+    chain: m[1] as NftRef['chain'],
+    contract: m[2] as NftRef['contract'],
+    identifier: m[3] as NftRef['identifier'],
+  };
+}
+
+function positive(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`nft traits: ${name} must be positive, got ${v}`);
+  return v;
+}
