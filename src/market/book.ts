@@ -5,6 +5,7 @@
  */
 import type { OrderHash } from '../domain/ids.ts';
 import type { OrderEntry } from './entries.ts';
+import type { MapChange } from './shared-map.ts';
 
 export class GroupedBook {
   readonly #byHash = new Map<OrderHash, OrderEntry>();
@@ -16,6 +17,13 @@ export class GroupedBook {
   version = 0;
   /** No entry expires before this (a lower bound: entries removed since may have set it). */
   #soonest = Number.POSITIVE_INFINITY;
+  /**
+   * Groups whose best changed since `takeChanges`: true when the group was inserted anew into the
+   * bests since (it is now last in their order), false when its best was replaced in place.
+   */
+  #log = new Map<string, boolean>();
+  /** Everything changed since `takeChanges` (at start, after a reset). */
+  #logAll = true;
 
   constructor(groupOf: (e: OrderEntry) => string | null, compare: (a: OrderEntry, b: OrderEntry) => number) {
     this.#groupOf = groupOf;
@@ -68,6 +76,7 @@ export class GroupedBook {
     const best = this.#best.get(g);
     if (!best || this.#compare(e, best) < 0) {
       this.#best.set(g, e);
+      this.#note(g, best === undefined);
       this.version++;
     }
   }
@@ -85,6 +94,7 @@ export class GroupedBook {
       for (const c of group?.values() ?? []) if (!next || this.#compare(c, next) < 0) next = c;
       if (next) this.#best.set(g, next);
       else this.#best.delete(g);
+      this.#note(g, false);
       this.version++;
     }
     if (group && group.size === 0) this.#groups.delete(g);
@@ -116,6 +126,34 @@ export class GroupedBook {
     this.#best.clear();
     this.#soonest = Number.POSITIVE_INFINITY;
     this.version++;
+    this.#logAll = true;
+    this.#log.clear();
     for (const e of entries) this.add(e);
+  }
+
+  #note(group: string, anew: boolean): void {
+    if (this.#logAll) return;
+    if (anew) {
+      this.#log.delete(group);
+      this.#log.set(group, true);
+    } else if (!this.#log.has(group)) this.#log.set(group, false);
+  }
+
+  /**
+   * What changed in the bests since the last call, for a map of them made from the one before
+   * (shared-map.ts): each group with its best now (undefined: none) and whether it went last;
+   * null when everything did (make the map whole).
+   */
+  takeChanges(): MapChange<string, OrderEntry>[] | null {
+    const all = this.#logAll;
+    this.#logAll = false;
+    if (all) {
+      this.#log.clear();
+      return null;
+    }
+    const out: MapChange<string, OrderEntry>[] = [];
+    for (const [g, anew] of this.#log) out.push([g, this.#best.get(g), anew]);
+    this.#log.clear();
+    return out;
   }
 }

@@ -41,6 +41,7 @@ import {
   type OrderEntry,
 } from './entries.ts';
 import { FrozenMap } from './frozen.ts';
+import { SharedMap } from './shared-map.ts';
 import type {
   CollectionSnapshot,
   Known,
@@ -245,8 +246,8 @@ interface SnapshotCache {
   readonly version: number;
   readonly listingsVersion: number;
   readonly traitOffersVersion: number;
-  readonly bestListings: ReadonlyMap<string, Known<PriceLevel>>;
-  readonly bestTraitOffers: ReadonlyMap<string, Known<PriceLevel>>;
+  readonly bestListings: SharedMap<string, Known<PriceLevel>>;
+  readonly bestTraitOffers: SharedMap<string, Known<PriceLevel>>;
   readonly base: Omit<CollectionSnapshot, 'ageMs' | 'stale'>;
 }
 
@@ -919,10 +920,21 @@ export function createMarketView(options: MarketViewOptions): MarketView {
 
   // ── snapshot ──────────────────────────────────────────────────────────
 
-  function knownMap(bests: ReadonlyMap<string, OrderEntry>): ReadonlyMap<string, Known<PriceLevel>> {
-    const m = new Map<string, Known<PriceLevel>>();
-    for (const [k, e] of bests) m.set(k, e.known);
-    return new FrozenMap(m);
+  /**
+   * The best of each group, as a snapshot hands it out: made from the map of the last snapshot by
+   * what changed since (shared-map.ts), or whole (the first, after a reload).
+   */
+  function knownMap(
+    book: GroupedBook,
+    prev: SharedMap<string, Known<PriceLevel>> | undefined,
+  ): SharedMap<string, Known<PriceLevel>> {
+    const changes = book.takeChanges();
+    if (changes === null || prev === undefined) {
+      const entries: [string, Known<PriceLevel>][] = [];
+      for (const [k, e] of book.bests()) entries.push([k, e.known]);
+      return SharedMap.of(entries);
+    }
+    return prev.with(changes.map(([k, e, anew]) => [k, e?.known, anew] as const));
   }
 
   function baseOf(c: CollectionState): SnapshotCache {
@@ -931,11 +943,11 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     const bestListings =
       cache && cache.listingsVersion === c.listings.version
         ? cache.bestListings
-        : knownMap(c.listings.bests());
+        : knownMap(c.listings, cache?.bestListings);
     const bestTraitOffers =
       cache && cache.traitOffersVersion === c.traitOffers.version
         ? cache.bestTraitOffers
-        : knownMap(c.traitOffers.bests());
+        : knownMap(c.traitOffers, cache?.bestTraitOffers);
     const bestOffer = c.collectionOffers.best(COLLECTION_OFFER_GROUP);
     const next: SnapshotCache = {
       version: c.version,
