@@ -155,6 +155,7 @@ export interface MarketSource {
   balances?(strategyId: string): Balances | null;
   /** Drops, as the strategy `strategyId` reads them. */
   drops?(strategyId: string): DropsView;
+  /** NFT traits as learned (market/nft-traits.ts; a backtest: as recorded by then); default none known. */
   nfts?(): NftTraitsView;
   /** NFTs we hold (cost basis, our listings on them); default none. */
   holdings?(): HoldingsView;
