@@ -64,7 +64,7 @@ export class SharedMap<K, V> implements ReadonlyMap<K, V> {
     }
     if (over.size > Math.max(4, Math.ceil(Math.sqrt(base.size)))) {
       const whole = new Map<K, V>();
-      for (const [k, v] of iterate(base, over)) whole.set(k, v);
+      for (const [k, v] of new Entries(base, over)) whole.set(k, v);
       return new SharedMap(whole, new Map(), whole.size);
     }
     return new SharedMap(base, over, size);
@@ -112,22 +112,41 @@ export class SharedMap<K, V> implements ReadonlyMap<K, V> {
 
   [Symbol.iterator](): MapIterator<[K, V]> {
     if (this.#over.size === 0) return (this.#base as Map<K, V>).entries();
-    const it = iterate(this.#base, this.#over);
-    return mapIterator(() => it.next());
+    return new Entries(this.#base, this.#over) as unknown as MapIterator<[K, V]>;
   }
 }
 
-function* iterate<K, V>(
-  base: ReadonlyMap<K, V>,
-  over: ReadonlyMap<K, Over<V> | typeof GONE>,
-): Generator<[K, V], undefined> {
-  for (const [k, v] of base) {
-    const o = over.get(k);
-    if (o === undefined) yield [k, v];
-    else if (o !== GONE && !o.tail) yield [k, o.v];
+/** The entries of a base under an overlay: the base's (changed in place, gone left out), then the overlay's inserted anew. */
+class Entries<K, V> {
+  readonly #over: ReadonlyMap<K, Over<V> | typeof GONE>;
+  readonly #base: Iterator<[K, V]>;
+  #tail: Iterator<[K, Over<V> | typeof GONE]> | undefined;
+
+  constructor(base: ReadonlyMap<K, V>, over: ReadonlyMap<K, Over<V> | typeof GONE>) {
+    this.#over = over;
+    this.#base = base.entries();
   }
-  for (const [k, o] of over) if (o !== GONE && o.tail) yield [k, o.v];
-  return undefined;
+
+  next(): IteratorResult<[K, V], undefined> {
+    if (this.#tail === undefined) {
+      for (let r = this.#base.next(); r.done !== true; r = this.#base.next()) {
+        const [k, v] = r.value;
+        const o = this.#over.get(k);
+        if (o === undefined) return r;
+        if (o !== GONE && !o.tail) return { done: false, value: [k, o.v] };
+      }
+      this.#tail = this.#over.entries();
+    }
+    for (let r = this.#tail.next(); r.done !== true; r = this.#tail.next()) {
+      const o = r.value[1];
+      if (o !== GONE && o.tail) return { done: false, value: [r.value[0], o.v] };
+    }
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.iterator](): this {
+    return this;
+  }
 }
 
 /** An iterator that is its own iterable, as a Map's are. */
