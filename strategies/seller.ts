@@ -170,9 +170,16 @@ const lower = (s: string | null | undefined): string => (s ?? '').toLowerCase();
 function sameMoney(a: PaymentToken, b: PaymentToken): boolean {
   if (a.decimals !== b.decimals) return false;
   if (a === b || a.address === b.address) return true;
+  const x = moneyOf(a);
+  const y = moneyOf(b);
+  return x.address === y.address || (x.ethLike && y.ethLike);
+}
+/** A token's address in lower case and whether it is ETH or WETH (once per token object). */
+const money = new WeakMap<PaymentToken, { readonly address: string; readonly ethLike: boolean }>();
+function moneyOf(t: PaymentToken): { readonly address: string; readonly ethLike: boolean } {
   return (
-    lower(a.address) === lower(b.address) ||
-    (ETH_LIKE.has(a.symbol.toUpperCase()) && ETH_LIKE.has(b.symbol.toUpperCase()))
+    money.get(t) ??
+    put(money, t, { address: lower(t.address), ethLike: ETH_LIKE.has(t.symbol.toUpperCase()) })
   );
 }
 
@@ -673,20 +680,29 @@ function holdingInputs(
   }
 }
 
-/** When time alone could change the answer for a holding that asks for nothing now. */
-function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null): number {
-  const p = ctx.params;
+/** When the first refusal of an offer ends (after now): such an offer may be taken again then. */
+function refusalsEnd(ctx: Ctx): number {
   let until = Number.POSITIVE_INFINITY;
+  for (const end of Object.values(ctx.state.get<Record<string, number>>('refused') ?? {}))
+    if (end > ctx.now) until = Math.min(until, end);
+  return until;
+}
+
+/**
+ * When time alone could change the answer for a holding that asks for nothing now (`refusals`:
+ * refusalsEnd, the same for every holding of a decision).
+ */
+function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null, refusals: number): number {
+  const p = ctx.params;
+  let until = refusals;
   // our listing enters its relist window
-  if (mine !== null && mine.expiresAt !== null) until = mine.expiresAt - p.relistBeforeMinutes * MINUTE;
+  if (mine !== null && mine.expiresAt !== null)
+    until = Math.min(until, mine.expiresAt - p.relistBeforeMinutes * MINUTE);
   // the holding reaches the stop-loss age (past it, the plan no longer moves with time)
   if (p.stopLossAfterHours !== null) {
     const aged = h.acquiredAt + p.stopLossAfterHours * HOUR;
     if (aged > ctx.now) until = Math.min(until, aged);
   }
-  // a refused offer may be taken again when its refusal ends
-  for (const end of Object.values(ctx.state.get<Record<string, number>>('refused') ?? {}))
-    if (end > ctx.now) until = Math.min(until, end);
   return until;
 }
 
@@ -721,6 +737,8 @@ function decide(ctx: Ctx, only?: string): Intent[] {
   const floorsBySlug = new Map<string, Floors | null>();
   const expiresAt = ctx.now + p.expiryMinutes * MINUTE;
   const quiet = quietHoldings.get(ctx.state) ?? put(quietHoldings, ctx.state, new Map<string, Quiet>());
+  /** refusalsEnd, read once (the refusals do not change during a decision). */
+  let refusals: number | undefined;
   for (const h of held) {
     const keys = keysOfHolding(h);
     const key = keys.lower;
@@ -788,7 +806,8 @@ function decide(ctx: Ctx, only?: string): Intent[] {
       const needGross = grossFor(needNet, fee);
       const inputs = new InputList();
       holdingInputs(inputs, ctx, h, col, floors, keys, mine, ours, needGross);
-      quiet.set(key, { inputs: inputs.list, needGross, until: quietUntil(ctx, h, mine) });
+      refusals ??= refusalsEnd(ctx);
+      quiet.set(key, { inputs: inputs.list, needGross, until: quietUntil(ctx, h, mine, refusals) });
       continue;
     }
     const priority = toScore(want.price > unitCost ? want.price - unitCost : 0n, p.paymentToken.decimals);
