@@ -4,7 +4,7 @@
  * parameter overrides (a sweep's combination: `sniper.discountBps=2000`).
  */
 import { dirname } from 'node:path';
-import type { Config, StrategyConfig } from '../config/types.ts';
+import type { Config } from '../config/types.ts';
 import { collectionsOf, type DaemonOptions, tokensOfStrategies } from '../daemon/options.ts';
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
@@ -31,21 +31,17 @@ export interface BacktestSetup {
 export const BACKTEST_WALLET = '0x00000000000000000000000000000000000b7e57' as Address;
 
 export function backtestSetupFromConfig(config: Config, configPath?: string): BacktestSetup {
-  return {
+  return setupOf({
     collections: collectionsOf(config),
-    strategies: config.strategies.map((s: StrategyConfig) => ({
-      id: s.id,
-      module: s.module,
-      params: s.params,
-    })),
+    strategies: config.strategies,
     ...(configPath !== undefined ? { baseDir: dirname(configPath) } : {}),
-    risk: riskLimitsFromConfig(config.risk),
-    timing: engineTimingFromConfig(config.engine),
-    market: { staleAfterMs: config.market.staleAfterMs, readsPerHour: config.market.readsPerHour },
+    risk: config.risk,
+    engine: config.engine,
+    market: config.market,
     tokens: tokensOfStrategies(config.strategies),
-    wallet: (config.wallet.address?.toLowerCase() as Address | undefined) ?? BACKTEST_WALLET,
+    wallet: config.wallet.address,
     pollIntervalMs: config.daemon.pollIntervalMs,
-  };
+  });
 }
 
 /**
@@ -53,18 +49,44 @@ export function backtestSetupFromConfig(config: Config, configPath?: string): Ba
  * daemon's when it is known (`wallet.address`, or the key's address passed as `wallet`).
  */
 export function backtestSetupFromOptions(o: DaemonOptions, wallet?: string): BacktestSetup {
-  const address = wallet ?? (o.wallet.source === 'none' ? o.wallet.address : undefined);
-  return {
-    collections: [...o.collections],
-    strategies: o.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
+  return setupOf({
+    collections: o.collections,
+    strategies: o.strategies,
     ...(o.baseDir !== undefined ? { baseDir: o.baseDir } : {}),
     ...(o.strategiesDir !== undefined ? { strategiesDir: o.strategiesDir } : {}),
-    risk: riskLimitsFromConfig(o.risk),
-    timing: engineTimingFromConfig(o.engine),
-    market: { staleAfterMs: o.market.staleAfterMs, readsPerHour: o.market.readsPerHour },
-    tokens: [...o.tokens],
-    wallet: ((address?.toLowerCase() as Address | undefined) ?? BACKTEST_WALLET) as Address,
+    risk: o.risk,
+    engine: o.engine,
+    market: o.market,
+    tokens: o.tokens,
+    wallet: wallet ?? (o.wallet.source === 'none' ? o.wallet.address : undefined),
     pollIntervalMs: o.pollIntervalMs,
+  });
+}
+
+/** One path from the sections a config and a daemon's options share. */
+function setupOf(s: {
+  readonly collections: readonly string[];
+  readonly strategies: readonly { readonly id: string; readonly module: string; readonly params?: unknown }[];
+  readonly baseDir?: string;
+  readonly strategiesDir?: string;
+  readonly risk: Parameters<typeof riskLimitsFromConfig>[0];
+  readonly engine: Parameters<typeof engineTimingFromConfig>[0];
+  readonly market: { readonly staleAfterMs: number; readonly readsPerHour: number };
+  readonly tokens: readonly PaymentToken[];
+  readonly wallet: string | undefined;
+  readonly pollIntervalMs: number;
+}): BacktestSetup {
+  return {
+    collections: [...s.collections],
+    strategies: s.strategies.map((x) => ({ id: x.id, module: x.module, params: x.params })),
+    ...(s.baseDir !== undefined ? { baseDir: s.baseDir } : {}),
+    ...(s.strategiesDir !== undefined ? { strategiesDir: s.strategiesDir } : {}),
+    risk: riskLimitsFromConfig(s.risk),
+    timing: engineTimingFromConfig(s.engine),
+    market: { staleAfterMs: s.market.staleAfterMs, readsPerHour: s.market.readsPerHour },
+    tokens: [...s.tokens],
+    wallet: (s.wallet?.toLowerCase() as Address | undefined) ?? BACKTEST_WALLET,
+    pollIntervalMs: s.pollIntervalMs,
   };
 }
 

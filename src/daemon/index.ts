@@ -68,6 +68,7 @@ import {
   type Engine,
   type LoadedStrategy,
   loadStrategy,
+  writeBudgetFromScheduler,
 } from '../engine/index.ts';
 import { BaseError, FatalError } from '../errors/index.ts';
 import {
@@ -839,9 +840,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       spendLedger: storeSpendLedger(st),
       risk: ao.engine.risk,
       guard: intentGuard,
-      writeBudget: {
-        writesAvailable: () => sch.status().groups.find((g) => g.group === 'write')?.available ?? 0,
-      },
+      // what the write group can serve now: less what already waits there, none while a 429 pauses it
+      writeBudget: writeBudgetFromScheduler(sch),
       clock,
       logger: log.child({ part: 'engine' }),
       wallet,
