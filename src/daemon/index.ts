@@ -40,6 +40,7 @@ import {
   createCredentials,
   createTransport,
   type HttpTransport,
+  warnDeprecatedField,
 } from '../api/index.ts';
 import {
   type CredentialKeeper,
@@ -553,7 +554,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       scheduler,
       logger: log.child({ part: 'api' }),
     });
-    api = createApiClient(transport);
+    const apiLog = log.child({ part: 'api' });
+    api = createApiClient(transport, {
+      // an answer in a deprecated shape still works; the operator hears of it once per field
+      onDeprecatedField: (e) => warnDeprecatedField(apiLog, e.field, e.replacement),
+    });
     const { patFile, ...keeperOptions } = ao.keeper;
     const storedPat = patFile !== undefined ? storedPatOf(patFile, wallet) : undefined;
     keeper = createCredentialKeeper({
