@@ -130,7 +130,7 @@ class Entries<K, V> {
   next(): IteratorResult<[K, V], undefined> {
     if (this.#tail === undefined) {
       for (let r = this.#base.next(); r.done !== true; r = this.#base.next()) {
-        const [k, v] = r.value;
+        const k = r.value[0];
         const o = this.#over.get(k);
         if (o === undefined) return r;
         if (o !== GONE && !o.tail) return { done: false, value: [k, o.v] };

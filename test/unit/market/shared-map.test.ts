@@ -105,7 +105,9 @@ describe('shared maps of the bests', () => {
     expect(b.has('v')).toBe(false);
     expect(b.has('z')).toBe(true);
     const seen: string[] = [];
-    b.forEach((v, k, m) => seen.push(`${k}=${v}${m === b ? '' : '?'}`));
+    b.forEach((v, k, m) => {
+      seen.push(`${k}=${v}${m === b ? '' : '?'}`);
+    });
     expect(seen).toEqual(['x=10', 'z=3', 'w=4', 'y=20']);
     expect(Object.isFrozen(b)).toBe(true);
     expect((b as unknown as { set?: unknown }).set).toBeUndefined();
