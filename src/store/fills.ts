@@ -40,6 +40,15 @@ export interface FillRepo {
   version(): number;
 }
 
+/** The store's own handle on its fill repository. */
+export interface OwnedFillRepo extends FillRepo {
+  /** A transaction rolled back: fills recorded in it are not in the table (nor kept in memory). */
+  forgetRecent(): void;
+}
+
+/** Fills kept in memory as recorded (the newest), for `after` to answer without a query. */
+const RECENT_MAX = 4_096;
+
 interface Row {
   id: number;
   order_hash: string | null;
@@ -76,7 +85,7 @@ function fromRow(r: Row): FillRecord {
   };
 }
 
-export function createFillRepo(db: Db, now: () => number): FillRepo {
+export function createFillRepo(db: Db, now: () => number): OwnedFillRepo {
   const insert = db.prepare(
     `INSERT OR IGNORE INTO fills (order_hash, intent_id, tx_hash, side, collection, contract, token_id, quantity,
        price, token, fees, block_number, filled_at)
@@ -88,36 +97,83 @@ export function createFillRepo(db: Db, now: () => number): FillRepo {
   const later = db.prepare('SELECT * FROM fills WHERE id > ? ORDER BY id LIMIT ?');
   const counted = db.prepare('SELECT COUNT(*) AS n FROM fills');
   let version = 0;
+  /**
+   * The fills this repository recorded last, oldest first: whoever follows the fills (holdings,
+   * after each one) reads them here. The store has one writer (the daemon holds its lock), so no
+   * other fill comes between them; a rollback empties it (forgetRecent).
+   */
+  let recent: FillRecord[] = [];
   return {
     page({ limit, beforeId }) {
       const rows = beforeId === undefined ? newest.all(limit) : older.all(beforeId, limit);
       return (rows as Row[]).map(fromRow);
     },
     after(id, limit) {
+      const first = recent[0];
+      // every fill from the first kept on is kept (ids may skip: an ignored insert takes one)
+      if (first !== undefined && id >= first.id - 1) {
+        let lo = 0;
+        let hi = recent.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if ((recent[mid] as FillRecord).id <= id) lo = mid + 1;
+          else hi = mid;
+        }
+        return recent.slice(lo, lo + limit);
+      }
       return (later.all(id, limit) as Row[]).map(fromRow);
+    },
+    forgetRecent() {
+      recent = [];
     },
     count() {
       return (counted.get() as { n: number }).n;
     },
     version: () => version,
     record(f) {
-      const added =
-        insert.run({
-          orderHash: f.orderHash ?? null,
-          intentId: f.intentId ?? null,
-          txHash: f.txHash ?? null,
-          side: f.side,
-          collection: f.collection,
-          contract: f.contract.toLowerCase(),
-          tokenId: f.tokenId,
-          quantity: amountToDb(f.quantity ?? 1n),
-          price: amountToDb(f.price),
-          token: f.token.toLowerCase(),
-          fees: amountToDb(f.fees ?? 0n),
-          blockNumber: f.blockNumber ?? null,
-          filledAt: f.filledAt ?? now(),
-        }).changes === 1;
-      if (added) version++;
+      const row = {
+        orderHash: f.orderHash ?? null,
+        intentId: f.intentId ?? null,
+        txHash: f.txHash ?? null,
+        side: f.side,
+        collection: f.collection,
+        contract: f.contract.toLowerCase(),
+        tokenId: f.tokenId,
+        quantity: amountToDb(f.quantity ?? 1n),
+        price: amountToDb(f.price),
+        token: f.token.toLowerCase(),
+        fees: amountToDb(f.fees ?? 0n),
+        blockNumber: f.blockNumber ?? null,
+        filledAt: f.filledAt ?? now(),
+      };
+      const r = insert.run(row);
+      const added = r.changes === 1;
+      if (added) {
+        version++;
+        // the fill as the table gives it back (the same conversions)
+        const id = Number(r.lastInsertRowid);
+        recent.push(
+          Object.freeze(
+            fromRow({
+              id,
+              order_hash: row.orderHash,
+              intent_id: row.intentId,
+              tx_hash: row.txHash,
+              side: row.side,
+              collection: row.collection,
+              contract: row.contract,
+              token_id: row.tokenId,
+              quantity: row.quantity,
+              price: row.price,
+              token: row.token,
+              fees: row.fees,
+              block_number: row.blockNumber,
+              filled_at: row.filledAt,
+            }),
+          ),
+        );
+        if (recent.length > RECENT_MAX) recent = recent.slice(RECENT_MAX / 2);
+      }
       return added;
     },
     list(filter = {}) {

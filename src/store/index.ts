@@ -128,6 +128,16 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   let closed = false;
   // one transaction wrapper for every call (building one per call costs more than a small commit)
   const inTransaction = db.transaction((fn: () => unknown) => fn());
+  const fills = createFillRepo(db, now);
+  /** A rolled-back transaction takes its fills with it: the repository's memory of them too. */
+  const immediate = <T>(fn: () => T): T => {
+    try {
+      return inTransaction.immediate(fn) as T;
+    } catch (err) {
+      fills.forgetRecent();
+      throw err;
+    }
+  };
   return {
     path,
     db,
@@ -135,15 +145,15 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     intents: createIntentRepo(db, now),
     transactions: createTxRepo(db, now),
     orders: createOrderRepo(db, now),
-    fills: createFillRepo(db, now),
+    fills,
     spend: createSpendRepo(db, now),
     watermarks: createWatermarkRepo(db, now),
     strategyState: createStrategyStateRepo(db, now),
     transaction<T>(fn: () => T, opts: { readonly durable?: boolean } = {}): T {
-      if (opts.durable !== false || base === 'NORMAL') return inTransaction.immediate(fn) as T;
+      if (opts.durable !== false || base === 'NORMAL') return immediate(fn);
       db.pragma('synchronous = NORMAL');
       try {
-        return inTransaction.immediate(fn) as T;
+        return immediate(fn);
       } finally {
         db.pragma(`synchronous = ${base}`);
       }

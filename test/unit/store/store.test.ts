@@ -521,6 +521,49 @@ describe('repositories', () => {
     expect(store.strategyState.get('s1')).toBeUndefined();
   });
 
+  it('fills: after(id) answers the fills recorded since as the table does, a rolled-back one gone from both', () => {
+    const fill = (n: number, extra: Record<string, unknown> = {}) => ({
+      txHash: `0x${n}`,
+      side: 'buy' as const,
+      collection: 'c',
+      contract: '0xCC',
+      tokenId: String(n),
+      price: BigInt(n) * 10n ** 17n,
+      token: '0xToken',
+      ...extra,
+    });
+    // fills of an earlier run: not in this repository's memory
+    const earlier = open('fills.db');
+    earlier.fills.record(fill(1));
+    earlier.close();
+    const s = open('fills.db');
+    const table = () => open('fills.db'); // a second handle reads the table itself
+    try {
+      s.fills.record(fill(2, { orderHash: '0xo', intentId: 'i-2', fees: 5n, quantity: 3n, blockNumber: 9 }));
+      s.fills.record(fill(3));
+      expect(s.fills.record(fill(3))).toBe(false); // the same (tx, contract, token): no row
+      s.transaction(() => s.fills.record(fill(4, { filledAt: 123 })));
+      const t = table();
+      for (const from of [0, 1, 2, 3, 4]) expect(s.fills.after(from, 100)).toEqual(t.fills.after(from, 100));
+      expect(s.fills.after(1, 2).map((f) => f.tokenId)).toEqual(['2', '3']);
+      t.close();
+      expect(() =>
+        s.transaction(() => {
+          s.fills.record(fill(5));
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
+      expect(s.fills.after(3, 100).map((f) => f.tokenId)).toEqual(['4']);
+      s.fills.record(fill(6));
+      const u = table();
+      for (const from of [0, 2, 4, 5]) expect(s.fills.after(from, 100)).toEqual(u.fills.after(from, 100));
+      expect(s.fills.after(0, 100).map((f) => f.tokenId)).toEqual(['1', '2', '3', '4', '6']);
+      u.close();
+    } finally {
+      s.close();
+    }
+  });
+
   it('transaction() is all or nothing', () => {
     expect(() =>
       store.transaction(() => {
