@@ -83,7 +83,12 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
       known.delete(oldest);
       asked.delete(oldest);
     }
-    for (const fn of listeners) fn(key, traits, at);
+    for (const fn of listeners)
+      try {
+        fn(key, traits, at);
+      } catch (err) {
+        o.onError?.(err, asked.get(key) ?? (nftOfKey(key) as NftRef));
+      }
   }
 
   function ask(key: string, nft: NftRef): void {
@@ -93,9 +98,21 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
       if (o.clock.now() < until) return;
       failedUntil.delete(key);
     }
+    asked.delete(key);
     asked.set(key, nft);
     waiting.set(key, nft);
-    if (waiting.size > maxQueued) waiting.delete(waiting.keys().next().value as string);
+    if (waiting.size > maxQueued) {
+      // the oldest waiting goes: a later listing of it asks again
+      const dropped = waiting.keys().next().value as string;
+      waiting.delete(dropped);
+      asked.delete(dropped);
+    }
+    // NFTs asked whose read found nothing stay asked (not read again on each listing), within a bound
+    if (asked.size > 2 * maxNfts)
+      for (const k of asked.keys()) {
+        if (asked.size <= maxNfts) break;
+        if (!running.has(k) && !waiting.has(k)) asked.delete(k);
+      }
     pump();
   }
 

@@ -100,9 +100,14 @@ describe('NFT traits', () => {
     expect(r.calls).toEqual(['1', '2', '4', '5']);
     expect(r.most()).toBe(2);
     expect(idle).toBe(true);
+    // the one dropped from the queue is asked again by its next listing
+    t.observe(listingEvent(clock, hash(33), 3, E18));
+    expect(r.calls).toEqual(['1', '2', '4', '5', '3']);
+    r.pending.shift()?.resolve([{ type: 'Id', value: '3' }]);
+    await t.idle();
     // learned: at once, without a read
     expect(await t.load(listingEvent(clock, hash(4), 4, E18).nft)).toEqual([{ type: 'Id', value: '4' }]);
-    expect(r.calls).toHaveLength(4);
+    expect(r.calls).toHaveLength(5);
   });
 
   it('does not read a failed NFT again before retryAfterMs; forgets the NFTs learned longest ago', async () => {
