@@ -11,7 +11,7 @@
  * Control: the same two daemons with `store: local` (a bucket each) are refused with 429s after the
  * first window — the zero above is the shared bucket's doing, not a lack of demand.
  *
- * Needs Debian's `redis-server`; set HARPOON_SKIP_REDIS=1 to skip on purpose (else a missing
+ * Needs Debian's `redis-server`; set HARPOON_SKIP_REDIS=1 to leave it out on purpose (else a missing
  * redis-server fails this suite).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,13 +25,7 @@ import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { roomyLimits } from '../limits.ts';
-import {
-  MISSING_REDIS_MESSAGE,
-  type RedisHandle,
-  redisServerPath,
-  SKIP_REDIS,
-  startRedis,
-} from './redis-helpers.ts';
+import { type RedisHandle, redisFor, startRedis } from './redis-helpers.ts';
 
 const READ_PER_S = 2;
 const WINDOW_MS = 1000;
@@ -53,26 +47,9 @@ interface PairRun {
   readonly logs: readonly string[];
 }
 
-const bin = redisServerPath();
+const bin = redisFor('two daemons share one Redis bucket');
 
-if (!bin && !SKIP_REDIS) {
-  describe('two daemons share one Redis bucket', () => {
-    it('needs redis-server', () => {
-      throw new Error(MISSING_REDIS_MESSAGE);
-    });
-  });
-} else if (SKIP_REDIS) {
-  process.stdout.write('SKIPPED two daemons share one Redis bucket: HARPOON_SKIP_REDIS=1 is set\n');
-  // Skipped only on purpose: the user set HARPOON_SKIP_REDIS=1 on a machine without redis-server.
-  // Without that variable a missing redis-server fails loudly (above); CI installs it and runs this.
-  // Reason for the skip: HARPOON_SKIP_REDIS=1 was set on purpose (no redis-server on this machine).
-  describe.skip('two daemons share one Redis bucket — skipped: HARPOON_SKIP_REDIS=1', () => {
-    // Skipped for the reason above; the real test is in the `else` branch below.
-    it('stays within the account limit (skipped: HARPOON_SKIP_REDIS=1)', () => {
-      // Never runs: the suite is skipped because HARPOON_SKIP_REDIS=1 (see above).
-    });
-  });
-} else {
+if (bin !== undefined) {
   describe('two daemons share one Redis bucket', () => {
     let redis: RedisHandle | undefined;
     let sb: Sandbox | undefined;

@@ -5,7 +5,7 @@
  * and together be served about what the bucket allows.
  *
  * Needs Debian's `redis-server` (`apt-get install redis-server`). Set HARPOON_SKIP_REDIS=1 to
- * skip on purpose; otherwise a missing redis-server fails this suite.
+ * leave it out on purpose (see redisFor); otherwise a missing redis-server fails this suite.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -14,13 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScheduler } from '../../../src/ratelimit/scheduler.ts';
 import type { GroupRates, RateGroup } from '../../../src/ratelimit/types.ts';
 import { createRateLimitServer, type RateLimitServer } from '../../../src/sandbox/ratelimit/server.ts';
-import {
-  MISSING_REDIS_MESSAGE,
-  type RedisHandle,
-  redisServerPath,
-  SKIP_REDIS,
-  startRedis,
-} from './redis-helpers.ts';
+import { type RedisHandle, redisFor, startRedis } from './redis-helpers.ts';
 
 const WORKER = fileURLToPath(new URL('./fixtures/cluster-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -69,26 +63,9 @@ const RATES: GroupRates = {
 };
 const GROUPS: readonly RateGroup[] = ['read', 'write', 'fulfillment'];
 
-const bin = redisServerPath();
+const bin = redisFor('ratelimit cluster mode (Redis)');
 
-if (!bin && !SKIP_REDIS) {
-  describe('ratelimit cluster mode (Redis)', () => {
-    it('needs redis-server', () => {
-      throw new Error(MISSING_REDIS_MESSAGE);
-    });
-  });
-} else if (SKIP_REDIS) {
-  process.stdout.write('SKIPPED ratelimit cluster mode (Redis): HARPOON_SKIP_REDIS=1 is set\n');
-  // Skipped only on purpose: the user set HARPOON_SKIP_REDIS=1 on a machine without redis-server.
-  // Without that variable a missing redis-server fails loudly (above); CI installs it and runs this.
-  // Reason for the skip: HARPOON_SKIP_REDIS=1 was set on purpose (no redis-server on this machine).
-  describe.skip('ratelimit cluster mode (Redis) — skipped: HARPOON_SKIP_REDIS=1', () => {
-    // Skipped for the reason above; the real tests are in the `else` branch below.
-    it('shares one bucket between processes (skipped: HARPOON_SKIP_REDIS=1)', () => {
-      // Never runs: the suite is skipped because HARPOON_SKIP_REDIS=1 (see above).
-    });
-  });
-} else {
+if (bin !== undefined) {
   describe('ratelimit cluster mode (Redis)', () => {
     let redis: RedisHandle | undefined;
     let server: RateLimitServer | undefined;

@@ -6,12 +6,35 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 
 export const SKIP_REDIS = process.env['HARPOON_SKIP_REDIS'] === '1';
 
 export const MISSING_REDIS_MESSAGE =
   'redis-server is not installed: run `apt-get install redis-server` (Debian), ' +
   'or set HARPOON_SKIP_REDIS=1 to skip the cluster-mode tests on purpose';
+
+/**
+ * The redis-server a cluster-mode suite runs against. Without one, the suite named `suite` gets a
+ * single test in its place: it fails with how to install redis-server, or — HARPOON_SKIP_REDIS=1 —
+ * it passes, saying the suite was left out on purpose. Nothing is skipped silently.
+ */
+export function redisFor(suite: string): string | undefined {
+  const bin = redisServerPath();
+  if (bin !== undefined) return bin;
+  describe(suite, () => {
+    if (!SKIP_REDIS)
+      it('needs redis-server', () => {
+        throw new Error(MISSING_REDIS_MESSAGE);
+      });
+    else
+      it('is left out on purpose: HARPOON_SKIP_REDIS=1 and no redis-server on this machine', () => {
+        process.stdout.write(`LEFT OUT ${suite}: HARPOON_SKIP_REDIS=1 and no redis-server\n`);
+        expect(redisServerPath()).toBeUndefined();
+      });
+  });
+  return undefined;
+}
 
 export function redisServerPath(): string | undefined {
   try {
