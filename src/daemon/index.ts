@@ -548,13 +548,13 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       refreshApiKey: () => (keeper as CredentialKeeper).refreshApiKey(),
       refreshWalletJwt: () => (keeper as CredentialKeeper).refreshWalletJwt(),
     });
+    const apiLog = log.child({ part: 'api' });
     transport = createTransport({
       ...ao.transport,
       credentials,
       scheduler,
-      logger: log.child({ part: 'api' }),
+      logger: apiLog,
     });
-    const apiLog = log.child({ part: 'api' });
     api = createApiClient(transport, {
       // an answer in a deprecated shape still works; the operator hears of it once per field
       onDeprecatedField: (e) => warnDeprecatedField(apiLog, e.field, e.replacement),
@@ -658,6 +658,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const traitsLog = log.child({ part: 'nft-traits' });
     nftTraits = createNftTraits({
       clock,
+      // a tape keeps the traits of every NFT listed (a backtest's strategies may ask for any)
+      readListed: options.market.record !== undefined,
       // the lowest read priority: trading reads go first
       read: async (nft) => {
         const res = await reader.nfts.get(options.chain.name, nft.contract, String(nft.identifier), {

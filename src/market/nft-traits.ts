@@ -1,10 +1,11 @@
 /**
- * The traits of single NFTs, as strategies read them (`ctx.nfts`): what the daemon learned of each
- * NFT it saw listed. An NFT first seen in a listing is read from the API in the background (at the
- * lowest read priority, a few at a time); a metadata update carries its new traits (or, without
- * them, has the NFT read again). A strategy asking for an NFT not learned yet gets nothing now —
- * the NFT is read, and a later decision sees it. Whoever records the market hears of each NFT
- * learned (`onLearned`): a tape holds the traits as the daemon knew them, when it knew them.
+ * The traits of single NFTs, as strategies read them (`ctx.nfts`). A strategy asking for an NFT
+ * not learned yet gets nothing now: the NFT is read from the API in the background (at the lowest
+ * read priority, a few at a time), and a later decision sees it. A metadata update carries its new
+ * traits (or, without them, has an NFT someone asked about read again). With `readListed` (the
+ * daemon sets it while it records the market) every NFT first seen in a listing is read as well.
+ * Whoever records the market hears of each NFT learned (`onLearned`): a tape holds the traits as
+ * the daemon knew them, when it knew them.
  *
  *   const traits = createNftTraits({ clock, read: (nft) => api.nfts.get(...).then(...) });
  *   traits.observe(event);            // every market event, before the strategies hear it
@@ -13,6 +14,7 @@
 import type { MarketEvent, NftRef } from '../domain/events.ts';
 import { nftKey } from '../domain/events.ts';
 import type { NftTraitsView } from '../strategy.ts';
+import { positiveOption } from './options.ts';
 import type { Known } from './snapshot.ts';
 
 export type Traits = readonly { readonly type: string; readonly value: string }[];
@@ -21,6 +23,8 @@ export interface NftTraitsOptions {
   readonly clock: { now(): number };
   /** Reads one NFT's traits (the API); undefined: the NFT has none known. */
   readonly read: (nft: NftRef) => Promise<Traits | undefined>;
+  /** Read every NFT first seen in a listing, not only those asked about. Default false. */
+  readonly readListed?: boolean;
   /** NFTs remembered at most (those learned longest ago go first). Default 50 000. */
   readonly maxNfts?: number;
   /** Reads at once at most. Default 2. */
@@ -42,7 +46,7 @@ export interface NftTraitsStats {
 export interface NftTraits {
   /** What strategies read: the traits learned so far (asking for an unknown NFT has it read). */
   readonly view: NftTraitsView;
-  /** Learns from a market event: listings of NFTs not seen yet are read, metadata updates taken. */
+  /** Learns from a market event: metadata updates taken (listings of NFTs not seen yet read, with readListed). */
   observe(event: MarketEvent): void;
   /** One NFT's traits: the learned ones at once, else read now (one read per NFT at a time). */
   load(nft: NftRef): Promise<Traits | undefined>;
@@ -57,14 +61,15 @@ const traitsOf = (list: readonly { readonly type: string; readonly value: string
   Object.freeze(list.map((t) => Object.freeze({ type: String(t.type), value: String(t.value) })));
 
 export function createNftTraits(o: NftTraitsOptions): NftTraits {
+  const positive = positiveOption('nft traits');
   const maxNfts = positive('maxNfts', o.maxNfts, 50_000);
   const concurrency = positive('concurrency', o.concurrency, 2);
   const maxQueued = positive('maxQueued', o.maxQueued, 10_000);
   const retryAfterMs = positive('retryAfterMs', o.retryAfterMs, 600_000);
   /** Learned, in the order learned (a Map keeps it: the first is the one to forget). */
   const known = new Map<string, Known<Traits>>();
-  /** NFTs read or being read (key → the NFT), so a listing asks once. */
-  const asked = new Map<string, NftRef>();
+  /** NFTs read or being read, so each is asked once. */
+  const asked = new Set<string>();
   /** Failed reads: key → when it may be read again. */
   const failedUntil = new Map<string, number>();
   const waiting = new Map<string, NftRef>();
@@ -87,7 +92,7 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
       try {
         fn(key, traits, at);
       } catch (err) {
-        o.onError?.(err, asked.get(key) ?? (nftOfKey(key) as NftRef));
+        o.onError?.(err, nftOfKey(key) as NftRef);
       }
   }
 
@@ -99,7 +104,7 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
       failedUntil.delete(key);
     }
     asked.delete(key);
-    asked.set(key, nft);
+    asked.add(key);
     waiting.set(key, nft);
     if (waiting.size > maxQueued) {
       // the oldest waiting goes: a later listing of it asks again
@@ -109,7 +114,7 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
     }
     // NFTs asked whose read found nothing stay asked (not read again on each listing), within a bound
     if (asked.size > 2 * maxNfts)
-      for (const k of asked.keys()) {
+      for (const k of asked) {
         if (asked.size <= maxNfts) break;
         if (!running.has(k) && !waiting.has(k)) asked.delete(k);
       }
@@ -157,9 +162,10 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
     get(key: string) {
       const k = known.get(key);
       if (k !== undefined) return k;
+      if (asked.has(key)) return undefined;
       // a key of another form than nftKey's cannot be read
-      const nft = asked.get(key) ?? nftOfKey(key);
-      if (nft !== undefined && !asked.has(key)) ask(key, nft);
+      const nft = nftOfKey(key);
+      if (nft !== undefined) ask(key, nft);
       return undefined;
     },
   });
@@ -169,15 +175,15 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
     observe(event) {
       if (event.kind === 'metadata_update') {
         const key = nftKey(event.nft);
-        // the new traits, when the update carries them; else read again
+        // the new traits, when the update carries them; else read again if someone asked
         if (event.traits.length > 0) learn(key, traitsOf(event.traits));
-        else {
+        else if (asked.has(key) || known.has(key)) {
           failedUntil.delete(key);
           ask(key, event.nft);
         }
         return;
       }
-      if (event.kind !== 'listing') return;
+      if (event.kind !== 'listing' || o.readListed !== true) return;
       const key = nftKey(event.nft);
       if (!asked.has(key) && !known.has(key)) ask(key, event.nft);
     },
@@ -188,7 +194,7 @@ export function createNftTraits(o: NftTraitsOptions): NftTraits {
       const r = running.get(key);
       if (r !== undefined) return r;
       waiting.delete(key);
-      asked.set(key, nft);
+      asked.add(key);
       return start(key, nft);
     },
     onLearned(fn) {
@@ -212,10 +218,4 @@ function nftOfKey(key: string): NftRef | undefined {
     contract: m[2] as NftRef['contract'],
     identifier: m[3] as NftRef['identifier'],
   };
-}
-
-function positive(name: string, v: number | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`nft traits: ${name} must be positive, got ${v}`);
-  return v;
 }

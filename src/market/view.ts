@@ -41,6 +41,7 @@ import {
   type OrderEntry,
 } from './entries.ts';
 import { FrozenMap } from './frozen.ts';
+import { positiveOption } from './options.ts';
 import { SharedMap } from './shared-map.ts';
 import type {
   CollectionSnapshot,
@@ -266,13 +267,7 @@ function describeError(err: unknown): string {
   return String(err);
 }
 
-function positive(name: string, v: number | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-    throw new RangeError(`market view: ${name} must be a positive number, got ${String(v)}`);
-  }
-  return v;
-}
+const positive = positiveOption('market view');
 
 export function createMarketView(options: MarketViewOptions): MarketView {
   const { api, clock, logger } = options;

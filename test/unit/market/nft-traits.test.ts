@@ -38,7 +38,7 @@ describe('NFT traits', () => {
     const clock = new FakeClock();
     const r = reads();
     const learned: string[] = [];
-    const t = createNftTraits({ clock, read: r.read });
+    const t = createNftTraits({ clock, read: r.read, readListed: true });
     t.onLearned((k, traits, at) => learned.push(`${k} ${traits[0]?.value} ${at}`));
     expect(t.view.get(key(7))).toBeUndefined(); // not seen: read now, known later
     await t.idle();
@@ -60,10 +60,28 @@ describe('NFT traits', () => {
     expect(r.calls).toHaveLength(2);
   });
 
-  it('takes new traits from a metadata update, and reads the NFT again when the update has none', async () => {
+  it('without readListed reads only what is asked for; an update without traits re-reads only those', async () => {
     const clock = new FakeClock();
     const r = reads();
     const t = createNftTraits({ clock, read: r.read });
+    t.observe(listingEvent(clock, hash(1), 1, E18));
+    t.observe(metadataEvent(clock, 2, []));
+    await t.idle();
+    expect(r.calls).toEqual([]);
+    expect(t.view.get(key(1))).toBeUndefined(); // asked: read now
+    await t.idle();
+    expect(t.view.get(key(1))?.value).toEqual([{ type: 'Hat', value: 'hat-1' }]);
+    t.observe(metadataEvent(clock, 1, []));
+    t.observe(metadataEvent(clock, 3, [{ type: 'Hat', value: 'Crown' }])); // taken without a read
+    await t.idle();
+    expect(r.calls).toEqual(['1', '1']);
+    expect(t.view.get(key(3))?.value).toEqual([{ type: 'Hat', value: 'Crown' }]);
+  });
+
+  it('takes new traits from a metadata update, and reads the NFT again when the update has none', async () => {
+    const clock = new FakeClock();
+    const r = reads();
+    const t = createNftTraits({ clock, read: r.read, readListed: true });
     t.observe(listingEvent(clock, hash(1), 1, E18));
     await t.idle();
     clock.t += 1_000;
@@ -81,7 +99,7 @@ describe('NFT traits', () => {
   it('reads a few at a time, drops the oldest waiting beyond its queue, and shares a read with load()', async () => {
     const clock = new FakeClock();
     const r = reads(false);
-    const t = createNftTraits({ clock, read: r.read, concurrency: 2, maxQueued: 2 });
+    const t = createNftTraits({ clock, read: r.read, readListed: true, concurrency: 2, maxQueued: 2 });
     for (let id = 1; id <= 5; id++) t.observe(listingEvent(clock, hash(id), id, E18));
     // 1 and 2 read; 3 dropped from the queue when 5 came; 4 and 5 wait
     expect(r.calls).toEqual(['1', '2']);
@@ -117,6 +135,7 @@ describe('NFT traits', () => {
     const t = createNftTraits({
       clock,
       read: r.read,
+      readListed: true,
       retryAfterMs: 60_000,
       maxNfts: 2,
       onError: (err, nft) => errors.push(`${nft.identifier}: ${(err as Error).message}`),
@@ -154,10 +173,10 @@ describe('NFT traits', () => {
   it('refuses bad options', () => {
     const clock = new FakeClock();
     expect(() => createNftTraits({ clock, read: async () => undefined, concurrency: 0 })).toThrow(
-      /concurrency must be positive/,
+      /nft traits: concurrency must be a positive number, got 0/,
     );
     expect(() => createNftTraits({ clock, read: async () => undefined, maxNfts: Number.NaN })).toThrow(
-      /maxNfts must be positive/,
+      /maxNfts must be a positive number, got NaN/,
     );
   });
 });

@@ -57,6 +57,7 @@ describe('tape recorder', () => {
     const traitCalls: string[] = [];
     const nftTraits = createNftTraits({
       clock,
+      readListed: true,
       read: async (nft) => {
         traitCalls.push(String(nft.identifier));
         return [{ type: 'Hat', value: 'Cap' }];
