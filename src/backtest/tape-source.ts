@@ -57,15 +57,19 @@ function answerAt<T>(list: readonly Timed<T>[] | undefined, at: number, aheadMs:
 /** The newest entry at or before `at`, else the first. */
 function asOf<T>(list: readonly Timed<T>[] | undefined, at: number): T | undefined {
   if (list === undefined || list.length === 0) return undefined;
+  return (atOrBefore(list, at) ?? (list[0] as Timed<T>)).value;
+}
+
+/** The newest entry at or before `at`, if any. */
+function atOrBefore<T>(list: readonly Timed<T>[], at: number): Timed<T> | undefined {
   let lo = 0;
-  let hi = list.length - 1;
-  if ((list[0] as Timed<T>).at > at) return (list[0] as Timed<T>).value;
+  let hi = list.length;
   while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((list[mid] as Timed<T>).at <= at) lo = mid;
-    else hi = mid - 1;
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as Timed<T>).at <= at) lo = mid + 1;
+    else hi = mid;
   }
-  return (list[lo] as Timed<T>).value;
+  return list[lo - 1];
 }
 
 /** Tapes are written in time order; a late write (an answer that took long) is placed in order. */
@@ -185,15 +189,13 @@ class Keyed<K, T> {
   readonly map = new Map<K, Timed<T>[]>();
   private readonly multi = new Set<Timed<T>[]>();
 
-  /** Adds a value; 1 (the values held grew by one). */
-  add(k: K, at: number, value: T): 1 {
+  add(k: K, at: number, value: T): void {
     const l = this.map.get(k);
     if (l === undefined) this.map.set(k, [{ at, value }]);
     else {
       insert(l, at, value);
       this.multi.add(l);
     }
-    return 1;
   }
 
   prune(floor: number): number {
@@ -270,29 +272,33 @@ class StreamingReplay implements TapeReplay {
     this.read++;
     if (r.k === 'header') return true;
     if (r.at > this.watermark) this.watermark = r.at;
-    // every record held counts once (a freshness record holds one value per collection)
+    // every value held counts once (a freshness record holds one per collection)
+    let values = 1;
     switch (r.k) {
       case 'event':
         this.queue.push(r);
-        this.held++;
         break;
       case 'rest':
-        this.held += this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, r);
+        this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, r);
         break;
       case 'fees':
-        this.held += this.feeMap.add(r.slug, r.at, r.fees);
+        this.feeMap.add(r.slug, r.at, r.fees);
         break;
       case 'gas':
-        this.held += this.gas.add(0, r.at, r.price);
+        this.gas.add(0, r.at, r.price);
         break;
       case 'traits':
-        this.held += this.traitMap.add(r.nft, r.at, deepFreeze(r.traits));
+        this.traitMap.add(r.nft, r.at, deepFreeze(r.traits));
         break;
       case 'fresh':
-        for (const [slug, f] of Object.entries(r.collections))
-          this.held += this.fresh.add(slug, r.at, { at: r.at, ...f });
+        values = 0;
+        for (const [slug, f] of Object.entries(r.collections)) {
+          this.fresh.add(slug, r.at, { at: r.at, ...f });
+          values++;
+        }
         break;
     }
+    this.held += values;
     if (this.held > this.heldMax) this.heldMax = this.held;
     if (++this.sincePrune >= PRUNE_EVERY) this.prune();
     return true;
@@ -357,12 +363,7 @@ class StreamingReplay implements TapeReplay {
     get: (key) => {
       const at = this.asOfNow();
       const l = this.traitMap.map.get(key);
-      if (l === undefined) return undefined;
-      let newest: Timed<readonly { type: string; value: string }[]> | undefined;
-      for (const e of l) {
-        if (e.at > at) break;
-        newest = e;
-      }
+      const newest = l === undefined ? undefined : atOrBefore(l, at);
       if (newest === undefined) return undefined;
       // the same object for the same record (strategies compare what they read by identity)
       let k = this.knownTraits.get(newest);

@@ -1,6 +1,5 @@
 // The daemon's status (served as JSON on /status) and its rendering for a person: `harpoon status`
 // and the demo's live summary print the same text from the same object.
-
 import type { NotifierStatus } from '../alerts/index.ts';
 import { type CredentialStatus, describeCredentials } from '../auth/index.ts';
 import { formatUnits } from '../domain/money.ts';

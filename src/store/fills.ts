@@ -89,8 +89,8 @@ export function createFillRepo(db: Db, now: () => number): OwnedFillRepo {
   const insert = db.prepare(
     `INSERT OR IGNORE INTO fills (order_hash, intent_id, tx_hash, side, collection, contract, token_id, quantity,
        price, token, fees, block_number, filled_at)
-     VALUES (@orderHash, @intentId, @txHash, @side, @collection, @contract, @tokenId, @quantity, @price, @token,
-       @fees, @blockNumber, @filledAt)`,
+     VALUES (@order_hash, @intent_id, @tx_hash, @side, @collection, @contract, @token_id, @quantity, @price, @token,
+       @fees, @block_number, @filled_at)`,
   );
   const newest = db.prepare('SELECT * FROM fills ORDER BY id DESC LIMIT ?');
   const older = db.prepare('SELECT * FROM fills WHERE id < ? ORDER BY id DESC LIMIT ?');
@@ -131,47 +131,27 @@ export function createFillRepo(db: Db, now: () => number): OwnedFillRepo {
     },
     version: () => version,
     record(f) {
-      const row = {
-        orderHash: f.orderHash ?? null,
-        intentId: f.intentId ?? null,
-        txHash: f.txHash ?? null,
+      // the row as the table keeps it (and gives it back)
+      const row: Omit<Row, 'id'> = {
+        order_hash: f.orderHash ?? null,
+        intent_id: f.intentId ?? null,
+        tx_hash: f.txHash ?? null,
         side: f.side,
         collection: f.collection,
         contract: f.contract.toLowerCase(),
-        tokenId: f.tokenId,
+        token_id: f.tokenId,
         quantity: amountToDb(f.quantity ?? 1n),
         price: amountToDb(f.price),
         token: f.token.toLowerCase(),
         fees: amountToDb(f.fees ?? 0n),
-        blockNumber: f.blockNumber ?? null,
-        filledAt: f.filledAt ?? now(),
+        block_number: f.blockNumber ?? null,
+        filled_at: f.filledAt ?? now(),
       };
       const r = insert.run(row);
       const added = r.changes === 1;
       if (added) {
         version++;
-        // the fill as the table gives it back (the same conversions)
-        const id = Number(r.lastInsertRowid);
-        recent.push(
-          Object.freeze(
-            fromRow({
-              id,
-              order_hash: row.orderHash,
-              intent_id: row.intentId,
-              tx_hash: row.txHash,
-              side: row.side,
-              collection: row.collection,
-              contract: row.contract,
-              token_id: row.tokenId,
-              quantity: row.quantity,
-              price: row.price,
-              token: row.token,
-              fees: row.fees,
-              block_number: row.blockNumber,
-              filled_at: row.filledAt,
-            }),
-          ),
-        );
+        recent.push(Object.freeze(fromRow({ id: Number(r.lastInsertRowid), ...row })));
         if (recent.length > RECENT_MAX) recent = recent.slice(RECENT_MAX / 2);
       }
       return added;

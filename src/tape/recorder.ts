@@ -139,9 +139,7 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   flushTimer.unref?.();
   const gasTimer =
     o.gasPrice !== undefined ? setInterval(() => void readGas(), o.gasEveryMs ?? 12_000) : undefined;
-  const stopTraits = o.nftTraits?.onLearned((nft, traits, at) =>
-    write({ k: 'traits', at, nft, traits: traits.map((t) => ({ type: t.type, value: t.value })) }),
-  );
+  const stopTraits = o.nftTraits?.onLearned((nft, traits, at) => write({ k: 'traits', at, nft, traits }));
   gasTimer?.unref?.();
 
   return {
