@@ -17,6 +17,10 @@
  * eventsPerSWarm = the same tape replayed again by a new backtest in the same process (strategies
  * loaded and compiled, the code warmed up by the first): the rate a long replay runs at, which
  * pays those once.
+ * tapeReadEventsPerS = the tape's events taken one by one from a replay of the tape source with
+ * nothing else running (no view, engine or strategies; the clock follows the events): what
+ * reading, inflating and decoding the tape costs alone — the most any replay of it can reach
+ * (best of three, after the replays above warmed the code).
  * sweepSpeedup = time of a sweep on one worker / time of the same sweep on one worker per core
  * (each worker surveys the tape and loads the strategies itself, a second or two: short
  * combinations gain less; --sweep-hours sets their length).
@@ -77,6 +81,24 @@ async function main(): Promise<void> {
       `again: ${again.events} events in ${warmS.toFixed(1)} s = ${eventsPerSWarm} events/s (same report)\n`,
     );
 
+    // the tape alone: its events taken from a replay, the clock following them
+    let tapeReadS = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) {
+      let at = tape.firstAt;
+      const r = tape.replay(() => at);
+      const s = performance.now();
+      let n = 0;
+      for (let e = r.shift(); e !== undefined; e = r.shift()) {
+        at = e.at;
+        n++;
+      }
+      r.close();
+      if (n !== run.events) throw new Error(`the tape read alone gave ${n} events, the replay ${run.events}`);
+      tapeReadS = Math.min(tapeReadS, (performance.now() - s) / 1000);
+    }
+    const tapeReadEventsPerS = Math.round(run.events / tapeReadS);
+    process.stderr.write(`tape read alone: ${tapeReadEventsPerS} events/s (best of 3)\n`);
+
     // the sweep: the same combinations on one worker, then on one worker per core
     const sweepTape = join(dir, 'sweep.tape');
     await writeSandboxTape({ out: sweepTape, seed: 8, hours: sweepHours });
@@ -104,6 +126,7 @@ async function main(): Promise<void> {
         bench: 'backtest',
         eventsPerS,
         eventsPerSWarm,
+        tapeReadEventsPerS,
         goalEventsPerS: 250_000,
         sweepSpeedup: Math.round((one.s / all.s) * 100) / 100,
         cores,
