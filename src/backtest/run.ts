@@ -21,6 +21,7 @@ import {
   type Engine,
   type LoadedStrategy,
   loadStrategy,
+  type StrategyEntry,
 } from '../engine/index.ts';
 import { MemoryJournal, MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
 import { createPaperExecutor, type PaperExecutor } from '../execution/paper.ts';
@@ -61,17 +62,20 @@ export interface BacktestRun {
   readonly heldMax: number;
 }
 
-async function loadAll(setup: BacktestSetup, builtin: string): Promise<LoadedStrategy[]> {
+/** A configured strategy as the loader takes it. */
+export function strategyEntry(s: BacktestSetup['strategies'][number]): StrategyEntry {
+  return { id: s.id, module: s.module, params: s.params as Readonly<Record<string, unknown>> };
+}
+
+/** Loads (imports and validates) the setup's strategies, in order. */
+export async function loadAll(setup: BacktestSetup, builtin: string): Promise<LoadedStrategy[]> {
   const out: LoadedStrategy[] = [];
   for (const s of setup.strategies)
     out.push(
-      await loadStrategy(
-        { id: s.id, module: s.module, params: s.params as Readonly<Record<string, unknown>> },
-        {
-          strategiesDir: setup.strategiesDir ?? builtin,
-          ...(setup.baseDir !== undefined ? { baseDir: setup.baseDir } : {}),
-        },
-      ),
+      await loadStrategy(strategyEntry(s), {
+        strategiesDir: setup.strategiesDir ?? builtin,
+        ...(setup.baseDir !== undefined ? { baseDir: setup.baseDir } : {}),
+      }),
     );
   return out;
 }

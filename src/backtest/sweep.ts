@@ -7,7 +7,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { validateDefinition } from '../engine/index.ts';
+import { ConfigError } from '../errors/index.ts';
 import type { BacktestReport, ReportLine } from './report.ts';
+import { loadAll, strategyEntry } from './run.ts';
 import { type BacktestSetup, type ParamOverride, withOverrides } from './setup.ts';
 
 export interface SweepAxis {
@@ -142,6 +145,30 @@ export function rank(results: readonly SweepResult[]): (SweepResult & { rank: nu
   return sorted.map((r, i) => ({ ...r, rank: i + 1 }));
 }
 
+/**
+ * Every combination's params checked against its strategies' schemas before any worker starts:
+ * an unknown param or a value out of range is a ConfigError naming the combination (the config's
+ * own strategies are loaded once, here, and fail the same way).
+ */
+async function checkParams(o: SweepOptions, jobs: readonly SweepJob[]): Promise<void> {
+  const swept = new Set(o.axes.map((a) => a.strategy));
+  const loaded = new Map((await loadAll(o.setup, o.builtinStrategiesDir)).map((l) => [l.id, l]));
+  for (const job of jobs)
+    for (const s of job.setup.strategies) {
+      const l = loaded.get(s.id);
+      if (l === undefined || !swept.has(s.id)) continue;
+      try {
+        validateDefinition(strategyEntry(s), l.path, l.definition);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        throw new ConfigError(`--sweep combination ${JSON.stringify(job.label)}: ${e.shortMessage}`, {
+          code: e.code,
+          details: { ...e.details, combination: job.label },
+        });
+      }
+    }
+}
+
 export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const combos = combinations(o.axes);
   // every combination is checked before any worker starts (an unknown strategy fails at once)
@@ -155,6 +182,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     ...(o.to !== undefined ? { to: o.to } : {}),
     ...(o.latencyMs !== undefined ? { latencyMs: o.latencyMs } : {}),
   }));
+  await checkParams(o, jobs);
   const n = Math.max(1, Math.min(jobs.length, o.workers ?? availableParallelism()));
   const results: SweepResult[] = [];
   let next = 0;

@@ -6,6 +6,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
+import { TapeFormatError } from '../../tape/format.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import {
   ACTIVITY_FLAG,
@@ -115,7 +116,17 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
   // the window is checked against the tape before anything runs (a sweep's workers too): a survey
   // of the tape, which the replay then streams
-  const tape = openTapeSource(tapePath);
+  let tape: ReturnType<typeof openTapeSource>;
+  try {
+    tape = openTapeSource(tapePath);
+  } catch (e) {
+    // a file that is not a tape, or not one yet (cut before its first block)
+    if (!(e instanceof TapeFormatError)) throw e;
+    throw new UsageError(
+      `--tape: ${e.message}`,
+      'give a tape written by "harpoon record", the daemon\'s market.record or "harpoon sandbox tape"',
+    );
+  }
   if ((from !== undefined && from > tape.lastAt) || (to !== undefined && to < tape.firstAt))
     throw new UsageError(
       `--from/--to are outside the tape, which runs ${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`,

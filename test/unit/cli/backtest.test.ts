@@ -69,6 +69,22 @@ describe('harpoon sandbox tape, backtest', () => {
     ]);
     expect(sweepOutside.code).toBe(2);
     expect(sweepOutside.stderr).toMatch(/--from\/--to are outside the tape/);
+    // every combination's params are checked against the strategy's schema before a worker runs
+    for (const [spec, message] of [
+      [
+        'sniper.nope=1..2:1',
+        /--sweep combination \{"sniper\.nope":1\}: strategy 'sniper' .*Unrecognized key: "nope"/,
+      ],
+      [
+        'sniper.discountBps=1000,20000',
+        /--sweep combination \{"sniper\.discountBps":20000\}: .*params\.discountBps/,
+      ],
+    ] as const) {
+      const bad = await harpoon(['backtest', '--tape', tape, '-c', CONFIG, '--sweep', spec]);
+      expect(bad.code, spec).toBe(2);
+      expect(bad.stderr).toMatch(message);
+      expect(bad.stderr).not.toMatch(/unexpected error|sweep: \d+\/\d+ done/);
+    }
 
     const s = await harpoon([
       'backtest',
@@ -98,6 +114,7 @@ describe('harpoon sandbox tape, backtest', () => {
     const cases: [string[], RegExp][] = [
       [['backtest', '--config', CONFIG], /--tape is required/],
       [['backtest', '--tape', join(dir, 'none.tape'), '--config', CONFIG], /--tape: no file at/],
+      [['backtest', '--tape', CONFIG, '--config', CONFIG], /--tape: .*backtest\.yaml is not a harpoon tape/],
       [['backtest', '--tape', CONFIG, '--from', 'yesterday'], /--from: "yesterday" is not a time/],
       [['backtest', '--tape', CONFIG, '--sweep', 'sniper.discountBps'], /expected strategy\.param=values/],
       [
