@@ -1,5 +1,5 @@
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { computeAddress } from 'ethers';
 import { chainIdOf } from '../domain/chains.ts';
 import { type Address, type CollectionSlug, describe } from '../domain/ids.ts';
@@ -178,6 +178,15 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
     }
   }
   const alerts = resolveAlerts(fc, env, issues, (p) => envSource(p, fromEnv));
+  const recordPath = fc.market.record !== undefined ? resolve(cwd, fc.market.record) : undefined;
+  const recordProblem = recordPath !== undefined ? outFileProblem(recordPath) : undefined;
+  if (recordProblem !== undefined)
+    issues.push({
+      path: ['market', 'record'],
+      message: `cannot be written: ${recordProblem}`,
+      fix: 'give a tape path in a folder that exists and is writable, or leave market.record out',
+      ...envSource(['market', 'record'], fromEnv),
+    });
   if (issues.length > 0 || wallet === undefined) throw configErrorOf(issues, file);
 
   const chainId = chainIdOf(fc.chain.name);
@@ -253,7 +262,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
     market: {
       staleAfterMs: fc.market.staleAfterMs,
       readsPerHour: fc.market.readsPerHour,
-      ...(fc.market.record !== undefined ? { record: fc.market.record } : {}),
+      ...(recordPath !== undefined ? { record: recordPath } : {}),
     },
     stream: {
       heartbeatIntervalMs: fc.stream.heartbeatIntervalMs,
@@ -516,6 +525,22 @@ function resolveWallet(
     return { source: 'env', privateKeyEnv, privateKey: key, ...addr };
   }
   return { source: 'none', ...addr };
+}
+
+/**
+ * Why a file cannot be written at `path` (its folder missing or not writable, or the path a
+ * folder), or undefined when it can: checked before work whose result goes there.
+ */
+export function outFileProblem(path: string): string | undefined {
+  const dir = dirname(path);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return `there is no folder ${dir}`;
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return `the folder ${dir} is not writable`;
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) return `${path} is a folder, not a file`;
+  return undefined;
 }
 
 /** Checks the keystore file; returns its parsed JSON or a problem text. Warns when group/world readable. */

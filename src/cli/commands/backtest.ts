@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../config/load.ts';
+import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
 import { TapeFormatError } from '../../tape/format.ts';
 import { ExitCode, UsageError } from '../exit.ts';
@@ -61,6 +61,14 @@ function required(ctx: CommandContext, spec: typeof TAPE_FLAG, command: string, 
   return resolve(ctx.io.cwd, v);
 }
 
+/** `--out` checked before any work (a long replay must not fail at its last step). */
+function writableOut(path: string, example: string): string {
+  const problem = outFileProblem(path);
+  if (problem !== undefined)
+    throw new UsageError(`--out: ${problem}`, `give a path in a folder that exists, e.g. ${example}`);
+  return path;
+}
+
 /** `harpoon backtest --tape T --config C [--from] [--to] [--out PATH] [--latency MS] [--sweep SPEC]… [--workers N]`. */
 export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const command = 'backtest';
@@ -82,7 +90,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
   const outRaw = textFlag(ctx.flags, OUT_FLAG, command);
-  const out = outRaw !== undefined ? resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')) : undefined;
+  const out =
+    outRaw !== undefined
+      ? writableOut(resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')), `${example} --out report`)
+      : undefined;
   const { parseSweep } = await import('../../backtest/sweep.ts');
   const sweeps = multipleFlag(ctx.flags, SWEEP_FLAG).map((s) => {
     try {
@@ -223,7 +234,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
 /** `harpoon sandbox tape --out T [--seed N] [--hours H] [--activity N]`: the simulator's market as a tape, offline. */
 export async function runSandboxTape(ctx: CommandContext): Promise<number> {
   const command = 'sandbox tape';
-  const out = required(ctx, OUT_FLAG, command, 'harpoon sandbox tape --seed 7 --hours 24 --out day.tape');
+  const example = 'harpoon sandbox tape --seed 7 --hours 24 --out day.tape';
+  const out = writableOut(required(ctx, OUT_FLAG, command, example), example);
   const seed = numberFlag(ctx.flags, SEED_FLAG, 1, command);
   const hours = numberFlag(ctx.flags, HOURS_FLAG, 24, command);
   const activity = numberFlag(ctx.flags, ACTIVITY_FLAG, 3, command);
@@ -245,7 +257,8 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
 /** `harpoon record --config C --out T [--seconds N]`: the market view's market, recorded (no strategy runs). */
 export async function runRecord(ctx: CommandContext): Promise<number> {
   const command = 'record';
-  const out = required(ctx, OUT_FLAG, command, 'harpoon record --config harpoon.yaml --out market.tape');
+  const example = 'harpoon record --config harpoon.yaml --out market.tape';
+  const out = writableOut(required(ctx, OUT_FLAG, command, example), example);
   const file = textFlag(ctx.flags, CONFIG_FLAG, command);
   const seconds =
     ctx.flags.seconds !== undefined ? numberFlag(ctx.flags, SECONDS_FLAG, 0, command) : undefined;

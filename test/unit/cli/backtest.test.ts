@@ -124,6 +124,14 @@ describe('harpoon sandbox tape, backtest', () => {
       [['backtest', '--tape', CONFIG, '--workers', '2'], /--workers goes with --sweep/],
       [['sandbox', 'tape', '--hours', '0', '--out', 'x.tape'], /--hours: "0" is not a number of hours/],
       [['sandbox', 'tape', '--hours', '1'], /--out is required/],
+      // where the result goes is checked before any work
+      [
+        ['sandbox', 'tape', '--hours', '1', '--out', join(dir, 'nope', 'x.tape')],
+        /--out: there is no folder/,
+      ],
+      [['sandbox', 'tape', '--hours', '1', '--out', dir], /--out: .* is a folder, not a file/],
+      [['backtest', '--tape', CONFIG, '--out', join(dir, 'nope', 'rep')], /--out: there is no folder/],
+      [['record', '--config', CONFIG, '--out', join(dir, 'nope', 'm.tape')], /--out: there is no folder/],
       [['record', '--config', CONFIG], /--out is required/],
     ];
     for (const [args, message] of cases) {

@@ -285,6 +285,21 @@ describe('loadConfig: keystore', () => {
     expect(err.message).toMatch(pattern);
   });
 
+  it('resolves market.record against cwd (as store.path) and refuses one that cannot be written', () => {
+    const dir = tempDir();
+    const ok = writeFile(dir, 'ok.yaml', 'market:\n  record: tapes-ok.tape\n');
+    expect(loadConfig({ file: ok, env: {}, cwd: dir }).config.market.record).toBe(join(dir, 'tapes-ok.tape'));
+    for (const [record, pattern] of [
+      ['no-such-folder/m.tape', /market\.record: cannot be written: there is no folder .*no-such-folder/],
+      ['.', /market\.record: cannot be written: .* is a folder, not a file/],
+    ] as const) {
+      const file = writeFile(dir, 'h.yaml', `market:\n  record: ${record}\n`);
+      const err = configError(() => loadConfig({ file, env: {}, cwd: dir }));
+      expect(err.message).toMatch(pattern);
+      expect(err.message).toMatch(/give a tape path in a folder that exists/);
+    }
+  });
+
   it('requires the keystore password and refuses two key sources', () => {
     const dir = tempDir();
     writeFile(dir, 'key.json', fakeKeystoreJson(), 0o600);
