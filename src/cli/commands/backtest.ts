@@ -138,6 +138,18 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       'give a tape written by "harpoon record", the daemon\'s market.record or "harpoon sandbox tape"',
     );
   }
+  // the config's collections against the tape's: none of them is a mistake, some a warning
+  const onTape = new Set(tape.header.collections);
+  const missing = setup.collections.filter((c) => !onTape.has(c));
+  if (missing.length > 0 && missing.length === setup.collections.length)
+    throw new UsageError(
+      `the tape holds none of the config's collections (${missing.join(', ')}); it recorded ${tape.header.collections.join(', ')}`,
+      `backtest a config that trades what the tape recorded, or record those collections: harpoon record --config C --out T`,
+    );
+  if (missing.length > 0)
+    ctx.io.stderr(
+      `harpoon: warning: the tape holds no market of ${missing.join(', ')} (it recorded ${tape.header.collections.join(', ')}): strategies trading ${missing.length === 1 ? 'it' : 'them'} see nothing of ${missing.length === 1 ? 'it' : 'them'} in this backtest\n`,
+    );
   if ((from !== undefined && from > tape.lastAt) || (to !== undefined && to < tape.firstAt))
     throw new UsageError(
       `--from/--to are outside the tape, which runs ${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`,

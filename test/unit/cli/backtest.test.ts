@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,27 @@ describe('harpoon sandbox tape, backtest', () => {
     ]);
     expect(sweepOutside.code).toBe(2);
     expect(sweepOutside.stderr).toMatch(/--from\/--to are outside the tape/);
+    // the config's collections against the tape's: some missing is said, none on the tape refused
+    const cfgText = readFileSync(CONFIG, 'utf8');
+    const oneOff = join(dir, 'one-off.yaml');
+    writeFileSync(oneOff, cfgText.replaceAll('harpoon-apes', 'other-apes'));
+    const partial = await harpoon(['backtest', '--tape', tape, '-c', oneOff]);
+    expect(partial.code).toBe(0);
+    expect(partial.stderr).toMatch(
+      /warning: the tape holds no market of other-apes \(it recorded harpoon-apes, harpoon-punks\)/,
+    );
+    expect(b.stderr).not.toMatch(/the tape holds no market/);
+    const allOff = join(dir, 'all-off.yaml');
+    writeFileSync(
+      allOff,
+      cfgText.replaceAll('harpoon-apes', 'other-apes').replaceAll('harpoon-punks', 'other-punks'),
+    );
+    const none = await harpoon(['backtest', '--tape', tape, '-c', allOff]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(
+      /the tape holds none of the config's collections \(other-apes, other-punks\)/,
+    );
+
     // every combination's params are checked against the strategy's schema before a worker runs
     for (const [spec, message] of [
       [
