@@ -257,6 +257,7 @@ export class ReportCollector {
     this.total.held.push(heldTotal);
   }
 
+  /** The report as of `at`: the window's end, or earlier when the replay was interrupted. */
   finish(at: number, events: number): BacktestReport {
     const { paper, holdings, engine, setup, tape } = this.p;
     this.sample(at);
@@ -355,7 +356,12 @@ export class ReportCollector {
         events: tape.events,
         torn: tape.torn,
       },
-      window: { from: this.p.start, to: this.p.end, latencyMs: this.p.latencyMs, sampleMs: this.p.sampleMs },
+      window: {
+        from: this.p.start,
+        to: Math.min(at, this.p.end),
+        latencyMs: this.p.latencyMs,
+        sampleMs: this.p.sampleMs,
+      },
       strategies: setup.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
       events,
       intents: {

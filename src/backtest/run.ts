@@ -48,9 +48,29 @@ export interface BacktestOptions {
   readonly sampleMs?: number;
   /** Where built-in strategies live (the package's strategies/). */
   readonly builtinStrategiesDir: string;
-  /** Tells progress (events replayed so far) now and then. */
+  /** Tells progress (events replayed so far) as trading begins (0) and now and then. */
   readonly onProgress?: (replayed: number, total: number) => void;
+  /**
+   * Stops the replay (a Ctrl-C): at the next event once trading started — the report then covers
+   * the replay up to there (`interrupted`) — or with a BacktestInterrupted while the view warms up.
+   */
+  readonly signal?: AbortSignal;
 }
+
+/** A backtest stopped (`signal`) before its trading window began: nothing to report. */
+export class BacktestInterrupted extends Error {
+  constructor() {
+    super('the backtest was interrupted while the market view warmed up (before --from): nothing to report');
+    this.name = 'BacktestInterrupted';
+  }
+}
+
+/**
+ * With a signal, the process's own events (a Ctrl-C) get a turn every this many events: the
+ * replay otherwise runs on promises alone and never lets them in. Nothing of a replay runs on the
+ * process's timers (its clock and timers are the tape's), so these turns change nothing of it.
+ */
+const YIELD_EVERY = 2048;
 
 const NO_DROPS: DropsView = Object.freeze({ get: () => undefined });
 
@@ -60,6 +80,8 @@ export interface BacktestRun {
   readonly events: number;
   /** The most tape records the replay held at once (it streams the tape: see tape-source.ts). */
   readonly heldMax: number;
+  /** Stopped by the signal: the report ends where the replay did. */
+  readonly interrupted: boolean;
 }
 
 /** A configured strategy as the loader takes it. */
@@ -250,6 +272,17 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   };
 
   let replayed = 0;
+  const signal = o.signal;
+  let sinceTurn = 0;
+  /** Whether the signal stopped the replay (after a turn for the process's events, now and then). */
+  const halted = async (): Promise<boolean> => {
+    if (signal === undefined) return false;
+    if (++sinceTurn >= YIELD_EVERY) {
+      sinceTurn = 0;
+      await new Promise<void>((turn) => setImmediate(turn));
+    }
+    return signal.aborted;
+  };
   const applyEvent = (e: MarketEvent) => {
     view.apply(e);
     ledger.apply(e);
@@ -260,6 +293,12 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   // an event is taken before the clock moves to it: the look-ahead of a buy decided on the way
   // starts after it
   for (let r = tape.peek(); r !== undefined && r.at < start; r = tape.peek()) {
+    if (signal !== undefined && (await halted())) {
+      await engine.stop();
+      await view.stop();
+      store.close();
+      throw new BacktestInterrupted();
+    }
     tape.shift();
     await time.advanceTo(r.at, settle);
     applyEvent(r.event);
@@ -269,7 +308,13 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   await settleAll();
   armPoll();
   collector.begin(time);
+  o.onProgress?.(0, source.events);
+  let interrupted = false;
   for (let r = tape.peek(); r !== undefined && r.at <= end; r = tape.peek()) {
+    if (signal !== undefined && (await halted())) {
+      interrupted = true;
+      break;
+    }
     tape.shift();
     const e = r.event;
     // the common case needs no await: nothing due before the event, no fill, no strategy reached
@@ -287,12 +332,12 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     replayed++;
     if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, source.events);
   }
-  await time.advanceTo(end, settle);
+  if (!interrupted) await time.advanceTo(end, settle);
   poll();
   const report = collector.finish(time.now(), replayed);
   if (pollTimer !== undefined) time.clearTimeout(pollTimer as never);
   await engine.stop();
   await view.stop();
   store.close();
-  return { report, events: replayed, heldMax: tape.heldMax };
+  return { report, events: replayed, heldMax: tape.heldMax, interrupted };
 }

@@ -115,7 +115,9 @@ export interface SweepReport {
   readonly tape: string;
   readonly axes: readonly string[];
   readonly combinations: number;
-  /** Best first. */
+  /** Combinations run to their end (fewer than `combinations` when the sweep was interrupted). */
+  readonly done: number;
+  /** Best first (of those done). */
   readonly ranked: readonly (SweepResult & { readonly rank: number })[];
 }
 
@@ -130,6 +132,8 @@ export interface SweepOptions {
   /** Worker threads; default one per core. */
   readonly workers?: number;
   readonly onResult?: (done: number, total: number, r: SweepResult) => void;
+  /** Stops the sweep (a Ctrl-C): the combinations under way are dropped, those done are ranked. */
+  readonly signal?: AbortSignal;
 }
 
 export function rank(results: readonly SweepResult[]): (SweepResult & { rank: number })[] {
@@ -187,10 +191,15 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const results: SweepResult[] = [];
   let next = 0;
   const workers: Worker[] = [];
+  let stop: (() => void) | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       let running = 0;
+      if (o.signal?.aborted) return resolve();
+      stop = () => resolve();
+      o.signal?.addEventListener('abort', stop, { once: true });
       const feed = (w: Worker) => {
+        if (o.signal?.aborted) return;
         const job = jobs[next++];
         if (job === undefined) {
           if (running === 0) resolve();
@@ -218,6 +227,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       }
     });
   } finally {
+    if (stop !== undefined) o.signal?.removeEventListener('abort', stop);
     await Promise.all(workers.map((w) => w.terminate()));
   }
   return {
@@ -226,6 +236,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     tape: o.tapePath.split('/').pop() ?? o.tapePath,
     axes: o.axes.map((a) => a.spec),
     combinations: jobs.length,
+    done: results.length,
     ranked: rank(results),
   };
 }

@@ -192,6 +192,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'PATH.html (a self-contained page with charts: equity over time, exposure, fills on the floor).',
       '--sweep (repeatable) runs every combination of parameter values in worker threads (one per core)',
       'and ranks them by final equity; with --out it writes PATH.sweep.json.',
+      'Ctrl-C stops a replay at the next event and writes its report up to there; a sweep drops the',
+      'combinations under way and ranks those done (exit 130 either way).',
     ].join('\n'),
     flags: [TAPE_FLAG, CONFIG_FLAG, FROM_FLAG, TO_FLAG, OUT_FLAG, LATENCY_FLAG, SWEEP_FLAG, WORKERS_FLAG],
     examples: [

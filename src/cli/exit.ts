@@ -12,6 +12,8 @@ export const ExitCode = Object.freeze({
    * refused a credential (`harpoon auth`: sign-in refused, session gone, unknown token).
    */
   fatal: 3,
+  /** Interrupted (Ctrl-C): twice before a clean stop, or a backtest or sweep stopped before its end. */
+  interrupted: 130,
 });
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -23,7 +25,10 @@ export const EXIT_CODE_HELP: readonly (readonly [number, string])[] = Object.fre
     ExitCode.fatal,
     'fatal error: trading stopped (e.g. revoked key, wallet/chain mismatch, corrupt store), or the server refused a credential (harpoon auth)',
   ],
-  [130, 'interrupted twice (Ctrl-C) before a clean stop'],
+  [
+    ExitCode.interrupted,
+    'interrupted (Ctrl-C): twice before a clean stop, or a backtest or sweep stopped before its end (its report covers what ran)',
+  ],
 ]);
 
 /** A mistake on the command line. `hint` says what to type instead. */

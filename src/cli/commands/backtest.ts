@@ -182,8 +182,16 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       onResult: (done, n) => {
         if (done === n || done % Math.max(1, Math.floor(n / 10)) === 0) err(`sweep: ${done}/${n} done`);
       },
+      signal: ctx.io.signal,
     });
-    const lines = [`Sweep of ${basename(tapePath)}: ${report.combinations} combination(s), best first`];
+    const cut = report.done < report.combinations;
+    if (cut)
+      err(
+        `interrupted: ${report.done} of ${report.combinations} combination(s) done (those under way were dropped); ranking those`,
+      );
+    const lines = [
+      `Sweep of ${basename(tapePath)}: ${cut ? `${report.done} of ` : ''}${report.combinations} combination(s), best first`,
+    ];
     lines.push('  rank  equity (ETH)      realized        max drawdown  fills  win rate  params');
     for (const r of report.ranked.slice(0, 20))
       lines.push(
@@ -199,7 +207,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       err(`saved ${out}.sweep.json`);
     }
     err(`sweep took ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return ExitCode.ok;
+    return cut ? ExitCode.interrupted : ExitCode.ok;
   }
 
   const { runBacktest } = await import('../../backtest/run.ts');
@@ -207,15 +215,33 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const { renderReportHtml } = await import('../../backtest/html.ts');
   if (tape.torn)
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
-  const run = await runBacktest({
-    tape,
-    setup,
-    builtinStrategiesDir: STRATEGIES_DIR,
-    latencyMs,
-    ...(from !== undefined ? { from } : {}),
-    ...(to !== undefined ? { to } : {}),
-    onProgress: (n, of) => err(`replayed ${n} of ${of} events`),
-  });
+  const { BacktestInterrupted } = await import('../../backtest/run.ts');
+  let run: Awaited<ReturnType<typeof runBacktest>>;
+  try {
+    run = await runBacktest({
+      tape,
+      setup,
+      builtinStrategiesDir: STRATEGIES_DIR,
+      latencyMs,
+      ...(from !== undefined ? { from } : {}),
+      ...(to !== undefined ? { to } : {}),
+      onProgress: (n, of) =>
+        err(
+          n === 0
+            ? `replaying ${basename(tapePath)} (${of} events) from ${new Date(from ?? tape.firstAt).toISOString()} to ${new Date(Math.min(to ?? tape.lastAt, tape.lastAt)).toISOString()}; Ctrl-C stops it with a report up to there`
+            : `replayed ${n} of ${of} events`,
+        ),
+      signal: ctx.io.signal,
+    });
+  } catch (e) {
+    if (!(e instanceof BacktestInterrupted)) throw e;
+    err(`interrupted: ${e.message}`);
+    return ExitCode.interrupted;
+  }
+  if (run.interrupted)
+    err(
+      `interrupted at ${new Date(run.report.window.to).toISOString()} after ${run.events} events: the report covers the replay up to there`,
+    );
   const secs = (performance.now() - started) / 1000;
   const r = run.report;
   const lines = [
@@ -240,7 +266,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   err(
     `replayed ${run.events} events in ${secs.toFixed(1)} s (${Math.round(run.events / Math.max(secs, 1e-3))} events/s)`,
   );
-  return ExitCode.ok;
+  return run.interrupted ? ExitCode.interrupted : ExitCode.ok;
 }
 
 /** `harpoon sandbox tape --out T [--seed N] [--hours H] [--activity N]`: the simulator's market as a tape, offline. */

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../../src/backtest/html.ts';
 import { reportJson } from '../../../src/backtest/report.ts';
-import { runBacktest } from '../../../src/backtest/run.ts';
+import { BacktestInterrupted, runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/setup.ts';
-import { openTapeSource, REST_AHEAD_MS } from '../../../src/backtest/tape-source.ts';
+import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import { scanTape } from '../../../src/tape/reader.ts';
@@ -108,6 +108,63 @@ describe('backtest', () => {
     const upToCut = (fills: typeof whole.report.fills) => fills.filter((f) => f.at < until);
     expect(upToCut(cut.report.fills).length).toBeGreaterThan(0);
     expect(upToCut(cut.report.fills)).toEqual(upToCut(whole.report.fills));
+  }, 120_000);
+
+  it('a signal stops the replay at the next event: the report covers it up to there; during the warm-up, nothing', async () => {
+    const tape = openTapeSource(tapePath);
+    const whole = await runBacktest({ tape, setup: setup(), builtinStrategiesDir: strategiesDir });
+    // aborted as the 1,000th event is taken: the replay stops before the next one
+    const ac = new AbortController();
+    const counted: TapeSource = {
+      ...tape,
+      replay(now) {
+        const r = tape.replay(now);
+        let taken = 0;
+        return new Proxy(r, {
+          get(target, key) {
+            if (key === 'shift')
+              return () => {
+                if (++taken === 1000) ac.abort();
+                return target.shift();
+              };
+            const v = Reflect.get(target, key, target) as unknown;
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        });
+      },
+    };
+    const cut = await runBacktest({
+      tape: counted,
+      setup: setup(),
+      builtinStrategiesDir: strategiesDir,
+      signal: ac.signal,
+    });
+    expect(cut.events).toBe(1000);
+    expect(cut.interrupted).toBe(true);
+    expect(whole.interrupted).toBe(false);
+    expect(cut.events).toBeGreaterThan(0);
+    expect(cut.events).toBeLessThan(whole.events);
+    expect(cut.report.events).toBe(cut.events);
+    const to = cut.report.window.to;
+    expect(to).toBeLessThan(whole.report.window.to);
+    expect(cut.report.series.at.at(-1)).toBe(to);
+    // the same replay up to the stop: the same fills before it
+    const firstOf = (fills: typeof whole.report.fills) => fills.filter((f) => f.at < to);
+    expect(firstOf(cut.report.fills).length).toBeGreaterThan(0);
+    expect(firstOf(cut.report.fills)).toEqual(firstOf(whole.report.fills));
+    expect(cut.report.fills.every((f) => f.at <= to)).toBe(true);
+    // stopped before trading began (--from later than the stop): an error, no report
+    const early = new AbortController();
+    early.abort();
+    await expect(
+      runBacktest({
+        tape,
+        setup: setup(),
+        builtinStrategiesDir: strategiesDir,
+        from: tape.firstAt + 5 * 60_000,
+        signal: early.signal,
+      }),
+    ).rejects.toBeInstanceOf(BacktestInterrupted);
   }, 120_000);
 
   it('the page of a month: 43,200 samples a series draw (no call with more arguments than it takes)', async () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -129,6 +129,67 @@ describe('harpoon sandbox tape, backtest', () => {
       ranked: { rank: number }[];
     };
     expect(sweep.ranked.map((r) => r.rank)).toEqual([1, 2]);
+  }, 240_000);
+
+  it('Ctrl-C stops a backtest with its report up to there, and a sweep with those done (exit 130)', async () => {
+    const tape = join(dir, 'two-hours.tape');
+    expect((await harpoon(['sandbox', 'tape', '--seed', '5', '--hours', '2', '--out', tape])).code).toBe(0);
+    /** Runs harpoon, sends SIGINT once stderr shows `when`; its exit code and output. */
+    const interrupt = (args: readonly string[], when: RegExp) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+        const child = spawn(process.execPath, [BIN, ...args], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+        });
+        let stdout = '';
+        let stderr = '';
+        let sent = false;
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+        });
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (!sent && when.test(stderr)) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        });
+        child.on('close', (code) => done({ code, stdout, stderr }));
+      });
+    const out = join(dir, 'cut');
+    const b = await interrupt(
+      ['backtest', '--tape', tape, '-c', CONFIG, '--out', out],
+      /replaying two-hours\.tape/,
+    );
+    expect(b.code).toBe(130);
+    expect(b.stderr).toMatch(/interrupted at \S+ after \d+ events: the report covers the replay up to there/);
+    const report = JSON.parse(readFileSync(`${out}.json`, 'utf8')) as {
+      events: number;
+      window: { to: number };
+      tape: { lastAt: number; events: number };
+    };
+    expect(report.events).toBeGreaterThan(0);
+    expect(report.events).toBeLessThan(report.tape.events);
+    expect(report.window.to).toBeLessThan(report.tape.lastAt);
+    expect(b.stdout).toMatch(/Backtest of two-hours\.tape/);
+
+    const s = await interrupt(
+      [
+        'backtest',
+        '--tape',
+        tape,
+        '-c',
+        CONFIG,
+        '--sweep',
+        'sniper.discountBps=1000..4000:500',
+        '--workers',
+        '1',
+      ],
+      /sweep: 7 combination\(s\) on 1 worker thread/,
+    );
+    expect(s.code).toBe(130);
+    expect(s.stderr).toMatch(/interrupted: \d of 7 combination\(s\) done \(those under way were dropped\)/);
+    expect(s.stdout).toMatch(/Sweep of two-hours\.tape: \d of 7 combination\(s\), best first/);
   }, 240_000);
 
   it('bad flags are usage errors (exit 2) that say what is wrong', async () => {
