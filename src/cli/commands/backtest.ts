@@ -138,6 +138,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       'give a tape written by "harpoon record", the daemon\'s market.record or "harpoon sandbox tape"',
     );
   }
+  if (tape.header.chain !== loaded.config.chain.name)
+    ctx.io.stderr(
+      `harpoon: warning: the tape is of ${tape.header.chain} and the config's chain is ${loaded.config.chain.name}: the replay runs on the tape's (its payment tokens and addresses)\n`,
+    );
   // the config's collections against the tape's: none of them is a mistake, some a warning
   const onTape = new Set(tape.header.collections);
   const missing = setup.collections.filter((c) => !onTape.has(c));

@@ -78,7 +78,12 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(partial.stderr).toMatch(
       /warning: the tape holds no market of other-apes \(it recorded harpoon-apes, harpoon-punks\)/,
     );
-    expect(b.stderr).not.toMatch(/the tape holds no market/);
+    expect(b.stderr).not.toMatch(/the tape holds no market|the tape is of/);
+    const baseCfg = join(dir, 'base.yaml');
+    writeFileSync(baseCfg, cfgText.replace('name: ethereum', 'name: base'));
+    const onBase = await harpoon(['backtest', '--tape', tape, '-c', baseCfg]);
+    expect(onBase.code).toBe(0);
+    expect(onBase.stderr).toMatch(/warning: the tape is of ethereum and the config's chain is base/);
     const allOff = join(dir, 'all-off.yaml');
     writeFileSync(
       allOff,
