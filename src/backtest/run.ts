@@ -274,15 +274,13 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   let replayed = 0;
   const signal = o.signal;
   let sinceTurn = 0;
-  /** Whether the signal stopped the replay (after a turn for the process's events, now and then). */
-  const halted = async (): Promise<boolean> => {
-    if (signal === undefined) return false;
-    if (++sinceTurn >= YIELD_EVERY) {
-      sinceTurn = 0;
-      await new Promise<void>((turn) => setImmediate(turn));
-    }
-    return signal.aborted;
+  /** Whether the process's events are due a turn (with a signal: every YIELD_EVERY events). */
+  const turnDue = (): boolean => {
+    if (++sinceTurn < YIELD_EVERY) return false;
+    sinceTurn = 0;
+    return true;
   };
+  const turn = () => new Promise<void>((done) => setImmediate(done));
   const applyEvent = (e: MarketEvent) => {
     view.apply(e);
     ledger.apply(e);
@@ -293,7 +291,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   // an event is taken before the clock moves to it: the look-ahead of a buy decided on the way
   // starts after it
   for (let r = tape.peek(); r !== undefined && r.at < start; r = tape.peek()) {
-    if (signal !== undefined && (await halted())) {
+    if (signal !== undefined && turnDue()) await turn();
+    if (signal?.aborted === true) {
       await engine.stop();
       await view.stop();
       store.close();
@@ -311,7 +310,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   o.onProgress?.(0, source.events);
   let interrupted = false;
   for (let r = tape.peek(); r !== undefined && r.at <= end; r = tape.peek()) {
-    if (signal !== undefined && (await halted())) {
+    if (signal !== undefined && turnDue()) await turn();
+    if (signal?.aborted === true) {
       interrupted = true;
       break;
     }

@@ -214,12 +214,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     return cut ? ExitCode.interrupted : ExitCode.ok;
   }
 
-  const { runBacktest } = await import('../../backtest/run.ts');
+  const { BacktestInterrupted, runBacktest } = await import('../../backtest/run.ts');
   const { reportJson } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
   if (tape.torn)
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
-  const { BacktestInterrupted } = await import('../../backtest/run.ts');
   let run: Awaited<ReturnType<typeof runBacktest>>;
   try {
     run = await runBacktest({
