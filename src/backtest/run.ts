@@ -281,6 +281,12 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     return true;
   };
   const turn = () => new Promise<void>((done) => setImmediate(done));
+  /** The end of a replay, whole or interrupted: engine, view and store stopped. */
+  const stopAll = async (): Promise<void> => {
+    await engine.stop();
+    await view.stop();
+    store.close();
+  };
   const applyEvent = (e: MarketEvent) => {
     view.apply(e);
     ledger.apply(e);
@@ -293,9 +299,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   for (let r = tape.peek(); r !== undefined && r.at < start; r = tape.peek()) {
     if (signal !== undefined && turnDue()) await turn();
     if (signal?.aborted === true) {
-      await engine.stop();
-      await view.stop();
-      store.close();
+      await stopAll();
       throw new BacktestInterrupted();
     }
     tape.shift();
@@ -336,8 +340,6 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   poll();
   const report = collector.finish(time.now(), replayed);
   if (pollTimer !== undefined) time.clearTimeout(pollTimer as never);
-  await engine.stop();
-  await view.stop();
-  store.close();
+  await stopAll();
   return { report, events: replayed, heldMax: tape.heldMax, interrupted };
 }
