@@ -1,3 +1,5 @@
+import { ExitCode } from './exit.ts';
+
 /** What a command may touch of the outside world. Tests pass their own; `processIo()` is the real one. */
 export interface CliIo {
   /** Writes text as is (add your own newline). */
@@ -17,7 +19,8 @@ export function processIo(): CliIo & { dispose(): void } {
   const controller = new AbortController();
   const handlers = new Map<NodeJS.Signals, () => void>();
   for (const [sig, code] of [
-    ['SIGINT', 130],
+    ['SIGINT', ExitCode.interrupted],
+    // 128 + 15, as a shell reports a process its SIGTERM ended
     ['SIGTERM', 143],
   ] as const) {
     const handler = () => {
