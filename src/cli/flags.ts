@@ -364,14 +364,26 @@ export const TAPE_FLAG: FlagSpec = flag({
   example: 'market.tape',
 });
 
-export const OUT_FLAG: FlagSpec = flag({
+/** `--out` of the commands that write a tape (record, sandbox tape). */
+export const TAPE_OUT_FLAG: FlagSpec = flag({
+  name: 'out',
+  type: 'string',
+  valueName: 'FILE',
+  defaultText: 'required',
+  help: 'the tape to write, in a folder that exists',
+  check: { kind: 'path' },
+  example: 'market.tape',
+});
+
+/** `--out` of backtest: where the report goes. */
+export const REPORT_OUT_FLAG: FlagSpec = flag({
   name: 'out',
   type: 'string',
   valueName: 'PATH',
-  defaultText: 'required (backtest: print the summary only)',
-  help: 'file to write (record, sandbox tape: the tape; backtest: PATH.json and PATH.html)',
+  defaultText: 'none: print the summary only',
+  help: 'write the report to PATH.json and PATH.html (a sweep: PATH.sweep.json)',
   check: { kind: 'path' },
-  example: 'market.tape',
+  example: 'report',
 });
 
 export const FROM_FLAG: FlagSpec = flag({

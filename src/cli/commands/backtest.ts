@@ -1,6 +1,6 @@
 // `harpoon backtest`, `harpoon sandbox tape` and `harpoon record`: tapes of the market and
 // strategies run over them again.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,11 +16,12 @@ import {
   LATENCY_FLAG,
   multipleFlag,
   numberFlag,
-  OUT_FLAG,
+  REPORT_OUT_FLAG,
   SECONDS_FLAG,
   SEED_FLAG,
   SWEEP_FLAG,
   TAPE_FLAG,
+  TAPE_OUT_FLAG,
   TO_FLAG,
   textFlag,
   WORKERS_FLAG,
@@ -89,7 +90,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `e.g. ${example} --from 2026-01-01T06:00Z --to 2026-01-01T18:00Z`,
     );
   const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
-  const outRaw = textFlag(ctx.flags, OUT_FLAG, command);
+  const outRaw = textFlag(ctx.flags, REPORT_OUT_FLAG, command);
   const out =
     outRaw !== undefined
       ? writableOut(resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')), `${example} --out report`)
@@ -276,7 +277,12 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
 export async function runSandboxTape(ctx: CommandContext): Promise<number> {
   const command = 'sandbox tape';
   const example = 'harpoon sandbox tape --seed 7 --hours 24 --out day.tape';
-  const out = writableOut(required(ctx, OUT_FLAG, command, example), example);
+  const out = writableOut(required(ctx, TAPE_OUT_FLAG, command, example), example);
+  if (existsSync(out) && statSync(out).size > 0)
+    throw new UsageError(
+      `--out: ${out} is already there, and a sandbox tape would replace it (a recorded tape cannot be made again)`,
+      `remove it first, or give another file, e.g. ${example}`,
+    );
   const seed = numberFlag(ctx.flags, SEED_FLAG, 1, command);
   const hours = numberFlag(ctx.flags, HOURS_FLAG, 24, command);
   const activity = numberFlag(ctx.flags, ACTIVITY_FLAG, 3, command);
@@ -299,7 +305,7 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
 export async function runRecord(ctx: CommandContext): Promise<number> {
   const command = 'record';
   const example = 'harpoon record --config harpoon.yaml --out market.tape';
-  const out = writableOut(required(ctx, OUT_FLAG, command, example), example);
+  const out = writableOut(required(ctx, TAPE_OUT_FLAG, command, example), example);
   const file = textFlag(ctx.flags, CONFIG_FLAG, command);
   const seconds =
     ctx.flags.seconds !== undefined ? numberFlag(ctx.flags, SECONDS_FLAG, 0, command) : undefined;

@@ -229,6 +229,20 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(existsSync(join(dir, 'x.tape'))).toBe(false);
   }, 120_000);
 
+  it('sandbox tape never replaces a file that is there (a recorded tape cannot be made again)', async () => {
+    const kept = join(dir, 'kept.tape');
+    writeFileSync(kept, 'a recorded tape');
+    const r = await harpoon(['sandbox', 'tape', '--hours', '0.1', '--out', kept]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--out: .*kept\.tape is already there, and a sandbox tape would replace it/);
+    expect(r.stderr).toMatch(/remove it first, or give another file/);
+    expect(readFileSync(kept, 'utf8')).toBe('a recorded tape');
+    // an empty file (made by the user to reserve the name) is no tape: it is written
+    writeFileSync(kept, '');
+    expect((await harpoon(['sandbox', 'tape', '--hours', '0.05', '--out', kept])).code).toBe(0);
+    expect(readFileSync(kept).subarray(0, 14).toString('latin1')).toBe('HARPOON-TAPE/1');
+  }, 60_000);
+
   it('--help of each new command lists its flags', async () => {
     for (const [cmd, flags] of [
       [['backtest'], ['--tape', '--config', '--from', '--to', '--out', '--latency', '--sweep', '--workers']],
@@ -242,5 +256,12 @@ describe('harpoon sandbox tape, backtest', () => {
       expect(r.code).toBe(0);
       for (const f of flags) expect(r.stdout).toContain(f);
     }
+    // each command's --out says what it writes
+    expect((await harpoon(['backtest', '--help'])).stdout).toMatch(
+      /--out PATH +write the report to PATH\.json and PATH\.html .*\(default: none: print the summary only\)/,
+    );
+    expect((await harpoon(['record', '--help'])).stdout).toMatch(
+      /--out FILE +the tape to write, in a folder that exists \(default: required\)/,
+    );
   }, 60_000);
 });
