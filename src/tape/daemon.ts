@@ -5,8 +5,10 @@
  */
 import type { ChainRpc } from '../chain/index.ts';
 import type { PaymentToken } from '../domain/events.ts';
+import { ConfigError } from '../errors/index.ts';
 import type { NftTraits } from '../market/nft-traits.ts';
 import type { Logger } from '../observability/index.ts';
+import { TapeFormatError } from './format.ts';
 import { createTapeRecorder, type TapeRecorder } from './recorder.ts';
 
 export interface DaemonRecorderOptions {
@@ -23,8 +25,21 @@ export interface DaemonRecorderOptions {
 }
 
 export function createDaemonRecorder(o: DaemonRecorderOptions): TapeRecorder {
+  let rec: TapeRecorder;
+  try {
+    rec = recorderOf(o);
+  } catch (e) {
+    // a file that is not a tape, or one damaged before its end: the config points at the wrong file
+    if (e instanceof TapeFormatError) throw new ConfigError(`cannot record to ${o.path}: ${e.message}`);
+    throw e;
+  }
+  o.logger.info({ path: o.path }, 'recording the market to a tape');
+  return rec;
+}
+
+function recorderOf(o: DaemonRecorderOptions): TapeRecorder {
   const rpc = o.rpc;
-  const rec = createTapeRecorder({
+  return createTapeRecorder({
     path: o.path,
     source: 'daemon',
     chain: o.chain,
@@ -39,6 +54,4 @@ export function createDaemonRecorder(o: DaemonRecorderOptions): TapeRecorder {
     freshness: o.freshness,
     onError: (err, what) => o.logger.warn({ err, what }, 'market recording: a read or a write failed'),
   });
-  o.logger.info({ path: o.path }, 'recording the market to a tape');
-  return rec;
 }

@@ -1,12 +1,15 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import type { ListingEvent, MarketEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
+import { ConfigError } from '../../../src/errors/index.ts';
 import type { MarketApi } from '../../../src/market/api.ts';
 import { createNftTraits } from '../../../src/market/nft-traits.ts';
+import { createLogger } from '../../../src/observability/index.ts';
+import { createDaemonRecorder } from '../../../src/tape/daemon.ts';
 import { openTape } from '../../../src/tape/reader.ts';
 import { createTapeRecorder } from '../../../src/tape/recorder.ts';
 
@@ -157,5 +160,27 @@ describe('tape recorder', () => {
     const first = replayAt(0);
     first.shift();
     expect(first.standsUntil(`0x${'1'.padStart(64, '0')}`, listing('1', 0).nft, 30_000)).toBe(true);
+  });
+});
+
+describe("the daemon's recorder (market.record)", () => {
+  it('a file there that is not a tape is a config error naming it, and is left as it was', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-daemon-rec-')), 'harpoon.yaml');
+    writeFileSync(path, 'mode: paper\n');
+    const make = () =>
+      createDaemonRecorder({
+        path,
+        chain: 'ethereum',
+        collections: ['apes'],
+        paymentTokens: [ETH],
+        clock: { now: () => 1_000 },
+        nftTraits: createNftTraits({ clock: { now: () => 1_000 }, read: async () => [] }),
+        fees: async () => [],
+        freshness: () => undefined,
+        logger: createLogger({ level: 'silent' }),
+      });
+    expect(make).toThrow(ConfigError);
+    expect(make).toThrow(/cannot record to .*harpoon\.yaml: .* is not a harpoon tape/);
+    expect(readFileSync(path, 'utf8')).toBe('mode: paper\n');
   });
 });

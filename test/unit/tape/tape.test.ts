@@ -18,6 +18,18 @@ const header: TapeHeader = {
   paymentTokens: [{ address: '0x0000000000000000000000000000000000000000', symbol: 'ETH', decimals: 18 }],
 };
 
+/** Where each block of a tape starts and ends (its 8-byte header included). */
+function scanTapeBlocks(path: string): { start: number; end: number }[] {
+  const b = readFileSync(path);
+  const out: { start: number; end: number }[] = [];
+  for (let at = TAPE_MAGIC.length; at + 8 <= b.length; ) {
+    const end = at + 8 + b.readUInt32BE(at);
+    out.push({ start: at, end });
+    at = end;
+  }
+  return out;
+}
+
 function listing(n: number): ListingEvent {
   return {
     kind: 'listing',
@@ -127,6 +139,60 @@ describe('tape', () => {
     const tape = openTape(path);
     expect([...tape.records()].map((r) => r.k)).toEqual(['header', 'event', 'event']);
     expect(tape.torn).toBe(false);
+  });
+
+  it('continuing a tape damaged before its last block is refused, and the file is left as it was', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    for (let n = 0; n < 3; n++) {
+      w.write({ k: 'event', at: 1_000 + n, event: listing(n) });
+      w.flush();
+    }
+    await w.close();
+    const second = scanTapeBlocks(path)[1] as { start: number; end: number };
+    const bytes = readFileSync(path);
+    bytes[second.end - 2] = (bytes[second.end - 2] as number) ^ 0xff; // a flipped byte in block 2 of 3
+    writeFileSync(path, bytes);
+    expect(scanTape(path)).toMatchObject({ validBytes: second.start, torn: true });
+    expect(() => openTapeWriter(path, { header, flushMs: 0 })).toThrow(
+      new RegExp(
+        `m\\.tape is damaged at byte ${second.start} \\(block checksum mismatch\\), with ${bytes.length - second.start} bytes after it: that is not the tail of a write cut by a crash`,
+      ),
+    );
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    // it still replays up to the damage
+    expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
+  });
+
+  it('continuing a tape whose last block is cut, or unsynced (zeros), truncates just that', async () => {
+    for (const tail of ['cut', 'zeros', 'bad last block'] as const) {
+      const path = join(dir(), 'm.tape');
+      const w = openTapeWriter(path, { header, flushMs: 0 });
+      w.write({ k: 'event', at: 1_000, event: listing(0) });
+      w.flush();
+      const whole = statSync(path).size;
+      w.write({ k: 'event', at: 1_001, event: listing(1) });
+      await w.close();
+      const size = statSync(path).size;
+      if (tail === 'cut') truncateSync(path, size - 5);
+      else if (tail === 'zeros') appendFileSync(path, Buffer.alloc(100_000));
+      else {
+        const b = readFileSync(path);
+        b[size - 1] = (b[size - 1] as number) ^ 0x01;
+        writeFileSync(path, b);
+      }
+      const again = openTapeWriter(path, { header, flushMs: 0 });
+      again.write({ k: 'event', at: 1_002, event: listing(2) });
+      await again.close();
+      expect(again.stats().truncatedTail, tail).toBe(
+        tail === 'cut' ? size - 5 - whole : tail === 'zeros' ? 100_000 : size - whole,
+      );
+      const kept = tail === 'zeros' ? ['header', 'event', 'event', 'event'] : ['header', 'event', 'event'];
+      expect(
+        [...openTape(path).records()].map((r) => r.k),
+        tail,
+      ).toEqual(kept);
+    }
   });
 
   it('the timer flushes at least every flushMs; a reader sees whole blocks while it is written', async () => {
