@@ -72,7 +72,11 @@ export interface BacktestReport {
     readonly firstAt: number;
     readonly lastAt: number;
     readonly events: number;
+    /** The tape had bytes past its last whole block (unreadBytes of them): a crash's cut, or damage. */
     readonly torn: boolean;
+    /** Those bytes are damage with more of the tape after it, not a crash's cut. */
+    readonly damaged: boolean;
+    readonly unreadBytes: number;
   };
   readonly window: {
     readonly from: number;
@@ -355,6 +359,8 @@ export class ReportCollector {
         lastAt: tape.lastAt,
         events: tape.events,
         torn: tape.torn,
+        damaged: tape.damaged,
+        unreadBytes: tape.unreadBytes,
       },
       window: {
         from: this.p.start,

@@ -128,6 +128,10 @@ export interface TapeSource {
   readonly records: number;
   readonly torn: boolean;
   readonly tornReason: string | null;
+  /** Past its last whole block is damage with more tape after it (not a crash's cut): see TapeScan. */
+  readonly damaged: boolean;
+  /** Bytes past the last whole block, which no replay reads. */
+  readonly unreadBytes: number;
   readonly counts: Readonly<Record<string, number>>;
   /** A new replay from the tape's start, answering as of `now()` (a clock that never goes back). */
   replay(now: () => number): TapeReplay;
@@ -177,6 +181,8 @@ export function openTapeSource(path: string): TapeSource {
     records: s.records,
     torn: s.torn,
     tornReason: s.tornReason,
+    damaged: s.damaged,
+    unreadBytes: s.bytes - s.validBytes,
     counts: s.counts,
     replay: (now) => new StreamingReplay(path, s.validBytes, now),
   };

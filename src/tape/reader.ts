@@ -29,6 +29,13 @@ export interface TapeScan {
   /** The file had bytes past the last whole block. */
   readonly torn: boolean;
   readonly tornReason: string | null;
+  /**
+   * Those bytes are not what a crash leaves (see isCrashTail) but damage with more of the tape
+   * after it: a reader stops at the damage, and a writer must not truncate there.
+   */
+  readonly damaged: boolean;
+  /** The file's size. */
+  readonly bytes: number;
 }
 
 interface Block {
@@ -36,12 +43,34 @@ interface Block {
   readonly end: number;
 }
 
+/**
+ * Whether what follows a tape's last whole block (from `offset` to `size`) is what a crash leaves:
+ * less than a block header, one block that runs to the end of the file (cut, or written but not
+ * yet synced), or zeros (a file system that grew the file before the data landed). Anything else
+ * is damage in the middle, with blocks after it that truncating would lose.
+ */
+function isCrashTail(fd: number, offset: number, size: number): boolean {
+  const rest = size - offset;
+  if (rest < BLOCK_HEADER_BYTES) return true;
+  const head = Buffer.alloc(BLOCK_HEADER_BYTES);
+  readSync(fd, head, 0, BLOCK_HEADER_BYTES, offset);
+  const len = head.readUInt32BE(0);
+  if (len > 0 && len <= MAX_BLOCK_BYTES && rest <= BLOCK_HEADER_BYTES + len) return true;
+  const chunk = Buffer.alloc(64 * 1024);
+  for (let at = offset; at < size; at += chunk.length) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
+    for (let i = 0; i < n; i++) if (chunk[i] !== 0) return false;
+  }
+  return true;
+}
+
 class BlockReader {
   private readonly fd: number;
-  private readonly size: number;
+  readonly size: number;
   offset = TAPE_MAGIC_BYTES.length;
   torn = false;
   tornReason: string | null = null;
+  damaged = false;
   blocks = 0;
 
   constructor(readonly path: string) {
@@ -60,6 +89,7 @@ class BlockReader {
   stop(reason: string): undefined {
     this.torn = this.offset < this.size;
     this.tornReason = this.torn ? reason : null;
+    this.damaged = this.torn && !isCrashTail(this.fd, this.offset, this.size);
     return undefined;
   }
 
@@ -90,7 +120,14 @@ export function scanTape(path: string): TapeScan {
   const r = new BlockReader(path);
   try {
     for (const _ of inflatedBlocks(r));
-    return { validBytes: r.offset, blocks: r.blocks, torn: r.torn, tornReason: r.tornReason };
+    return {
+      validBytes: r.offset,
+      blocks: r.blocks,
+      torn: r.torn,
+      tornReason: r.tornReason,
+      damaged: r.damaged,
+      bytes: r.size,
+    };
   } finally {
     r.close();
   }
@@ -267,5 +304,7 @@ export function surveyTape(path: string): TapeSurvey {
     blocks: r.blocks,
     torn: r.torn,
     tornReason: r.tornReason,
+    damaged: r.damaged,
+    bytes: r.size,
   };
 }

@@ -11,22 +11,11 @@
  * and no second header is written. A tape damaged before its last block is refused (TapeFormatError):
  * truncating there would lose the blocks after the damage.
  */
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { crc32, deflateRawSync } from 'node:zlib';
 import {
   BLOCK_HEADER_BYTES,
   encodeRecord,
-  MAX_BLOCK_BYTES,
   TAPE_MAGIC_BYTES,
   TapeFormatError,
   type TapeHeader,
@@ -59,27 +48,6 @@ export interface TapeWriter {
   close(): Promise<void>;
 }
 
-/**
- * Whether what follows a tape's last whole block (from `offset` to `size`) is what a crash leaves:
- * less than a block header, one block that runs to the end of the file (cut, or written but not
- * yet synced), or zeros (a file system that grew the file before the data landed). Anything else
- * is damage in the middle, with blocks after it that truncating would lose.
- */
-function isTornTail(fd: number, offset: number, size: number): boolean {
-  const rest = size - offset;
-  if (rest < BLOCK_HEADER_BYTES) return true;
-  const head = Buffer.alloc(BLOCK_HEADER_BYTES);
-  readSync(fd, head, 0, BLOCK_HEADER_BYTES, offset);
-  const len = head.readUInt32BE(0);
-  if (len > 0 && len <= MAX_BLOCK_BYTES && rest <= BLOCK_HEADER_BYTES + len) return true;
-  const chunk = Buffer.alloc(64 * 1024);
-  for (let at = offset; at < size; at += chunk.length) {
-    const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - at), at);
-    for (let i = 0; i < n; i++) if (chunk[i] !== 0) return false;
-  }
-  return true;
-}
-
 export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWriter {
   const flushMs = options.flushMs ?? 1000;
   const maxBlockBytes = options.maxBlockBytes ?? 256 * 1024;
@@ -90,17 +58,14 @@ export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWr
   let size: number;
   if (existsSync(path) && statSync(path).size > 0) {
     const scan = scanTape(path);
+    if (scan.damaged)
+      throw new TapeFormatError(
+        `${path} is damaged at byte ${scan.validBytes} (${scan.tornReason}), with ${scan.bytes - scan.validBytes} bytes after it: ` +
+          'that is not the tail of a write cut by a crash, and continuing the tape would cut them off. It still replays up to the damage; move it aside and record to a new file',
+      );
     fd = openSync(path, 'r+');
-    const fileSize = fstatSync(fd).size;
-    if (scan.validBytes < fileSize) {
-      if (!isTornTail(fd, scan.validBytes, fileSize)) {
-        closeSync(fd);
-        throw new TapeFormatError(
-          `${path} is damaged at byte ${scan.validBytes} (${scan.tornReason}), with ${fileSize - scan.validBytes} bytes after it: ` +
-            'that is not the tail of a write cut by a crash, and continuing the tape would cut them off. It still replays up to the damage; move it aside and record to a new file',
-        );
-      }
-      truncatedTail = fileSize - scan.validBytes;
+    if (scan.validBytes < scan.bytes) {
+      truncatedTail = scan.bytes - scan.validBytes;
       ftruncateSync(fd, scan.validBytes);
     }
     size = scan.validBytes;

@@ -218,7 +218,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const { BacktestInterrupted, runBacktest } = await import('../../backtest/run.ts');
   const { reportJson } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
-  if (tape.torn)
+  if (tape.damaged)
+    err(
+      `warning: the tape is damaged (${tape.tornReason}), ${tape.unreadBytes} bytes before its end: replaying up to the damage; what comes after it is not read`,
+    );
+  else if (tape.torn)
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
   let run: Awaited<ReturnType<typeof runBacktest>>;
   try {

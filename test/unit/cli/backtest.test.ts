@@ -229,6 +229,28 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(existsSync(join(dir, 'x.tape'))).toBe(false);
   }, 120_000);
 
+  it('a tape damaged in its middle replays up to the damage, with a warning and in the report', async () => {
+    const tape = join(dir, 'dmg.tape');
+    expect((await harpoon(['sandbox', 'tape', '--seed', '4', '--hours', '0.2', '--out', tape])).code).toBe(0);
+    const bytes = readFileSync(tape);
+    const at = Math.floor(bytes.length / 2);
+    bytes[at] = (bytes[at] as number) ^ 0xff;
+    writeFileSync(tape, bytes);
+    const r = await harpoon(['backtest', '--tape', tape, '-c', CONFIG, '--out', join(dir, 'dmg')]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /warning: the tape is damaged \(block checksum mismatch\), \d+ bytes before its end: replaying up to the damage/,
+    );
+    expect(r.stderr).not.toMatch(/ends in a torn block/);
+    const report = JSON.parse(readFileSync(join(dir, 'dmg.json'), 'utf8')) as {
+      tape: { torn: boolean; damaged: boolean; unreadBytes: number };
+    };
+    expect(report.tape.torn).toBe(true);
+    expect(report.tape.damaged).toBe(true);
+    expect(report.tape.unreadBytes).toBeGreaterThan(bytes.length - at);
+    expect(readFileSync(join(dir, 'dmg.html'), 'utf8')).toContain('<b>the tape is damaged</b>');
+  }, 60_000);
+
   it('sandbox tape never replaces a file that is there (a recorded tape cannot be made again)', async () => {
     const kept = join(dir, 'kept.tape');
     writeFileSync(kept, 'a recorded tape');

@@ -153,7 +153,12 @@ describe('tape', () => {
     const bytes = readFileSync(path);
     bytes[second.end - 2] = (bytes[second.end - 2] as number) ^ 0xff; // a flipped byte in block 2 of 3
     writeFileSync(path, bytes);
-    expect(scanTape(path)).toMatchObject({ validBytes: second.start, torn: true });
+    expect(scanTape(path)).toMatchObject({
+      validBytes: second.start,
+      torn: true,
+      damaged: true,
+      bytes: bytes.length,
+    });
     expect(() => openTapeWriter(path, { header, flushMs: 0 })).toThrow(
       new RegExp(
         `m\\.tape is damaged at byte ${second.start} \\(block checksum mismatch\\), with ${bytes.length - second.start} bytes after it: that is not the tail of a write cut by a crash`,
@@ -181,6 +186,8 @@ describe('tape', () => {
         b[size - 1] = (b[size - 1] as number) ^ 0x01;
         writeFileSync(path, b);
       }
+      // a crash's tail: torn, not damaged
+      expect(scanTape(path), tail).toMatchObject({ torn: true, damaged: false });
       const again = openTapeWriter(path, { header, flushMs: 0 });
       again.write({ k: 'event', at: 1_002, event: listing(2) });
       await again.close();
