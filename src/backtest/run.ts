@@ -281,6 +281,11 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     return true;
   };
   const turn = () => new Promise<void>((done) => setImmediate(done));
+  /** Whether the signal stopped the replay (a function: it changes across awaits). */
+  const aborted = (): boolean => signal?.aborted === true;
+  /** With a signal, the clock's firings are a place to stop too (see VirtualTime.advanceTo). */
+  const stop =
+    signal === undefined ? undefined : { turn: () => (turnDue() ? turn() : undefined), stopped: aborted };
   /** The end of a replay, whole or interrupted: engine, view and store stopped. */
   const stopAll = async (): Promise<void> => {
     await engine.stop();
@@ -298,15 +303,20 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   // starts after it
   for (let r = tape.peek(); r !== undefined && r.at < start; r = tape.peek()) {
     if (signal !== undefined && turnDue()) await turn();
-    if (signal?.aborted === true) {
+    if (aborted()) {
       await stopAll();
       throw new BacktestInterrupted();
     }
     tape.shift();
-    await time.advanceTo(r.at, settle);
+    await time.advanceTo(r.at, settle, stop);
+    if (aborted()) break;
     applyEvent(r.event);
   }
-  await time.advanceTo(start, settle);
+  if (!aborted()) await time.advanceTo(start, settle, stop);
+  if (aborted()) {
+    await stopAll();
+    throw new BacktestInterrupted();
+  }
   await engine.start();
   await settleAll();
   armPoll();
@@ -315,14 +325,20 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   let interrupted = false;
   for (let r = tape.peek(); r !== undefined && r.at <= end; r = tape.peek()) {
     if (signal !== undefined && turnDue()) await turn();
-    if (signal?.aborted === true) {
+    if (aborted()) {
       interrupted = true;
       break;
     }
     tape.shift();
     const e = r.event;
     // the common case needs no await: nothing due before the event, no fill, no strategy reached
-    if (!time.moveIfQuiet(r.at)) await time.advanceTo(r.at, settle);
+    if (!time.moveIfQuiet(r.at)) {
+      await time.advanceTo(r.at, settle, stop);
+      if (aborted()) {
+        interrupted = true;
+        break;
+      }
+    }
     applyEvent(e);
     const filling = paper.observe(e);
     if (filling !== undefined) await filling;
@@ -336,7 +352,10 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     replayed++;
     if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, source.events);
   }
-  if (!interrupted) await time.advanceTo(end, settle);
+  if (!interrupted) {
+    await time.advanceTo(end, settle, stop);
+    interrupted = aborted();
+  }
   poll();
   const report = collector.finish(time.now(), replayed);
   if (pollTimer !== undefined) time.clearTimeout(pollTimer as never);

@@ -138,8 +138,15 @@ export class VirtualTime implements Timers {
   /**
    * Moves the clock to `to`, firing what is due on the way, each at its own time; `settle` runs
    * after each firing (returns what to await for what it started, if anything) before the next one.
+   * With `stop`, each firing is followed by its `turn` (what to await, if anything) and a check of
+   * `stopped`: when it says stop, the clock stays at the last firing (a gap of days in a tape is
+   * hundreds of thousands of ticks, which a Ctrl-C must not wait for).
    */
-  async advanceTo(to: number, settle: () => Promise<void> | undefined): Promise<void> {
+  async advanceTo(
+    to: number,
+    settle: () => Promise<void> | undefined,
+    stop?: { readonly turn: () => Promise<void> | undefined; readonly stopped: () => boolean },
+  ): Promise<void> {
     for (;;) {
       this.dropCancelled();
       const d = this.heap.peek();
@@ -149,6 +156,11 @@ export class VirtualTime implements Timers {
       d.fn();
       const settling = settle();
       if (settling !== undefined) await settling;
+      if (stop !== undefined) {
+        const turn = stop.turn();
+        if (turn !== undefined) await turn;
+        if (stop.stopped()) return;
+      }
     }
     if (to > this.t) this.t = to;
   }

@@ -10,7 +10,9 @@ import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/se
 import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
-import { scanTape } from '../../../src/tape/reader.ts';
+import type { TapeEvent, TapeHeader } from '../../../src/tape/format.ts';
+import { openTape, scanTape } from '../../../src/tape/reader.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const configPath = join(root, 'config/backtest.yaml');
@@ -165,6 +167,42 @@ describe('backtest', () => {
         signal: early.signal,
       }),
     ).rejects.toBeInstanceOf(BacktestInterrupted);
+  }, 120_000);
+
+  it('a signal stops the replay inside a gap of weeks in the tape too (its ticks are places to stop)', async () => {
+    // the quarter hour, then one more event 60 days later: hundreds of thousands of ticks between
+    const gapped = join(mkdtempSync(join(tmpdir(), 'harpoon-gap-')), 'gap.tape');
+    const records = [...openTape(tapePath).records()];
+    const header = records[0] as TapeHeader;
+    const w = openTapeWriter(gapped, { header, flushMs: 0 });
+    let last: TapeEvent | undefined;
+    for (const r of records.slice(1)) {
+      w.write(r);
+      if (r.k === 'event') last = r;
+    }
+    if (last === undefined) throw new Error('the quarter tape has no event');
+    const farAt = last.at + 60 * 86_400_000;
+    w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
+    await w.close();
+    const tape = openTapeSource(gapped);
+    expect(tape.lastAt).toBe(farAt);
+    const ac = new AbortController();
+    const run = runBacktest({
+      tape,
+      setup: setup(),
+      builtinStrategiesDir: strategiesDir,
+      signal: ac.signal,
+      // trading begins: stop a little later, in the gap
+      onProgress: (n) => {
+        if (n === 0) setTimeout(() => ac.abort(), 1_500);
+      },
+    });
+    const r = await run;
+    expect(r.interrupted).toBe(true);
+    // stopped in the gap: past the quarter hour's events, well before the last one
+    expect(r.events).toBe(tape.events - 1);
+    expect(r.report.window.to).toBeGreaterThan(last.at);
+    expect(r.report.window.to).toBeLessThan(farAt);
   }, 120_000);
 
   it('the page of a month: 43,200 samples a series draw (no call with more arguments than it takes)', async () => {
