@@ -115,7 +115,8 @@ describe('backtest', () => {
   it('a signal stops the replay at the next event: the report covers it up to there; during the warm-up, nothing', async () => {
     const tape = openTapeSource(tapePath);
     const whole = await runBacktest({ tape, setup: setup(), builtinStrategiesDir: strategiesDir });
-    // aborted as the 1,000th event is taken: the replay stops before the next one
+    // aborted as the 1,000th event is taken: the replay stops before the next one, or before that
+    // one itself when a timer fires on the way to it (each firing is a place to stop)
     const ac = new AbortController();
     const counted: TapeSource = {
       ...tape,
@@ -141,7 +142,7 @@ describe('backtest', () => {
       builtinStrategiesDir: strategiesDir,
       signal: ac.signal,
     });
-    expect(cut.events).toBe(1000);
+    expect([999, 1000]).toContain(cut.events);
     expect(cut.interrupted).toBe(true);
     expect(whole.interrupted).toBe(false);
     expect(cut.events).toBeGreaterThan(0);
