@@ -13,7 +13,7 @@
  * read as the clock reaches it, with a bounded look-ahead (tape-source.ts).
  */
 
-import type { MarketEvent, PaymentToken } from '../domain/events.ts';
+import { type MarketEvent, nftKey, type PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import {
   configIntentGuard,
@@ -171,6 +171,12 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     // the events after the one being replayed, up to the latency
     standsAfterLatency: (orderHash, nft, at) =>
       latencyMs <= 0 || tape.standsUntil(orderHash, nft, at + latencyMs),
+    holds: (nft) => {
+      holdings.refresh();
+      return holdings.get(nftKey(nft)) !== undefined;
+    },
+    // a tape does not say which contracts are ERC-1155: every NFT is taken as one of a kind
+    unique: () => true,
   });
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
   // reads only the fills recorded since the last); the report keeps its own (its reading them must
@@ -357,7 +363,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     interrupted = aborted();
   }
   poll();
-  const report = collector.finish(time.now(), replayed);
+  const report = collector.finish(time.now(), replayed, interrupted);
   if (pollTimer !== undefined) time.clearTimeout(pollTimer as never);
   await stopAll();
   return { report, events: replayed, heldMax: tape.heldMax, interrupted };

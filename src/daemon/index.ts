@@ -780,6 +780,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         // the traits the strategies read (one read per NFT; a failed read is no traits)
         traitsOf: (nft) => traits.load(nft),
         dropPrice: (slug) => drops?.get(slug)?.value.pricePerToken,
+        // what we hold on paper; an ERC-721 (or a contract whose standard cannot be read) is one of a kind
+        holds: (nft) => {
+          const h = holdings;
+          if (h === undefined) return true;
+          h.refresh();
+          return h.get(nftKey(nft)) !== undefined;
+        },
+        unique: async (nft) => (await standardOf(nft.contract).catch(() => 'erc721' as const)) === 'erc721',
         store,
         ledger,
         logger: log.child({ part: 'paper' }),

@@ -57,6 +57,18 @@ export interface PaperExecutorOptions {
    * knows what the tape did during our latency). Default: it does if the book shows it now.
    */
   readonly standsAfterLatency?: (orderHash: string, nft: NftRef, at: number) => boolean;
+  /**
+   * Whether we hold (on paper) at least a unit of this NFT now. Our listing of an NFT we no longer
+   * hold (sold by accepting an offer) sells to nobody, and an NFT we do not hold cannot be sold by
+   * accepting an offer. Default: we hold whatever we list or sell.
+   */
+  readonly holds?: (nft: NftRef) => boolean;
+  /**
+   * Whether this NFT is one of a kind (ERC-721). One we hold is nobody else's to sell: the market's
+   * listing of it (by its owner before our simulated fill) is stale — it fills none of our offers
+   * and cannot be bought. Default: none is (every listing stands).
+   */
+  readonly unique?: (nft: NftRef) => boolean | Promise<boolean>;
   /** The paper store (never the live one): orders and fills are recorded in it. */
   readonly store?: Store;
   readonly logger?: Logger;
@@ -193,6 +205,9 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       return 0n;
     }
   };
+  /** We hold the NFT and it is one of a kind: a listing of it by anyone else is stale. */
+  const heldAndUnique = async (nft: NftRef): Promise<boolean> =>
+    o.holds !== undefined && o.unique !== undefined && o.holds(nft) && (await o.unique(nft));
   const refuse = (code: string, message: string): never => {
     rejected[code] = (rejected[code] ?? 0) + 1;
     throw new RejectedError(code, message);
@@ -403,6 +418,11 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       case 'buy_listing': {
         const col = ctx.market.collection(intent.collection);
         const level = col?.bestListings.get(nftKeyOf(intent.nft))?.value;
+        if (await heldAndUnique(intent.nft))
+          return refuse(
+            'paper_already_held',
+            `we already hold ${nftKeyOf(intent.nft)} (one of a kind): its listing by someone else is stale`,
+          );
         const stands = o.standsAfterLatency?.(intent.orderHash, intent.nft, now) ?? true;
         const out = buyOutcome(level, intent, stands);
         if ('code' in out) return refuse(out.code, out.message);
@@ -530,6 +550,11 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           await fees(intent.collection),
         );
         if ('code' in out) return refuse(out.code, out.message);
+        if (o.holds?.(intent.nft) === false)
+          return refuse(
+            'paper_not_held',
+            `we no longer hold ${nftKeyOf(intent.nft)} (sold meanwhile): there is nothing to accept the offer with`,
+          );
         const f = out.fees;
         const g = await gas(PAPER_GAS_UNITS.accept_offer);
         recordFill(
@@ -567,6 +592,9 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     // a cancel accepted but not assured yet: a fulfillment signature could still fill it
     if (l.state === 'cancelling' && l.cancelValidUntil === null) return false;
     const crosses = listingCrossesOffer(order, listing, o.wallet);
+    if (crosses === false) return false;
+    // an NFT of ours that is one of a kind: its seller no longer has it to sell
+    if (await heldAndUnique(listing.nft)) return false;
     if (crosses !== 'traits') return crosses;
     return traitMatches(order.offer, await o.traitsOf?.(listing.nft));
   }
@@ -577,7 +605,8 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     const ours: Listed[] = [];
     for (const l of ledger.counting()) {
       const x = listed.get(l.orderHash);
-      if (x !== undefined && l.state !== 'cancelling') ours.push(x);
+      // a listing of what we no longer hold (sold by accepting an offer) is void
+      if (x !== undefined && l.state !== 'cancelling' && o.holds?.(x.nft) !== false) ours.push(x);
     }
     return listingTakenBySale(ours, event);
   }

@@ -4,7 +4,12 @@ import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/d
 import { formatUnits } from '../../../src/domain/money.ts';
 import { ETH_TOKEN, ManualClock, MemoryMarket } from '../../../src/engine/index.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
-import { createPaperExecutor, type PaperExecutor, renderPaperReport } from '../../../src/execution/paper.ts';
+import {
+  createPaperExecutor,
+  type PaperExecutor,
+  type PaperExecutorOptions,
+  renderPaperReport,
+} from '../../../src/execution/paper.ts';
 import { createHoldings, createOrderLedger, storeLedger } from '../../../src/ledger/index.ts';
 import { Priority } from '../../../src/ratelimit/index.ts';
 import { openStore } from '../../../src/store/index.ts';
@@ -54,7 +59,10 @@ function listing(id: string, price: bigint, over: Partial<ListingEvent> = {}): L
   };
 }
 
-function setup(traits: Record<string, { type: string; value: string }[]> = {}) {
+function setup(
+  traits: Record<string, { type: string; value: string }[]> = {},
+  more: Pick<PaperExecutorOptions, 'holds' | 'unique'> = {},
+) {
   const clock = new ManualClock(1_700_000_000_000);
   const market = new MemoryMarket(clock);
   market.setCollection({
@@ -87,6 +95,7 @@ function setup(traits: Record<string, { type: string; value: string }[]> = {}) {
     traitsOf: async (n) => traits[n.identifier],
     store,
     ledger,
+    ...more,
   });
   let seq = 0;
   const ctx = (strategyId = 'bidder') => ({
@@ -99,6 +108,27 @@ function setup(traits: Record<string, { type: string; value: string }[]> = {}) {
     coalesceKey: `${strategyId}|t`,
   });
   return { clock, market, exec, sales, store, ctx, ledger };
+}
+
+/** A sale in apes (of someone else's NFT) at `price`. */
+function sale(id: string, price: bigint) {
+  return {
+    kind: 'sale' as const,
+    id: `s-${id}-${price}`,
+    collection: 'apes' as CollectionSlug,
+    chain: 'ethereum' as const,
+    occurredAt: 0,
+    receivedAt: 0,
+    source: 'stream' as const,
+    nft: nft(id),
+    orderHash: null,
+    txHash: null,
+    seller: '0x00000000000000000000000000000000000000cc' as Address,
+    buyer: '0x00000000000000000000000000000000000000dd' as Address,
+    quantity: 1n,
+    price,
+    paymentToken: ETH_TOKEN,
+  };
 }
 
 /** A collection offer on apes at 0.05 WETH for a minute. */
@@ -268,6 +298,70 @@ describe('paper executor', () => {
     await exec.execute(cancelOrder({ orderHash: c.orderHash as OrderHash }), ctx());
     await exec.observe(listing('1', 1n));
     expect(sales).toHaveLength(0);
+  });
+
+  it('what we hold on paper is ours alone: its stale listing fills no offer and cannot be bought; what we sold elsewhere neither sells nor accepts', async () => {
+    const held = new Set<string>();
+    const { exec, ctx, clock, ledger, market } = setup(
+      {},
+      { holds: (n) => held.has(n.identifier), unique: (n) => n.identifier !== '1155' },
+    );
+    const offer = (await exec.execute(apesOffer(clock.now()), ctx())).orderHash as string;
+    held.add('4');
+    // we hold #4: its former owner's listing is stale
+    await exec.observe(listing('4', E / 25n));
+    expect(ledger.get(offer)?.state).toBe('open');
+    // one not of a kind (an ERC-1155) stands though we hold some
+    held.add('1155');
+    await exec.observe(listing('1155', E / 25n));
+    expect(ledger.get(offer)?.state).toBe('filled');
+    // a buy of what we hold is refused, and counted
+    held.add('7');
+    const buy = buyListing({
+      orderHash: HASH,
+      collection: 'apes',
+      nft: nft('7'),
+      maxPrice: E / 10n,
+      paymentToken: ETH_TOKEN,
+    });
+    await expect(exec.execute(buy, ctx('sniper'))).rejects.toMatchObject({ code: 'paper_already_held' });
+    expect(exec.report().rejected.paper_already_held).toBe(1);
+    // our listing of #7, then #7 gone (sold by accepting an offer): a sale takes nothing of ours
+    const listed = (
+      await exec.execute(
+        placeListing({
+          collection: 'apes',
+          nft: nft('7'),
+          price: E / 10n,
+          paymentToken: ETH_TOKEN,
+          expiresAt: clock.now() + 600_000,
+        }),
+        ctx('seller'),
+      )
+    ).orderHash as string;
+    held.delete('7');
+    await exec.observe(sale('8', E));
+    expect(ledger.get(listed)?.state).toBe('open');
+    held.add('7');
+    await exec.observe(sale('8', E));
+    expect(ledger.get(listed)?.state).toBe('filled');
+    // accepting an offer for what we do not hold is refused
+    market.setCollection({
+      slug: 'apes',
+      floor: { price: E / 10n },
+      bestCollectionOffer: { price: E / 10n },
+    });
+    const accept = acceptOffer({
+      orderHash: `0x${'33'.repeat(32)}` as OrderHash,
+      collection: 'apes',
+      nft: nft('9'),
+      offerPrice: E / 10n,
+      minProceeds: E / 20n,
+      paymentToken: WETH,
+    });
+    await expect(exec.execute(accept, ctx('seller'))).rejects.toMatchObject({ code: 'paper_not_held' });
+    held.add('9');
+    await expect(exec.execute(accept, ctx('seller'))).resolves.toMatchObject({});
   });
 
   it('a buy fills at the listing price when it is still on the book and within the cap, with gas', async () => {
