@@ -86,6 +86,8 @@ export interface BacktestReport {
   };
   readonly strategies: readonly { readonly id: string; readonly module: string; readonly params: unknown }[];
   readonly events: number;
+  /** Stopped (Ctrl-C) before the window's end: the report covers the replay up to window.to. */
+  readonly interrupted: boolean;
   readonly intents: Readonly<Record<string, number>>;
   readonly skipped: Readonly<Record<string, number>>;
   readonly refused: Readonly<Record<string, number>>;
@@ -155,6 +157,21 @@ export interface CollectorParts {
   readonly engine: Engine;
   /** What strategies read that the tape does not hold (see BacktestReport.notOnTape). */
   readonly notOnTape: () => BacktestReport['notOnTape'];
+}
+
+/**
+ * The intents' outcome in words: done, refused by risk or the guard, failed in the simulated
+ * execution (with the paper executor's reasons, most first) — a summary line and the page say the same.
+ */
+export function intentsText(r: BacktestReport): string {
+  const failed = r.intents.failed ?? 0;
+  const reasons = Object.entries(r.refused)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([code, n]) => `${code} ${n}`);
+  return (
+    `${r.intents.emitted ?? 0} emitted, ${r.intents.done ?? 0} done, ${r.intents.rejected ?? 0} refused by risk or the guard, ` +
+    `${failed} failed in the simulated execution${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}`
+  );
 }
 
 export class ReportCollector {
@@ -262,7 +279,7 @@ export class ReportCollector {
   }
 
   /** The report as of `at`: the window's end, or earlier when the replay was interrupted. */
-  finish(at: number, events: number): BacktestReport {
+  finish(at: number, events: number, interrupted = false): BacktestReport {
     const { paper, holdings, engine, setup, tape } = this.p;
     this.sample(at);
     const pr = paper.report();
@@ -370,6 +387,7 @@ export class ReportCollector {
       },
       strategies: setup.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
       events,
+      interrupted,
       intents: {
         emitted: es.intents.emitted,
         done: es.intents.done,

@@ -216,7 +216,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   }
 
   const { BacktestInterrupted, runBacktest } = await import('../../backtest/run.ts');
-  const { reportJson } = await import('../../backtest/report.ts');
+  const { intentsText, reportJson } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
   if (tape.damaged)
     err(
@@ -254,7 +254,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const r = run.report;
   const lines = [
     `Backtest of ${basename(tapePath)} (${r.tape.source}, ${r.tape.collections.join(', ')}): ${new Date(r.window.from).toISOString()} → ${new Date(r.window.to).toISOString()}, ${r.events} events`,
-    `  intents ${r.intents.emitted ?? 0} (${r.intents.done ?? 0} done, ${r.intents.rejected ?? 0} refused); orders ${r.orders.placed} placed, ${r.orders.filled} filled; fills ${r.total.fills}`,
+    `  intents: ${intentsText(r)}`,
+    `  orders ${r.orders.placed} placed, ${r.orders.filled} filled; fills ${r.total.fills}`,
     '  strategy              realized (ETH)    unrealized       fills  win rate       max drawdown',
   ];
   for (const l of [...r.byStrategy, r.total])

@@ -145,6 +145,11 @@ describe('backtest', () => {
     expect([999, 1000]).toContain(cut.events);
     expect(cut.interrupted).toBe(true);
     expect(whole.interrupted).toBe(false);
+    // the report says so (JSON and page)
+    expect(cut.report.interrupted).toBe(true);
+    expect(whole.report.interrupted).toBe(false);
+    expect(renderReportHtml(cut.report)).toContain('<b>interrupted</b> (Ctrl-C)');
+    expect(renderReportHtml(whole.report)).not.toContain('<b>interrupted</b>');
     expect(cut.events).toBeGreaterThan(0);
     expect(cut.events).toBeLessThan(whole.events);
     expect(cut.report.events).toBe(cut.events);

@@ -37,6 +37,10 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(b.code).toBe(0);
     expect(b.stdout).toMatch(/Backtest of q\.tape \(sandbox, harpoon-apes, harpoon-punks\)/);
     expect(b.stdout).toMatch(/\n {2}seller +-?\d/);
+    // failures of the simulated execution are counted with their reasons, not hidden
+    expect(b.stdout).toMatch(
+      /\n {2}intents: \d+ emitted, \d+ done, \d+ refused by risk or the guard, \d+ failed in the simulated execution( \((paper_\w+ \d+(, )?)+\))?\n/,
+    );
     const report = JSON.parse(readFileSync(join(dir, 'rep.json'), 'utf8')) as {
       kind: string;
       events: number;
