@@ -445,23 +445,6 @@ describe('paper executor', () => {
       ctx('seller'),
     );
     expect(ledger.counts(ledger.get(listed.orderHash as string) as never)).toBe(false);
-    const sale = (id: string, price: bigint) => ({
-      kind: 'sale' as const,
-      id: `s-${id}`,
-      collection: 'apes' as CollectionSlug,
-      chain: 'ethereum' as const,
-      occurredAt: 0,
-      receivedAt: 0,
-      source: 'stream' as const,
-      nft: nft(id),
-      orderHash: null,
-      txHash: null,
-      seller: '0x00000000000000000000000000000000000000cc' as Address,
-      buyer: '0x00000000000000000000000000000000000000dd' as Address,
-      quantity: 1n,
-      price,
-      paymentToken: ETH_TOKEN,
-    });
     await exec.observe(sale('3', (E * 7n) / 100n)); // below our price: nothing
     expect(ledger.get(repriced.orderHash as string)?.state).toBe('open');
     await exec.observe(sale('4', (E * 9n) / 100n)); // a buyer paid more: ours would have sold
