@@ -79,7 +79,8 @@ export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWr
   let records = 0;
   let blocks = 0;
   let closed = false;
-  if (truncatedTail === 0 && size === TAPE_MAGIC_BYTES.length) {
+  // no whole block yet (a new file, or one whose first block a crash cut): the header first
+  if (size === TAPE_MAGIC_BYTES.length) {
     lines.push(encodeRecord(options.header));
     pending += 1;
   }

@@ -202,6 +202,20 @@ describe('tape', () => {
     }
   });
 
+  it('continuing a tape whose first block a crash cut writes the header again (else nothing could read it)', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    w.write({ k: 'event', at: 1_000, event: listing(0) });
+    await w.close();
+    truncateSync(path, statSync(path).size - 4);
+    expect(scanTape(path)).toMatchObject({ validBytes: TAPE_MAGIC.length, torn: true, damaged: false });
+    const again = openTapeWriter(path, { header, flushMs: 0 });
+    again.write({ k: 'event', at: 1_001, event: listing(1) });
+    await again.close();
+    expect(openTape(path).header()).toEqual(header);
+    expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
+  });
+
   it('the timer flushes at least every flushMs; a reader sees whole blocks while it is written', async () => {
     const path = join(dir(), 'm.tape');
     const w = openTapeWriter(path, { header, flushMs: 20, sync: false });
