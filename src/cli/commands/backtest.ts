@@ -80,6 +80,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `--tape: no file at ${tapePath}`,
       `record one with "harpoon record" or "harpoon sandbox tape"`,
     );
+  if (statSync(tapePath).isDirectory())
+    throw new UsageError(
+      `--tape: ${tapePath} is a folder, not a tape`,
+      `give the tape file, e.g. ${example}`,
+    );
   const fromRaw = textFlag(ctx.flags, FROM_FLAG, command);
   const toRaw = textFlag(ctx.flags, TO_FLAG, command);
   const from = fromRaw !== undefined ? parseTime('from', fromRaw, command) : undefined;
@@ -91,10 +96,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
   const outRaw = textFlag(ctx.flags, REPORT_OUT_FLAG, command);
-  const out =
-    outRaw !== undefined
-      ? writableOut(resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')), `${example} --out report`)
-      : undefined;
+  const out = outRaw !== undefined ? resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')) : undefined;
   const { parseSweep } = await import('../../backtest/sweep.ts');
   const sweeps = multipleFlag(ctx.flags, SWEEP_FLAG).map((s) => {
     try {
@@ -106,6 +108,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       );
     }
   });
+  // every file the report goes to, checked before the replay (it must not fail at its last step)
+  if (out !== undefined)
+    for (const ext of sweeps.length > 0 ? ['.sweep.json'] : ['.json', '.html'])
+      writableOut(`${out}${ext}`, `${example} --out report`);
   if (ctx.flags.workers !== undefined && sweeps.length === 0)
     throw new UsageError(
       '--workers goes with --sweep',

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -222,9 +222,16 @@ describe('harpoon sandbox tape, backtest', () => {
       ],
       [['sandbox', 'tape', '--hours', '1', '--out', dir], /--out: .* is a folder, not a file/],
       [['backtest', '--tape', CONFIG, '--out', join(dir, 'nope', 'rep')], /--out: there is no folder/],
+      [['backtest', '--tape', dir, '--config', CONFIG], /--tape: .* is a folder, not a tape/],
+      // PATH.json is a folder: said before the replay, not after it
+      [
+        ['backtest', '--tape', CONFIG, '--out', join(dir, 'dirrep')],
+        /--out: .*dirrep\.json is a folder, not a file/,
+      ],
       [['record', '--config', CONFIG, '--out', join(dir, 'nope', 'm.tape')], /--out: there is no folder/],
       [['record', '--config', CONFIG], /--out is required/],
     ];
+    mkdirSync(join(dir, 'dirrep.json'), { recursive: true });
     for (const [args, message] of cases) {
       const r = await harpoon(args);
       expect(r.code, args.join(' ')).toBe(2);
