@@ -114,7 +114,10 @@ export function withOverrides(setup: BacktestSetup, overrides: readonly ParamOve
       if (next === null || typeof next !== 'object') target[k] = {};
       target = target[k] as Record<string, unknown>;
     }
-    target[o.path[o.path.length - 1] as string] = o.value;
+    const last = o.path[o.path.length - 1] as string;
+    // a number where the config has text (an amount such as maxPrice: "0.05") is given as text
+    target[last] =
+      typeof o.value === 'number' && typeof target[last] === 'string' ? String(o.value) : o.value;
   }
   return { ...setup, strategies };
 }

@@ -55,12 +55,37 @@ export function parseSweep(spec: string): SweepAxis {
         throw new RangeError(`--sweep '${spec}': more than ${MAX_COMBINATIONS} values`);
     }
   } else {
+    if (/^-?[\d.]+\.\.[^,]*$/.test(rhs))
+      throw new RangeError(
+        `--sweep '${spec}': a range is from..to or from..to:step with numbers and a step above 0 (e.g. 1000..3000:500)`,
+      );
     const list = rhs.split(',').map((v) => v.trim());
     if (rhs === '' || list.some((v) => v === ''))
       throw new RangeError(`--sweep '${spec}': expected from..to:step or a comma-separated list of values`);
-    values = list.map((v) => (/^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v));
+    // a value in quotes stays text ("0.01": an amount); else a number when it reads as one
+    values = list.map((v) => {
+      const quoted = /^(["'])(.*)\1$/.exec(v);
+      if (quoted !== null) return quoted[2] as string;
+      return /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    });
   }
   return { spec, strategy, path, values };
+}
+
+/** Each `--sweep` parsed; the same parameter twice is refused (one axis would hide the other). */
+export function parseSweeps(specs: readonly string[]): SweepAxis[] {
+  const axes = specs.map(parseSweep);
+  const seen = new Map<string, string>();
+  for (const a of axes) {
+    const key = [a.strategy, ...a.path].join('.');
+    const before = seen.get(key);
+    if (before !== undefined)
+      throw new RangeError(
+        `--sweep '${a.spec}': ${key} is already swept by '${before}' (give all its values in one --sweep)`,
+      );
+    seen.set(key, a.spec);
+  }
+  return axes;
 }
 
 /** Every combination of the axes' values, as overrides (the first axis varies slowest). */

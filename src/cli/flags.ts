@@ -411,7 +411,7 @@ export const SWEEP_FLAG: FlagSpec = flag({
   type: 'string',
   valueName: 'SPEC',
   defaultText: 'none',
-  help: 'sweep a parameter, repeatable: strategy.param=FROM..TO:STEP or strategy.param=A,B,C; every combination runs in worker threads and is ranked',
+  help: 'sweep a parameter, repeatable: strategy.param=FROM..TO:STEP (step 1 when left out) or strategy.param=A,B,C ("0.01" in quotes stays text; a number is given as text where the config has text, e.g. maxPrice); every combination runs in worker threads and is ranked',
   check: { kind: 'text', maxLength: 200 },
   example: "'sniper.discountBps=1000..3000:500'",
   multiple: true,

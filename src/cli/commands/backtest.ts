@@ -97,17 +97,13 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
   const outRaw = textFlag(ctx.flags, REPORT_OUT_FLAG, command);
   const out = outRaw !== undefined ? resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')) : undefined;
-  const { parseSweep } = await import('../../backtest/sweep.ts');
-  const sweeps = multipleFlag(ctx.flags, SWEEP_FLAG).map((s) => {
-    try {
-      return parseSweep(s);
-    } catch (e) {
-      throw new UsageError(
-        (e as Error).message,
-        `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500'`,
-      );
-    }
-  });
+  const { parseSweeps } = await import('../../backtest/sweep.ts');
+  let sweeps: ReturnType<typeof parseSweeps>;
+  try {
+    sweeps = parseSweeps(multipleFlag(ctx.flags, SWEEP_FLAG));
+  } catch (e) {
+    throw new UsageError((e as Error).message, `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500'`);
+  }
   // every file the report goes to, checked before the replay (it must not fail at its last step)
   if (out !== undefined)
     for (const ext of sweeps.length > 0 ? ['.sweep.json'] : ['.json', '.html'])

@@ -261,6 +261,9 @@ describe('backtest', () => {
     ).report;
     expect(r.fills.filter((f) => f.strategy === 'sniper')).toEqual([]);
     expect(r.strategies.find((x) => x.id === 'sniper')?.params).toMatchObject({ discountBps: 9000 });
+    // a number where the config has text (an amount) is given as text: what the schema takes
+    const priced = withOverrides(setup(), [{ strategy: 'sniper', path: ['maxPrice'], value: 0.02 }]);
+    expect(priced.strategies.find((x) => x.id === 'sniper')?.params).toMatchObject({ maxPrice: '0.02' });
     expect(() => withOverrides(setup(), [{ strategy: 'nope', path: ['x'], value: 1 }])).toThrow(
       /no strategy 'nope'/,
     );

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { combinations, parseSweep, rank, type SweepResult } from '../../../src/backtest/sweep.ts';
+import {
+  combinations,
+  parseSweep,
+  parseSweeps,
+  rank,
+  type SweepResult,
+} from '../../../src/backtest/sweep.ts';
 
 describe('sweep specs', () => {
   it('ranges include both ends; lists keep numbers as numbers', () => {
@@ -23,6 +29,21 @@ describe('sweep specs', () => {
     expect(() => parseSweep('sniper.discountBps=3000..1000:500')).toThrow(/ends before it starts/);
     expect(() => parseSweep('sniper.discountBps=1..5:0')).toThrow(/step must be > 0/);
     expect(() => parseSweep('sniper.discountBps=1,,2')).toThrow(/comma-separated/);
+    // a range gone wrong is said as one, not read as a list of words
+    expect(() => parseSweep('sniper.discountBps=1000..3000:-500')).toThrow(/a range is from\.\.to/);
+    expect(() => parseSweep('sniper.discountBps=1000..x')).toThrow(/a range is from\.\.to/);
+  });
+
+  it('a value in quotes stays text (an amount); the same parameter twice is refused', () => {
+    expect(parseSweep(`sniper.maxPrice="0.01","0.05"`).values).toEqual(['0.01', '0.05']);
+    expect(parseSweep(`sniper.maxPrice='0.010',0.05`).values).toEqual(['0.010', 0.05]);
+    expect(parseSweeps(['sniper.discountBps=1,2', 'seller.markupBps=3']).map((a) => a.values)).toEqual([
+      [1, 2],
+      [3],
+    ]);
+    expect(() => parseSweeps(['sniper.discountBps=1,2', 'sniper.discountBps=3,4'])).toThrow(
+      /'sniper\.discountBps=3,4': sniper\.discountBps is already swept by 'sniper\.discountBps=1,2'/,
+    );
   });
 
   it('combinations: the cartesian product, first axis slowest', () => {
