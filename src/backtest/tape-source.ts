@@ -40,7 +40,11 @@ interface Timed<T> {
  * to the live view's request of about that moment: what the market was then), else the newest
  * recorded before it, else the first. An older answer would take back what events taught since.
  */
-function answerAt<T>(list: readonly Timed<T>[] | undefined, at: number, aheadMs: number): T | undefined {
+function answerAt<T>(
+  list: readonly Timed<T>[] | undefined,
+  at: number,
+  aheadMs: number,
+): Timed<T> | undefined {
   if (list === undefined || list.length === 0) return undefined;
   let lo = 0;
   let hi = list.length;
@@ -50,8 +54,8 @@ function answerAt<T>(list: readonly Timed<T>[] | undefined, at: number, aheadMs:
     else hi = mid;
   }
   const next = list[lo];
-  if (next !== undefined && next.at - at <= aheadMs) return next.value;
-  return asOf(list, at);
+  if (next !== undefined && next.at - at <= aheadMs) return next;
+  return atOrBefore(list, at) ?? (list[0] as Timed<T>);
 }
 
 /** The newest entry at or before `at`, else the first. */
@@ -110,9 +114,15 @@ export const REST_AHEAD_MS = 10_000;
  */
 export const LOOK_AHEAD_MS = 60_000;
 
+/**
+ * A recording that wrote no freshness record for this long was not running (the recorder writes
+ * one a second, a sandbox tape one every 10 s): what the API answered before is no answer then.
+ */
+export const GAP_MS = 60_000;
+
 export class NoSnapshotError extends Error {
-  constructor(call: string, slug: string) {
-    super(`the tape has no ${call} answer for ${slug}`);
+  constructor(call: string, slug: string, why?: string) {
+    super(`the tape has no ${call} answer for ${slug}${why !== undefined ? ` (${why})` : ''}`);
     this.name = 'NoSnapshotError';
   }
 }
@@ -247,8 +257,20 @@ class StreamingReplay implements TapeReplay {
     const answer = <R>(call: RestCall, slug: string, next: string | undefined): Promise<R> => {
       const at = this.now();
       this.readUntil(at + REST_AHEAD_MS + LOOK_AHEAD_MS);
-      const r = answerAt(this.rest.map.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at, REST_AHEAD_MS);
-      if (r === undefined) return Promise.reject(new NoSnapshotError(call, slug));
+      const found = answerAt(this.rest.map.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at, REST_AHEAD_MS);
+      if (found === undefined) return Promise.reject(new NoSnapshotError(call, slug));
+      // an answer from before a gap in the recording is not one now: the view goes stale, as a
+      // live one would with its API gone
+      const gap = found.at < at ? this.gapBefore(slug, at) : 0;
+      if (gap > GAP_MS)
+        return Promise.reject(
+          new NoSnapshotError(
+            call,
+            slug,
+            `nothing was recorded for ${Math.round(gap / 1000)} s: a gap in the tape`,
+          ),
+        );
+      const r = found.value;
       // frozen when first handed out: handed out as is (the view reads answers, never changes them)
       return Promise.resolve(deepFreeze(r.response) as R);
     };
@@ -348,6 +370,13 @@ class StreamingReplay implements TapeReplay {
     const at = this.now();
     this.readUntil(at + LOOK_AHEAD_MS);
     return at;
+  }
+
+  /** How long before `at` the recording last wrote the collection's freshness (0: never wrote one). */
+  private gapBefore(slug: string, at: number): number {
+    const list = this.fresh.map.get(slug);
+    const last = list === undefined ? undefined : atOrBefore(list, at);
+    return last === undefined ? 0 : at - last.at;
   }
 
   fees(slug: string): readonly CollectionFeeInfo[] {

@@ -175,6 +175,37 @@ describe('backtest', () => {
     ).rejects.toBeInstanceOf(BacktestInterrupted);
   }, 120_000);
 
+  it('in a gap of the recording the market goes stale: nothing is placed there on answers from before it', async () => {
+    // the quarter hour, then one more event 3 hours later (no freshness recorded between)
+    const gapped = join(mkdtempSync(join(tmpdir(), 'harpoon-gap3-')), 'gap.tape');
+    const records = [...openTape(tapePath).records()];
+    const w = openTapeWriter(gapped, { header: records[0] as TapeHeader, flushMs: 0 });
+    let last: TapeEvent | undefined;
+    for (const r of records.slice(1)) {
+      w.write(r);
+      if (r.k === 'event') last = r;
+    }
+    if (last === undefined) throw new Error('the quarter tape has no event');
+    const farAt = last.at + 3 * 3_600_000;
+    w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
+    await w.close();
+    const quarter = (
+      await runBacktest({
+        tape: openTapeSource(tapePath),
+        setup: setup(),
+        builtinStrategiesDir: strategiesDir,
+      })
+    ).report;
+    const gap = (
+      await runBacktest({ tape: openTapeSource(gapped), setup: setup(), builtinStrategiesDir: strategiesDir })
+    ).report;
+    expect(gap.window.to).toBe(farAt);
+    // the same intents and orders as the quarter hour alone: none in the 3 hours after it
+    expect(gap.intents).toEqual(quarter.intents);
+    expect(gap.orders.placed).toBe(quarter.orders.placed);
+    expect(gap.fills).toEqual(quarter.fills);
+  }, 120_000);
+
   it('a signal stops the replay inside a gap of weeks in the tape too (its ticks are places to stop)', async () => {
     // the quarter hour, then one more event 60 days later: hundreds of thousands of ticks between
     const gapped = join(mkdtempSync(join(tmpdir(), 'harpoon-gap-')), 'gap.tape');

@@ -103,6 +103,7 @@ const crafted: TapeRecord[] = [
   { k: 'gas', at: 100_000, price: 5n },
   { k: 'gas', at: 160_000, price: 9n },
   ev(cancel(1, 170_000)),
+  { k: 'fresh', at: 200_000, collections: { apes: { ageMs: 300, stale: false } } },
   {
     k: 'traits',
     at: 200_000,
@@ -138,7 +139,7 @@ describe('tape source: a replay answers as the whole tape did', () => {
     expect(s.lastAt).toBe(300_000);
     expect(s.events).toBe(14);
     expect(s.records).toBe(crafted.length + 1);
-    expect(s.counts).toEqual({ header: 1, fees: 1, gas: 3, rest: 3, fresh: 1, traits: 2, event: 14 });
+    expect(s.counts).toEqual({ header: 1, fees: 1, gas: 3, rest: 3, fresh: 2, traits: 2, event: 14 });
     expect(s.torn).toBe(false);
   });
 
@@ -165,6 +166,10 @@ describe('tape source: a replay answers as the whole tape did', () => {
     now = 120_000;
     // written after the events of 150 s, placed in order at 100 s
     expect(r.gasPrice()).toBe(5n);
+    // no freshness recorded for 110 s: the recording was down, an answer from before it is none now
+    await expect(floorOf(r)).rejects.toThrow(
+      /no stats answer for apes \(nothing was recorded for 110 s: a gap in the tape\)/,
+    );
     now = 165_000;
     expect(r.gasPrice()).toBe(9n);
     now = 210_000;
