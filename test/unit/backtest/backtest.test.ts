@@ -26,6 +26,23 @@ beforeAll(async () => {
   await writeSandboxTape({ out: tapePath, seed: 11, hours: 0.25 });
 }, 60_000);
 
+/** The quarter-hour tape, then its last event again `gapMs` later (nothing recorded between). */
+async function gappedTape(gapMs: number): Promise<{ path: string; lastAt: number; farAt: number }> {
+  const path = join(mkdtempSync(join(tmpdir(), 'harpoon-gap-')), 'gap.tape');
+  const records = [...openTape(tapePath).records()];
+  const w = openTapeWriter(path, { header: records[0] as TapeHeader, flushMs: 0 });
+  let last: TapeEvent | undefined;
+  for (const r of records.slice(1)) {
+    w.write(r);
+    if (r.k === 'event') last = r;
+  }
+  if (last === undefined) throw new Error('the quarter tape has no event');
+  const farAt = last.at + gapMs;
+  w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
+  await w.close();
+  return { path, lastAt: last.at, farAt };
+}
+
 describe('sandbox tapes', () => {
   it('the same seed, hours and activity give the same bytes; another seed another market', async () => {
     const d = mkdtempSync(join(tmpdir(), 'harpoon-st-'));
@@ -177,18 +194,7 @@ describe('backtest', () => {
 
   it('in a gap of the recording the market goes stale: nothing is placed there on answers from before it', async () => {
     // the quarter hour, then one more event 3 hours later (no freshness recorded between)
-    const gapped = join(mkdtempSync(join(tmpdir(), 'harpoon-gap3-')), 'gap.tape');
-    const records = [...openTape(tapePath).records()];
-    const w = openTapeWriter(gapped, { header: records[0] as TapeHeader, flushMs: 0 });
-    let last: TapeEvent | undefined;
-    for (const r of records.slice(1)) {
-      w.write(r);
-      if (r.k === 'event') last = r;
-    }
-    if (last === undefined) throw new Error('the quarter tape has no event');
-    const farAt = last.at + 3 * 3_600_000;
-    w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
-    await w.close();
+    const { path: gapped, farAt } = await gappedTape(3 * 3_600_000);
     const quarter = (
       await runBacktest({
         tape: openTapeSource(tapePath),
@@ -208,19 +214,7 @@ describe('backtest', () => {
 
   it('a signal stops the replay inside a gap of weeks in the tape too (its ticks are places to stop)', async () => {
     // the quarter hour, then one more event 60 days later: hundreds of thousands of ticks between
-    const gapped = join(mkdtempSync(join(tmpdir(), 'harpoon-gap-')), 'gap.tape');
-    const records = [...openTape(tapePath).records()];
-    const header = records[0] as TapeHeader;
-    const w = openTapeWriter(gapped, { header, flushMs: 0 });
-    let last: TapeEvent | undefined;
-    for (const r of records.slice(1)) {
-      w.write(r);
-      if (r.k === 'event') last = r;
-    }
-    if (last === undefined) throw new Error('the quarter tape has no event');
-    const farAt = last.at + 60 * 86_400_000;
-    w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
-    await w.close();
+    const { path: gapped, lastAt, farAt } = await gappedTape(60 * 86_400_000);
     const tape = openTapeSource(gapped);
     expect(tape.lastAt).toBe(farAt);
     const ac = new AbortController();
@@ -238,7 +232,7 @@ describe('backtest', () => {
     expect(r.interrupted).toBe(true);
     // stopped in the gap: past the quarter hour's events, well before the last one
     expect(r.events).toBe(tape.events - 1);
-    expect(r.report.window.to).toBeGreaterThan(last.at);
+    expect(r.report.window.to).toBeGreaterThan(lastAt);
     expect(r.report.window.to).toBeLessThan(farAt);
   }, 120_000);
 
