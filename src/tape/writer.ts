@@ -21,7 +21,7 @@ import {
   type TapeHeader,
   type TapeRecord,
 } from './format.ts';
-import { scanTape } from './reader.ts';
+import { openTape, scanTape } from './reader.ts';
 
 export interface TapeWriterOptions {
   /** Written first when the file is new (ignored when continuing a tape). */
@@ -48,6 +48,19 @@ export interface TapeWriter {
   close(): Promise<void>;
 }
 
+/**
+ * A tape is one market: continuing it with a recording of another chain or other collections, or
+ * a real market after a simulated one (or the other way), would make its header lie.
+ */
+function refuseOtherMarket(path: string, had: TapeHeader, now: TapeHeader): void {
+  const market = (h: TapeHeader) =>
+    `${h.chain} (${[...h.collections].sort().join(', ') || 'no collections'}${h.source === 'sandbox' ? ', simulated' : ''})`;
+  if (market(had) !== market(now))
+    throw new TapeFormatError(
+      `${path} is a tape of ${market(had)} and this recording is of ${market(now)}: continuing it would mix two markets on one tape; record to a new file`,
+    );
+}
+
 export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWriter {
   const flushMs = options.flushMs ?? 1000;
   const maxBlockBytes = options.maxBlockBytes ?? 256 * 1024;
@@ -63,6 +76,7 @@ export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWr
         `${path} is damaged at byte ${scan.validBytes} (${scan.tornReason}), with ${scan.bytes - scan.validBytes} bytes after it: ` +
           'that is not the tail of a write cut by a crash, and continuing the tape would cut them off. It still replays up to the damage; move it aside and record to a new file',
       );
+    if (scan.blocks > 0) refuseOtherMarket(path, openTape(path).header(), options.header);
     fd = openSync(path, 'r+');
     if (scan.validBytes < scan.bytes) {
       truncatedTail = scan.bytes - scan.validBytes;

@@ -202,6 +202,30 @@ describe('tape', () => {
     }
   });
 
+  it('a tape is one market: continuing it with another chain, other collections or a simulated market is refused', async () => {
+    const path = join(dir(), 'm.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    w.write({ k: 'event', at: 1_000, event: listing(0) });
+    await w.close();
+    const before = readFileSync(path);
+    for (const [other, said] of [
+      [{ chain: 'base' }, /is a tape of ethereum \(apes\) and this recording is of base \(apes\)/],
+      [{ collections: ['apes', 'punks'] }, /this recording is of ethereum \(apes, punks\)/],
+      [
+        { source: 'sandbox' },
+        /this recording is of ethereum \(apes, simulated\): continuing it would mix two markets/,
+      ],
+    ] as const) {
+      expect(() => openTapeWriter(path, { header: { ...header, ...other }, flushMs: 0 })).toThrow(said);
+      expect(readFileSync(path).equals(before)).toBe(true);
+    }
+    // the same market from another recorder (harpoon record, then the daemon's market.record) continues it
+    const again = openTapeWriter(path, { header: { ...header, source: 'daemon', at: 9_000 }, flushMs: 0 });
+    again.write({ k: 'event', at: 9_001, event: listing(1) });
+    await again.close();
+    expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event', 'event']);
+  });
+
   it('continuing a tape whose first block a crash cut writes the header again (else nothing could read it)', async () => {
     const path = join(dir(), 'm.tape');
     const w = openTapeWriter(path, { header, flushMs: 0 });
