@@ -59,6 +59,7 @@ import {
   type TxSender,
   verifyChain,
 } from '../chain/index.ts';
+import { outFileProblem } from '../config/load.ts';
 import { type MarketEvent, nftKey, type PaymentToken } from '../domain/events.ts';
 import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 import { formatUnits } from '../domain/money.ts';
@@ -71,7 +72,7 @@ import {
   loadStrategy,
   writeBudgetFromScheduler,
 } from '../engine/index.ts';
-import { BaseError, FatalError } from '../errors/index.ts';
+import { BaseError, ConfigError, FatalError } from '../errors/index.ts';
 import {
   type Executor as ChainExecutor,
   type CollectionInfo,
@@ -453,6 +454,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     startedAt = clock.now();
     // 1. store
     const storePath = paper ? options.paperStorePath : options.storePath;
+    const storeProblem = storePath === ':memory:' ? undefined : outFileProblem(storePath);
+    if (storeProblem !== undefined)
+      throw new ConfigError(
+        `store.path: the database cannot be written: ${storeProblem} (give a path in a folder that exists and is writable)`,
+      );
     store = openStore(storePath, { exclusive: true, now: () => clock.now() });
     progress(`store open: ${storePath}${paper ? ' (paper database)' : ''}`);
     // the one ledger of our orders, read back from the store
@@ -1243,7 +1249,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   /** A failed build or listen: said once, everything opened so far closed, state `failed`. */
   async function failed(e: unknown): Promise<never> {
     failure = e instanceof BaseError ? e.shortMessage : e instanceof Error ? e.message : String(e);
-    log.error({ err: e }, 'start failed');
+    // a config error is the operator's to fix, not a bug: its message, without a stack trace
+    if (e instanceof ConfigError) log.error({ code: e.code, reason: e.shortMessage }, 'start failed');
+    else log.error({ err: e }, 'start failed');
     await doStop().catch(() => undefined);
     state = 'failed';
     if (finalStatus !== undefined) finalStatus = { ...finalStatus, state: 'failed', error: failure };

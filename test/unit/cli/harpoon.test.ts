@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -156,6 +156,20 @@ describe('harpoon run and status', () => {
     expect(r.stderr).toMatch(/configuration error/);
     expect(r.stderr).toMatch(/risk\.maxPricePerItem/);
     expect(r.stderr).not.toMatch(/starting in/);
+  });
+
+  it('run with store.path in a folder that is not there exits 2 naming store.path (no stack trace, nothing created)', async () => {
+    const path = file(
+      'nostore.yaml',
+      'mode: paper\nstore:\n  path: nope-folder/h.db\nchain:\n  rpcUrl: http://127.0.0.1:1\n',
+    );
+    const r = await harpoon(['run', '--config', path], { HARPOON_API_KEY: 'k' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /harpoon: configuration error: store\.path: the database cannot be written: there is no folder .*nope-folder/,
+    );
+    expect(r.stderr).not.toMatch(/"stack"|at doBuild/);
+    expect(existsSync(join(dir, 'nope-folder'))).toBe(false);
   });
 
   it('run with a missing config file exits 2 and names the file', async () => {
