@@ -32,9 +32,15 @@ const STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../.
 
 /** ISO 8601 (with a zone, or UTC) or epoch milliseconds. */
 export function parseTime(flag: string, raw: string, command: string): number {
-  const text = raw.trim();
+  // "2026-01-01 06:00" is "2026-01-01T06:00" (a space is how people write it): UTC unless zoned
+  const text = raw.trim().replace(/^(\d{4}-\d\d-\d\d) +(?=\d)/, '$1T');
   let ms: number;
-  if (/^\d{10,16}$/.test(text)) ms = Number(text);
+  if (/^\d{1,11}$/.test(text))
+    throw new UsageError(
+      `--${flag}: ${JSON.stringify(raw)} reads as epoch seconds (or less), and times are epoch milliseconds`,
+      `give milliseconds (e.g. ${text}000) or ISO 8601 (e.g. harpoon ${command} --${flag} 2026-01-01T06:00Z)`,
+    );
+  if (/^\d{12,16}$/.test(text)) ms = Number(text);
   else {
     const iso = /[zZ]|[+-]\d\d:?\d\d$/.test(text) || !/T/.test(text) ? text : `${text}Z`;
     ms = /^\d{4}-\d\d-\d\d/.test(text) ? Date.parse(iso) : Number.NaN;
@@ -157,10 +163,20 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     ctx.io.stderr(
       `harpoon: warning: the tape holds no market of ${missing.join(', ')} (it recorded ${tape.header.collections.join(', ')}): strategies trading ${missing.length === 1 ? 'it' : 'them'} see nothing of ${missing.length === 1 ? 'it' : 'them'} in this backtest\n`,
     );
-  if ((from !== undefined && from > tape.lastAt) || (to !== undefined && to < tape.firstAt))
+  const runs = `${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`;
+  if ((from !== undefined && from >= tape.lastAt) || (to !== undefined && to <= tape.firstAt))
     throw new UsageError(
-      `--from/--to are outside the tape, which runs ${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`,
+      `--from/--to are outside the tape, which runs ${runs}`,
       `e.g. ${example} --from ${new Date(tape.firstAt).toISOString()}`,
+    );
+  // a window wider than the tape is the tape: said, not silently narrowed
+  if (from !== undefined && from < tape.firstAt)
+    ctx.io.stderr(
+      `harpoon: warning: --from is before the tape begins (it runs ${runs}): trading starts at its start\n`,
+    );
+  if (to !== undefined && to > tape.lastAt)
+    ctx.io.stderr(
+      `harpoon: warning: --to is after the tape ends (it runs ${runs}): the replay ends at its end\n`,
     );
 
   if (sweeps.length > 0) {
@@ -238,7 +254,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       onProgress: (n, of) =>
         err(
           n === 0
-            ? `replaying ${basename(tapePath)} (${of} events) from ${new Date(from ?? tape.firstAt).toISOString()} to ${new Date(Math.min(to ?? tape.lastAt, tape.lastAt)).toISOString()}; Ctrl-C stops it with a report up to there`
+            ? `replaying ${basename(tapePath)} (${of} events) from ${new Date(Math.max(from ?? tape.firstAt, tape.firstAt)).toISOString()} to ${new Date(Math.min(to ?? tape.lastAt, tape.lastAt)).toISOString()}; Ctrl-C stops it with a report up to there`
             : `replayed ${n} of ${of} events`,
         ),
       signal: ctx.io.signal,

@@ -73,6 +73,26 @@ describe('harpoon sandbox tape, backtest', () => {
     ]);
     expect(sweepOutside.code).toBe(2);
     expect(sweepOutside.stderr).toMatch(/--from\/--to are outside the tape/);
+    // a window wider than the tape is said; "date time" with a space is UTC, as with a T
+    const wide = await harpoon([
+      'backtest',
+      ...['--tape', tape, '-c', CONFIG, '--out', join(dir, 'wide')],
+      ...['--from', '2025-12-31 23:00', '--to', '2026-01-01 00:03'],
+    ]);
+    expect(wide.code).toBe(0);
+    expect(wide.stderr).toMatch(
+      /warning: --from is before the tape begins \(it runs 2026-01-01T00:00:00\.000Z → /,
+    );
+    expect(wide.stderr).toMatch(
+      /replaying q\.tape \(\d+ events\) from 2026-01-01T00:00:00\.000Z to 2026-01-01T00:03:00\.000Z/,
+    );
+    const wideReport = JSON.parse(readFileSync(join(dir, 'wide.json'), 'utf8')) as {
+      window: { from: number; to: number };
+    };
+    expect(wideReport.window).toMatchObject({
+      from: Date.parse('2026-01-01T00:00Z'),
+      to: Date.parse('2026-01-01T00:03Z'),
+    });
     // the config's collections against the tape's: some missing is said, none on the tape refused
     const cfgText = readFileSync(CONFIG, 'utf8');
     const oneOff = join(dir, 'one-off.yaml');
@@ -207,6 +227,10 @@ describe('harpoon sandbox tape, backtest', () => {
       [['backtest', '--tape', join(dir, 'none.tape'), '--config', CONFIG], /--tape: no file at/],
       [['backtest', '--tape', CONFIG, '--config', CONFIG], /--tape: .*backtest\.yaml is not a harpoon tape/],
       [['backtest', '--tape', CONFIG, '--from', 'yesterday'], /--from: "yesterday" is not a time/],
+      [
+        ['backtest', '--tape', CONFIG, '--from', '1767227400'],
+        /--from: "1767227400" reads as epoch seconds .* times are epoch milliseconds/,
+      ],
       [['backtest', '--tape', CONFIG, '--sweep', 'sniper.discountBps'], /expected strategy\.param=values/],
       [
         ['backtest', '--tape', CONFIG, '--latency', '-5'],
