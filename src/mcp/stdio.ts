@@ -68,21 +68,54 @@ export async function serveStdioBridge(o: StdioBridgeOptions): Promise<void> {
       ...(instructions !== undefined ? { instructions } : {}),
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, (req) => client.listTools(req.params));
-  server.setRequestHandler(ListResourcesRequestSchema, (req) => client.listResources(req.params));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => client.readResource(req.params));
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
-    try {
-      return (await client.callTool(req.params)) as CallToolResult;
-    } catch (e) {
-      return { content: [{ type: 'text', text: lostText(base, e) }], isError: true };
-    }
-  });
+  // requests relayed and not answered yet: stdin's end waits for them (a client that writes its
+  // requests and closes its end still gets every answer); Ctrl-C does not
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const relay =
+    <A, R>(f: (a: A) => Promise<R>) =>
+    async (a: A): Promise<R> => {
+      inFlight++;
+      try {
+        return await f(a);
+      } finally {
+        if (--inFlight === 0) idle?.();
+      }
+    };
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    relay((req) => client.listTools(req.params)),
+  );
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    relay((req) => client.listResources(req.params)),
+  );
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    relay((req) => client.readResource(req.params)),
+  );
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    relay(async (req): Promise<CallToolResult> => {
+      try {
+        return (await client.callTool(req.params)) as CallToolResult;
+      } catch (e) {
+        return { content: [{ type: 'text', text: lostText(base, e) }], isError: true };
+      }
+    }),
+  );
   const transport = new StdioServerTransport(o.stdin, o.stdout);
+  const turn = () => new Promise<void>((r) => setImmediate(r));
+  const answered = async (): Promise<void> => {
+    await turn(); // the last lines read have reached their handlers
+    while (inFlight > 0) await new Promise<void>((r) => (idle = r));
+    await turn(); // and their answers have been written
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    o.stdin?.once('end', () => resolve());
-    if (o.stdin === undefined) process.stdin.once('end', () => resolve());
+    const ended = () => void answered().then(resolve);
+    o.stdin?.once('end', ended);
+    if (o.stdin === undefined) process.stdin.once('end', ended);
     o.signal?.addEventListener('abort', () => resolve(), { once: true });
   });
   await server.connect(transport);

@@ -334,6 +334,46 @@ describe('a paper daemon with the default config: read-only', () => {
 });
 
 describe('harpoon mcp (stdio)', () => {
+  it('a client that writes its requests and closes stdin at once still gets every answer', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [BIN, 'mcp', '--url', paper.url as string], {
+      env: { ...process.env, HARPOON_CONTROL_TOKEN: TOKEN },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString('utf8');
+    });
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const lines = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-03-26',
+          capabilities: {},
+          clientInfo: { name: 'pipe', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_status', arguments: {} } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} },
+    ];
+    child.stdin.end(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    expect(await exited).toBe(0);
+    const answers = out
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map(
+        (l) => JSON.parse(l) as { id?: number; result?: { content?: { text: string }[]; tools?: unknown[] } },
+      );
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+    const status = answers.find((a) => a.id === 2)?.result?.content?.[0]?.text ?? '{}';
+    expect(JSON.parse(status)).toMatchObject({ state: 'running', mode: 'paper' });
+    expect(answers.find((a) => a.id === 3)?.result?.tools?.length).toBe(READ_TOOLS.length);
+  });
+
   it('relays the daemon’s tools with the token from the environment; stdout carries only the protocol', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
