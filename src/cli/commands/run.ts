@@ -16,7 +16,8 @@ export async function runRun(ctx: CommandContext): Promise<number> {
   const everyMs = numberFlag(ctx.flags, EVERY_FLAG, 30, 'run') * 1000;
   const loaded = loadConfig({
     ...(file !== undefined ? { file } : {}),
-    env: ctx.io.env,
+    // --paper is mode: paper whatever the file says (a live config needs no wallet to run on paper)
+    env: ctx.flags.paper === true ? { ...ctx.io.env, HARPOON_MODE: 'paper' } : ctx.io.env,
     cwd: ctx.io.cwd,
   });
   for (const warning of loaded.warnings) ctx.io.stderr(`harpoon: warning: ${warning}\n`);

@@ -172,6 +172,21 @@ describe('harpoon run and status', () => {
     expect(existsSync(join(dir, 'nope-folder'))).toBe(false);
   });
 
+  it('run --paper runs a live config on paper: no wallet is asked for', async () => {
+    const path = file(
+      'live-nowallet.yaml',
+      'mode: live\nstore:\n  path: nope-folder/h.db\nchain:\n  rpcUrl: http://127.0.0.1:1\n',
+    );
+    const live = await harpoon(['run', '--config', path], { HARPOON_API_KEY: 'k' });
+    expect(live.code).toBe(2);
+    expect(live.stderr).toMatch(/no wallet is configured/);
+    // on paper the config passes; what stops it is the next thing wrong (the store's folder)
+    const paper = await harpoon(['run', '--paper', '--config', path], { HARPOON_API_KEY: 'k' });
+    expect(paper.code).toBe(2);
+    expect(paper.stderr).not.toMatch(/no wallet is configured/);
+    expect(paper.stderr).toMatch(/store\.path: the database cannot be written/);
+  });
+
   it('run with a missing config file exits 2 and names the file', async () => {
     const r = await harpoon(['run', '--config', join(dir, 'nope.yaml')]);
     expect(r.code).toBe(2);
