@@ -53,7 +53,7 @@ export const JSON_FLAG: FlagSpec = flag({
   name: 'json',
   type: 'boolean',
   defaultText: 'off',
-  help: 'print JSON instead of YAML',
+  help: 'print JSON instead of the text (config check: YAML; status: a summary)',
 });
 
 export const PAPER_FLAG: FlagSpec = flag({
@@ -120,6 +120,28 @@ export const ACTIVITY_FLAG: FlagSpec = flag({
   defaultText: '3',
   help: 'simulated market actions per second by seeded traders on wallets 3+ (0-10000; 0 = a quiet market)',
   check: { kind: 'number', min: 0, max: 10_000, unit: 'actions per second' },
+  example: '2.5',
+});
+
+/** `--seed` of `sandbox tape`: the simulated market's dice (no faults, no traits of a chain). */
+export const TAPE_SEED_FLAG: FlagSpec = flag({
+  name: 'seed',
+  type: 'string',
+  valueName: 'N',
+  defaultText: '1',
+  help: "seed of the simulated market's dice: the same seed, hours and activity write the same tape (0 to 4294967295)",
+  check: { kind: 'integer', min: 0, max: 2 ** 32 - 1 },
+  example: '42',
+});
+
+/** `--activity` of `sandbox tape`: a tape of a quiet market would hold nothing to replay. */
+export const TAPE_ACTIVITY_FLAG: FlagSpec = flag({
+  name: 'activity',
+  type: 'string',
+  valueName: 'N',
+  defaultText: '3',
+  help: 'market actions per second (0.01-10000)',
+  check: { kind: 'number', min: 0.01, max: 10_000, unit: 'actions per second' },
   example: '2.5',
 });
 

@@ -9,7 +9,6 @@ import { formatUnits } from '../../domain/money.ts';
 import { TapeFormatError } from '../../tape/format.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import {
-  ACTIVITY_FLAG,
   CONFIG_FLAG,
   FROM_FLAG,
   HOURS_FLAG,
@@ -18,10 +17,11 @@ import {
   numberFlag,
   REPORT_OUT_FLAG,
   SECONDS_FLAG,
-  SEED_FLAG,
   SWEEP_FLAG,
+  TAPE_ACTIVITY_FLAG,
   TAPE_FLAG,
   TAPE_OUT_FLAG,
+  TAPE_SEED_FLAG,
   TO_FLAG,
   textFlag,
   WORKERS_FLAG,
@@ -306,14 +306,9 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
       `--out: ${out} is already there, and a sandbox tape would replace it (a recorded tape cannot be made again)`,
       `remove it first, or give another file, e.g. ${example}`,
     );
-  const seed = numberFlag(ctx.flags, SEED_FLAG, 1, command);
+  const seed = numberFlag(ctx.flags, TAPE_SEED_FLAG, 1, command);
   const hours = numberFlag(ctx.flags, HOURS_FLAG, 24, command);
-  const activity = numberFlag(ctx.flags, ACTIVITY_FLAG, 3, command);
-  if (activity <= 0)
-    throw new UsageError(
-      '--activity must be above 0 for a tape',
-      'e.g. harpoon sandbox tape --activity 3 --out day.tape',
-    );
+  const activity = numberFlag(ctx.flags, TAPE_ACTIVITY_FLAG, 3, command);
   const { writeSandboxTape } = await import('../../sandbox/simulator/tape.ts');
   const started = performance.now();
   const r = await writeSandboxTape({ out, seed, hours, activity });

@@ -239,6 +239,10 @@ describe('harpoon sandbox tape, backtest', () => {
       [['backtest', '--tape', CONFIG, '--workers', '2'], /--workers goes with --sweep/],
       [['sandbox', 'tape', '--hours', '0', '--out', 'x.tape'], /--hours: "0" is not a number of hours/],
       [['sandbox', 'tape', '--hours', '1'], /--out is required/],
+      [
+        ['sandbox', 'tape', '--activity', '0', '--out', 'x.tape'],
+        /--activity: "0" is not a number of actions per second/,
+      ],
       // where the result goes is checked before any work
       [
         ['sandbox', 'tape', '--hours', '1', '--out', join(dir, 'nope', 'x.tape')],
