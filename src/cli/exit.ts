@@ -1,4 +1,4 @@
-import { ConfigError, describeError, FatalError } from '../errors/index.ts';
+import { BaseError, ConfigError, describeError, FatalError } from '../errors/index.ts';
 
 /** Exit codes of the `harpoon` command (documented in `--help` and the README). */
 export const ExitCode = Object.freeze({
@@ -12,6 +12,8 @@ export const ExitCode = Object.freeze({
    * refused a credential (`harpoon auth`: sign-in refused, session gone, unknown token).
    */
   fatal: 3,
+  /** The running daemon did not answer, or refused the request (status, kill, pause, resume, mcp). */
+  daemon: 4,
   /** Interrupted (Ctrl-C): twice before a clean stop, or a backtest or sweep stopped before its end. */
   interrupted: 130,
 });
@@ -24,6 +26,10 @@ export const EXIT_CODE_HELP: readonly (readonly [number, string])[] = Object.fre
   [
     ExitCode.fatal,
     'fatal error: trading stopped (e.g. revoked key, wallet/chain mismatch, corrupt store), or the server refused a credential (harpoon auth)',
+  ],
+  [
+    ExitCode.daemon,
+    'the running daemon did not answer or refused (status, kill, pause, resume, mcp): is it running, at this address, with this token?',
   ],
   [
     ExitCode.interrupted,
@@ -41,6 +47,9 @@ export class UsageError extends Error {
   }
 }
 
+/** Error codes of a daemon that did not answer or refused a request: exit 4, not an unexpected error. */
+export const DAEMON_CODES: ReadonlySet<string> = new Set(['daemon_unreachable', 'daemon_refused']);
+
 /** Renders an error for a person and chooses the exit code. Stacks only when `verbose`. */
 export function describeFailure(err: unknown, verbose: boolean): { code: ExitCode; text: string } {
   if (err instanceof UsageError) {
@@ -57,7 +66,13 @@ export function describeFailure(err: unknown, verbose: boolean): { code: ExitCod
     return out;
   };
   const code =
-    err instanceof ConfigError ? ExitCode.usage : err instanceof FatalError ? ExitCode.fatal : ExitCode.error;
+    err instanceof ConfigError
+      ? ExitCode.usage
+      : err instanceof FatalError
+        ? ExitCode.fatal
+        : err instanceof BaseError && DAEMON_CODES.has(err.code)
+          ? ExitCode.daemon
+          : ExitCode.error;
   // configuration and fatal errors say what to fix; the others may need the stack to tell
   const more = verbose || code !== ExitCode.error ? '' : '\n(run again with --verbose for the stack trace)';
   return { code, text: `harpoon: ${describeError(err)}${stack(err)}${more}\n` };

@@ -3,8 +3,12 @@
 // the control token), so the tools, their checks and `mcp.allowControl` are the daemon's own:
 // nothing here decides anything.
 import type { Readable, Writable } from 'node:stream';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -40,6 +44,16 @@ export class DaemonUnreachableError extends BaseError {
   }
 }
 
+export class DaemonRefusedError extends BaseError {
+  constructor(url: string, cause: unknown) {
+    super(
+      'daemon_refused',
+      `the daemon at ${url}/mcp refused the control token (HTTP 401): give that daemon's token (HARPOON_CONTROL_TOKEN, or its config)`,
+      { cause },
+    );
+  }
+}
+
 const lostText = (url: string, e: unknown) =>
   `harpoon: the daemon at ${url} did not answer (${e instanceof Error ? e.message : String(e)}); is it still running?`;
 
@@ -57,6 +71,9 @@ export async function serveStdioBridge(o: StdioBridgeOptions): Promise<void> {
       }),
     );
   } catch (e) {
+    // it answered, but not to this token: say so (a wrong token is not a daemon gone)
+    if (e instanceof UnauthorizedError || (e instanceof StreamableHTTPError && e.code === 401))
+      throw new DaemonRefusedError(base, e);
     throw new DaemonUnreachableError(base, e);
   }
   const info = client.getServerVersion();

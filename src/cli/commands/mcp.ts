@@ -1,14 +1,13 @@
-import { BaseError } from '../../errors/index.ts';
+import { ConfigError } from '../../errors/index.ts';
 import { serveStdioBridge } from '../../mcp/stdio.ts';
 import { ExitCode } from '../exit.ts';
 import { packageVersion } from '../package-info.ts';
 import type { CommandContext } from '../spec.ts';
 import { controlAccess } from './status.ts';
 
-class NoTokenError extends BaseError {
+class NoTokenError extends ConfigError {
   constructor() {
     super(
-      'control_token_missing',
       "no control token: set HARPOON_CONTROL_TOKEN, or run this with the daemon's config (it keeps the token beside its store while it runs)",
     );
   }

@@ -1,12 +1,13 @@
-import { BaseError } from '../../errors/index.ts';
+import { BaseError, ConfigError } from '../../errors/index.ts';
 import { ExitCode } from '../exit.ts';
 import { REASON_FLAG, textFlag } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
 import { controlAccess } from './status.ts';
 
+/** The daemon did not answer (`daemon_unreachable`) or refused the switch (`daemon_refused`): exit 4. */
 class SwitchError extends BaseError {
-  constructor(message: string, cause?: unknown) {
-    super('switch_failed', message, cause === undefined ? {} : { cause });
+  constructor(code: 'daemon_unreachable' | 'daemon_refused', message: string, cause?: unknown) {
+    super(code, message, cause === undefined ? {} : { cause });
   }
 }
 
@@ -16,7 +17,7 @@ export function switchCommand(name: 'kill' | 'pause' | 'resume') {
     const { url: base, token } = controlAccess(ctx, name);
     const reason = name === 'kill' ? textFlag(ctx.flags, REASON_FLAG, name) : undefined;
     if (token === undefined)
-      throw new SwitchError(
+      throw new ConfigError(
         `no control token: set HARPOON_CONTROL_TOKEN, or run this with the daemon's config (it keeps the token beside its store while it runs)`,
       );
     let res: Response;
@@ -28,11 +29,20 @@ export function switchCommand(name: 'kill' | 'pause' | 'resume') {
         signal: AbortSignal.timeout(30_000),
       });
     } catch (e) {
-      throw new SwitchError(`no daemon answers at ${base} (is "harpoon run" running with this config?)`, e);
+      throw new SwitchError(
+        'daemon_unreachable',
+        `no daemon answers at ${base} (is "harpoon run" running with this config?)`,
+        e,
+      );
     }
     const body = (await res.json().catch(() => ({}))) as { ok?: boolean; error?: string };
     if (!res.ok || body.ok !== true)
-      throw new SwitchError(`${name} refused: ${body.error ?? `HTTP ${res.status}`}`);
+      throw new SwitchError(
+        'daemon_refused',
+        body.error !== undefined
+          ? `${name} refused: ${body.error}`
+          : `${name} refused: ${base} answered HTTP ${res.status} without harpoon's answer (is it the daemon's control endpoint?)`,
+      );
     const what = {
       kill: 'kill switch engaged: no new intents; every open offer is being cancelled (until "harpoon resume")',
       pause: 'paused: no hooks, no new intents; open orders and state kept (until "harpoon resume")',

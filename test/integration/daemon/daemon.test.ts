@@ -334,8 +334,14 @@ describe('live: every strategy trades for real on the sandbox', () => {
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     const token = { HARPOON_CONTROL_TOKEN: readFileSync(tokenFile, 'utf8').trim() };
     const noToken = await cli(['kill', '--url', url]);
-    expect(noToken.code).not.toBe(0);
+    expect(noToken.code).toBe(2); // configuration: no token to send
     expect(noToken.stderr).toMatch(/control token/);
+    // a wrong token: the daemon refuses, exit 4 (not an unexpected error)
+    const wrong = await cli(['pause', '--url', url], { HARPOON_CONTROL_TOKEN: 'not-the-token' });
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toMatch(/harpoon: .*pause refused: /);
+    expect(wrong.stderr).not.toMatch(/--verbose/);
+    expect(daemon.status().risk.paused).toBe(false);
     expect(daemon.status().risk.killed).toBe(false);
     const k = await cli(['kill', '--url', url, '--reason', 'test'], token);
     expect(k.code).toBe(0);

@@ -362,6 +362,19 @@ describe('harpoon mcp (stdio)', () => {
     ];
     child.stdin.end(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     expect(await exited).toBe(0);
+    // a wrong token: the daemon answered and refused it (exit 4), which is not "no daemon"
+    const { execFile } = await import('node:child_process');
+    const wrong = await new Promise<{ code: number; stderr: string }>((done) =>
+      execFile(
+        process.execPath,
+        [BIN, 'mcp', '--url', paper.url as string],
+        { timeout: 60_000, env: { ...process.env, HARPOON_CONTROL_TOKEN: 'not-the-token' } },
+        (err, _o, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+      ),
+    );
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toMatch(/refused the control token \(HTTP 401\)/);
+    expect(wrong.stderr).not.toContain('no daemon answers');
     const answers = out
       .split('\n')
       .filter((l) => l.trim() !== '')
@@ -411,10 +424,10 @@ describe('harpoon mcp (stdio)', () => {
         );
       });
     const noToken = await run(['mcp', '--url', 'http://127.0.0.1:9'], { HARPOON_CONTROL_TOKEN: '' });
-    expect(noToken.code).not.toBe(0);
+    expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('no control token');
     const nobody = await run(['mcp', '--url', 'http://127.0.0.1:9'], { HARPOON_CONTROL_TOKEN: TOKEN });
-    expect(nobody.code).not.toBe(0);
+    expect(nobody.code).toBe(4);
     expect(nobody.stderr).toContain('no daemon answers at http://127.0.0.1:9/mcp');
     expect(nobody.stderr).not.toContain(TOKEN);
   });

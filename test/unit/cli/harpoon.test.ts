@@ -187,16 +187,27 @@ describe('harpoon run and status', () => {
     expect(paper.stderr).toMatch(/store\.path: the database cannot be written/);
   });
 
+  it('status, kill and mcp with no daemon there: exit 4 with what to check (not an unexpected error)', async () => {
+    for (const args of [
+      ['status', '--url', 'http://127.0.0.1:9'],
+      ['kill', '--url', 'http://127.0.0.1:9'],
+      ['mcp', '--url', 'http://127.0.0.1:9'],
+    ]) {
+      const r = await harpoon(args, { HARPOON_CONTROL_TOKEN: 't' });
+      expect(r.code, args.join(' ')).toBe(4);
+      expect(r.stderr).toMatch(/no daemon answers at http:\/\/127\.0\.0\.1:9/);
+      expect(r.stderr).not.toMatch(/--verbose/);
+    }
+    // no token at all is configuration: exit 2
+    expect(
+      (await harpoon(['pause', '--url', 'http://127.0.0.1:9'], { HARPOON_CONTROL_TOKEN: '' })).code,
+    ).toBe(2);
+  });
+
   it('run with a missing config file exits 2 and names the file', async () => {
     const r = await harpoon(['run', '--config', join(dir, 'nope.yaml')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/nope\.yaml/);
-  });
-
-  it('status without a running daemon exits 1 and says no daemon answers at the URL', async () => {
-    const r = await harpoon(['status', '--url', 'http://127.0.0.1:9']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no daemon answers at http:\/\/127\.0\.0\.1:9/);
   });
 });
 
