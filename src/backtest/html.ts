@@ -18,6 +18,8 @@ const eth = (wei: string | null) => (wei === null ? '—' : formatUnits(BigInt(w
 const num = (wei: string | null) => (wei === null ? null : Number(BigInt(wei)) / 1e18);
 const fmt = (x: number) =>
   Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4);
+/** The class of an amount's cell: red when below zero. */
+const neg = (wei: string | null) => (wei !== null && BigInt(wei) < 0n ? 'neg' : '');
 const time = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
 interface Line {
@@ -125,7 +127,7 @@ function table(title: string, rows: readonly ReportLine[]): string {
   const body = rows
     .map(
       (r) =>
-        `<tr><th>${esc(r.key)}</th><td class="${BigInt(r.realized) < 0n ? 'neg' : ''}">${eth(r.realized)}</td><td>${eth(r.unrealized)}</td><td>${r.fills}</td><td>${r.buys}</td><td>${r.offerFills}</td><td>${r.sells}</td><td>${r.winRate === null ? '—' : `${(r.winRate * 100).toFixed(1)} % (${r.wins}/${r.sales})`}</td><td>${eth(r.maxDrawdown)}</td><td>${eth(r.peakOfferCapital)}</td><td>${r.held}</td></tr>`,
+        `<tr><th>${esc(r.key)}</th><td class="${neg(r.realized)}">${eth(r.realized)}</td><td class="${neg(r.unrealized)}">${eth(r.unrealized)}</td><td>${r.fills}</td><td>${r.buys}</td><td>${r.offerFills}</td><td>${r.sells}</td><td>${r.winRate === null ? '—' : `${(r.winRate * 100).toFixed(1)} % (${r.wins}/${r.sales})`}</td><td>${eth(r.maxDrawdown)}</td><td>${eth(r.peakOfferCapital)}</td><td>${r.held}</td></tr>`,
     )
     .join('');
   return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;

@@ -99,6 +99,16 @@ describe('backtest', () => {
     expect(html).not.toMatch(/<script|https?:\/\/|<link/);
     expect(html.match(/<svg /g)?.length).toBe(2 + r.byCollection.length);
     expect(html).toContain('harpoon-apes: floor (ETH) with our fills');
+    // an amount below zero is red, realized or unrealized
+    const [first, ...rest] = r.byStrategy;
+    if (first === undefined) throw new Error('no strategy line');
+    const red = renderReportHtml({
+      ...r,
+      byStrategy: [{ ...first, realized: '-7', unrealized: '-5' }, ...rest],
+    });
+    expect(red).toContain(
+      '<td class="neg">-0.000000000000000007</td><td class="neg">-0.000000000000000005</td>',
+    );
     // what the tape does not hold is named: the rebalancer read balances, nobody read drops
     expect(r.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['wallet balances'] }]);
     expect(html).toContain('<b>Not replayed faithfully:</b> rebalancer read wallet balances');
