@@ -605,10 +605,15 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     const ours: Listed[] = [];
     for (const l of ledger.counting()) {
       const x = listed.get(l.orderHash);
-      // a listing of what we no longer hold (sold by accepting an offer) is void
-      if (x !== undefined && l.state !== 'cancelling' && o.holds?.(x.nft) !== false) ours.push(x);
+      if (x !== undefined && l.state !== 'cancelling') ours.push(x);
     }
-    return listingTakenBySale(ours, event);
+    // a listing of what we no longer hold (sold by accepting an offer) is void: asked only of the
+    // one a buyer would take (most sales take none, and ask nothing on the stream's path)
+    for (;;) {
+      const best = listingTakenBySale(ours, event);
+      if (best === undefined || o.holds?.(best.nft) !== false) return best;
+      ours.splice(ours.indexOf(best), 1);
+    }
   }
 
   /** A sale at or above one of our paper listings' price: a buyer would have taken ours (`best`). */
