@@ -66,7 +66,7 @@ function isCrashTail(fd: number, offset: number, size: number): boolean {
 
 class BlockReader {
   private readonly fd: number;
-  readonly size: number;
+  private readonly size: number;
   offset = TAPE_MAGIC_BYTES.length;
   torn = false;
   tornReason: string | null = null;
@@ -110,6 +110,18 @@ class BlockReader {
     return { payload, end: start + len };
   }
 
+  /** What the reader found so far: its whole blocks and what follows them. */
+  scan(): TapeScan {
+    return {
+      validBytes: this.offset,
+      blocks: this.blocks,
+      torn: this.torn,
+      tornReason: this.tornReason,
+      damaged: this.damaged,
+      bytes: this.size,
+    };
+  }
+
   close(): void {
     closeSync(this.fd);
   }
@@ -120,14 +132,7 @@ export function scanTape(path: string): TapeScan {
   const r = new BlockReader(path);
   try {
     for (const _ of inflatedBlocks(r));
-    return {
-      validBytes: r.offset,
-      blocks: r.blocks,
-      torn: r.torn,
-      tornReason: r.tornReason,
-      damaged: r.damaged,
-      bytes: r.size,
-    };
+    return r.scan();
   } finally {
     r.close();
   }
@@ -300,11 +305,6 @@ export function surveyTape(path: string): TapeSurvey {
     records,
     firstAt: Number.isFinite(firstAt) ? firstAt : header.at,
     lastAt: Number.isFinite(lastAt) ? lastAt : header.at,
-    validBytes: r.offset,
-    blocks: r.blocks,
-    torn: r.torn,
-    tornReason: r.tornReason,
-    damaged: r.damaged,
-    bytes: r.size,
+    ...r.scan(),
   };
 }

@@ -131,6 +131,16 @@ function sale(id: string, price: bigint) {
   };
 }
 
+/** Our listing of apes #7 at 0.1 ETH for ten minutes. */
+const listSeven = (now: number) =>
+  placeListing({
+    collection: 'apes',
+    nft: nft('7'),
+    price: E / 10n,
+    paymentToken: ETH_TOKEN,
+    expiresAt: now + 600_000,
+  });
+
 /** A collection offer on apes at 0.05 WETH for a minute. */
 const apesOffer = (now: number) =>
   placeOffer({
@@ -327,18 +337,7 @@ describe('paper executor', () => {
     await expect(exec.execute(buy, ctx('sniper'))).rejects.toMatchObject({ code: 'paper_already_held' });
     expect(exec.report().rejected.paper_already_held).toBe(1);
     // our listing of #7, then #7 gone (sold by accepting an offer): a sale takes nothing of ours
-    const listed = (
-      await exec.execute(
-        placeListing({
-          collection: 'apes',
-          nft: nft('7'),
-          price: E / 10n,
-          paymentToken: ETH_TOKEN,
-          expiresAt: clock.now() + 600_000,
-        }),
-        ctx('seller'),
-      )
-    ).orderHash as string;
+    const listed = (await exec.execute(listSeven(clock.now()), ctx('seller'))).orderHash as string;
     held.delete('7');
     await exec.observe(sale('8', E));
     expect(ledger.get(listed)?.state).toBe('open');
@@ -424,16 +423,7 @@ describe('paper executor', () => {
       }),
       ctx('sniper'),
     );
-    const listed = await exec.execute(
-      placeListing({
-        collection: 'apes',
-        nft: nft('7'),
-        price: E / 10n,
-        paymentToken: ETH_TOKEN,
-        expiresAt: clock.now() + 600_000,
-      }),
-      ctx('seller'),
-    );
+    const listed = await exec.execute(listSeven(clock.now()), ctx('seller'));
     // reprice: the old one is gone, the new one stands
     const repriced = await exec.execute(
       replaceListing({
