@@ -3,7 +3,7 @@
 // cookies (access and the latest rotated refresh cookie). Mode 0600, written atomically (temp file
 // + rename), refused when anyone but the owner may read it. Secrets stay wrapped in `Secret`.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Secret } from '../domain/secret.ts';
 import { ConfigError } from '../errors/index.ts';
 
@@ -51,7 +51,13 @@ const bad = (path: string, why: string) =>
 /** Reads the file; undefined when it does not exist. Refuses group/other-readable files and bad shapes. */
 export function readCredentialsFile(path: string): StoredCredentials | undefined {
   if (!existsSync(path)) return undefined;
-  const mode = statSync(path).mode & 0o777;
+  const st = statSync(path);
+  if (st.isDirectory())
+    throw new ConfigError(
+      `api.credentialsPath ${path} is a folder, not the credentials file: give the path of a file, e.g. ${join(path, 'credentials.json')} (harpoon auth login creates it)`,
+      { code: 'credentials_path_folder' },
+    );
+  const mode = st.mode & 0o777;
   if ((mode & 0o077) !== 0)
     throw new ConfigError(
       `credentials file ${path} has mode ${mode.toString(8)}: others may read the token in it; run chmod 600 ${path}`,

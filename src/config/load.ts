@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { computeAddress } from 'ethers';
 import { chainIdOf } from '../domain/chains.ts';
 import { type Address, type CollectionSlug, describe } from '../domain/ids.ts';
@@ -186,6 +186,16 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       message: `cannot be written: ${recordProblem}`,
       fix: 'give a tape path in a folder that exists and is writable, or leave market.record out',
       ...envSource(['market', 'record'], fromEnv),
+    });
+  // the credentials file (harpoon auth login writes it, run reads the PAT from it) is a file: a
+  // folder there is a path given one level short
+  const credentialsPath = resolve(cwd, fc.api.credentialsPath);
+  if (existsSync(credentialsPath) && statSync(credentialsPath).isDirectory())
+    issues.push({
+      path: ['api', 'credentialsPath'],
+      message: `is a folder (${credentialsPath}), not the credentials file`,
+      fix: `give the path of a file, e.g. ${join(credentialsPath, 'credentials.json')} (harpoon auth login creates it, mode 0600)`,
+      ...envSource(['api', 'credentialsPath'], fromEnv),
     });
   if (issues.length > 0 || wallet === undefined) throw configErrorOf(issues, file);
 

@@ -51,4 +51,11 @@ describe('credentials file', () => {
     expect(() => readCredentialsFile(p)).toThrow(/malformed personal access token/);
     expect(readFileSync(p, 'utf8')).toContain('"value":3'); // nothing rewritten by a failed read
   });
+
+  it('a folder at the path is refused as api.credentialsPath pointing at a folder (not a chmod)', () => {
+    expect(() => readCredentialsFile(dir)).toThrow(
+      /api\.credentialsPath .* is a folder, not the credentials file/,
+    );
+    expect(() => readCredentialsFile(dir)).not.toThrow(/chmod/);
+  });
 });

@@ -65,6 +65,21 @@ describe('auth commands without a session', () => {
     }
   });
 
+  it('an api.credentialsPath that is a folder is a config error (exit 2) naming the key', async () => {
+    const cfg = join(dir, 'folder.yaml');
+    writeFileSync(cfg, `api:\n  credentialsPath: ${dir}\n`);
+    for (const argv of [
+      ['auth', 'tokens'],
+      ['auth', 'login'],
+    ]) {
+      const io = cliIo();
+      expect(await main([...argv, '--config', cfg], io), argv.join(' ')).toBe(2);
+      expect(io.err()).toMatch(/api\.credentialsPath: is a folder/);
+      expect(io.err()).toMatch(/give the path of a file, e\.g\. .*credentials\.json/);
+      expect(io.err()).not.toMatch(/chmod/);
+    }
+  });
+
   it('a session stored for another API is refused with what to do', async () => {
     const path = join(dir, 'other.json');
     writeCredentialsFile(path, {

@@ -285,6 +285,25 @@ describe('loadConfig: keystore', () => {
     expect(err.message).toMatch(pattern);
   });
 
+  it('refuses an api.credentialsPath that is a folder, saying to give a file in it', () => {
+    const dir = tempDir();
+    for (const [given, env] of [
+      ['.', {}],
+      [undefined, { HARPOON_CREDENTIALS_PATH: dir }],
+    ] as const) {
+      const file = writeFile(dir, 'h.yaml', given !== undefined ? `api:\n  credentialsPath: ${given}\n` : '');
+      const err = configError(() => loadConfig({ file, env, cwd: dir }));
+      expect(err.message).toMatch(
+        /api\.credentialsPath( \(from environment variable HARPOON_CREDENTIALS_PATH\))?: is a folder \(.*\), not the credentials file/,
+      );
+      expect(err.message).toMatch(/give the path of a file, e\.g\. .*credentials\.json/);
+      expect(err.message).not.toMatch(/chmod/);
+    }
+    // a file that is not there yet is fine: harpoon auth login creates it (and its folder)
+    const file = writeFile(dir, 'h.yaml', 'api:\n  credentialsPath: new/credentials.json\n');
+    expect(loadConfig({ file, env: {}, cwd: dir }).config.api.credentialsPath).toBe('new/credentials.json');
+  });
+
   it('resolves market.record against cwd (as store.path) and refuses one that cannot be written', () => {
     const dir = tempDir();
     const ok = writeFile(dir, 'ok.yaml', 'market:\n  record: tapes-ok.tape\n');
