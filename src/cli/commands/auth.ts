@@ -38,13 +38,19 @@ interface Loaded {
   readonly config: Config;
   /** Absolute path of the credentials file. */
   readonly path: string;
+  /** The config file read, if any (for the commands a message suggests). */
+  readonly file?: string;
 }
 
 function load(ctx: CommandContext, command: string): Loaded {
   const file = textFlag(ctx.flags, CONFIG_FLAG, command);
   const loaded = loadConfig({ ...(file !== undefined ? { file } : {}), env: ctx.io.env, cwd: ctx.io.cwd });
   for (const warning of loaded.warnings) ctx.io.stderr(`harpoon: warning: ${warning}\n`);
-  return { config: loaded.config, path: resolve(ctx.io.cwd, loaded.config.api.credentialsPath) };
+  return {
+    config: loaded.config,
+    path: resolve(ctx.io.cwd, loaded.config.api.credentialsPath),
+    ...(loaded.file !== undefined ? { file: loaded.file } : {}),
+  };
 }
 
 /** The wallet's signer, from the config's wallet section (the key never leaves it). */
@@ -256,10 +262,19 @@ export async function runAuthLogin(ctx: CommandContext): Promise<number> {
   }
 }
 
-/** The stored session for the configured API, or FatalError that says to sign in. */
-function storedSession(path: string, config: Config): StoredCredentials {
+/**
+ * The stored session for the configured API. No credentials file is a ConfigError (exit 2) naming
+ * it and the command that creates it; a file without a session, or one for another API, is a
+ * FatalError that says to sign in again.
+ */
+function storedSession({ path, config, file }: Loaded): StoredCredentials {
   const stored = readCredentialsFile(path);
-  if (stored === undefined || (stored.cookies ?? []).length === 0) {
+  if (stored === undefined)
+    throw new ConfigError(
+      `no credentials file at ${path} (api.credentialsPath): sign in first with \`harpoon auth login${file !== undefined ? ` --config ${file}` : ''}\`, which creates it`,
+      { code: 'credentials_file_missing' },
+    );
+  if ((stored.cookies ?? []).length === 0) {
     throw new FatalError('session_missing', `no SIWE session in ${path}: run \`harpoon auth login\` first`);
   }
   if (stored.baseUrl !== config.api.baseUrl) {
@@ -289,8 +304,9 @@ async function withStoredSession(
   body: (s: SessionRun) => Promise<number>,
   extraSecrets: () => readonly string[] = () => [],
 ): Promise<number> {
-  const { config, path } = load(ctx, command);
-  let stored = storedSession(path, config);
+  const loaded = load(ctx, command);
+  const { config, path } = loaded;
+  let stored = storedSession(loaded);
   const client = authClient(ctx, config, () => [
     ...(stored.pat ? [stored.pat.value.reveal()] : []),
     ...extraSecrets(),

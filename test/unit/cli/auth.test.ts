@@ -52,17 +52,33 @@ describe('auth flags', () => {
 });
 
 describe('auth commands without a session', () => {
-  it('tokens, rotate and revoke say to sign in (exit 3) when no session is stored', async () => {
+  it('tokens, rotate and revoke without a credentials file: exit 2 naming the file and the command that creates it', async () => {
     const cfg = join(dir, 'none.yaml');
     writeFileSync(cfg, `api:\n  credentialsPath: ${join(dir, 'missing.json')}\n`);
     for (const argv of [
       ['auth', 'tokens'],
       ['auth', 'revoke', 'abc'],
+      ['auth', 'rotate', 'abc', '--print'],
     ]) {
       const io = cliIo();
-      expect(await main([...argv, '--config', cfg], io)).toBe(3);
-      expect(io.err()).toMatch(/no SIWE session in .*missing\.json: run `harpoon auth login` first/);
+      expect(await main([...argv, '--config', cfg], io), argv.join(' ')).toBe(2);
+      expect(io.err()).toMatch(
+        /no credentials file at .*missing\.json \(api\.credentialsPath\): sign in first with `harpoon auth login --config .*none\.yaml`, which creates it/,
+      );
     }
+  });
+
+  it('a credentials file without a session says to sign in again (exit 3: the session is gone)', async () => {
+    const path = join(dir, 'no-session.json');
+    writeCredentialsFile(path, {
+      wallet: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+      baseUrl: 'http://127.0.0.1:9',
+    });
+    const cfg = join(dir, 'no-session.yaml');
+    writeFileSync(cfg, `api:\n  baseUrl: http://127.0.0.1:9\n  credentialsPath: ${path}\n`);
+    const io = cliIo();
+    expect(await main(['auth', 'tokens', '-c', cfg], io)).toBe(3);
+    expect(io.err()).toMatch(/no SIWE session in .*no-session\.json: run `harpoon auth login` first/);
   });
 
   it('an api.credentialsPath that is a folder is a config error (exit 2) naming the key', async () => {
