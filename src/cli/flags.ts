@@ -231,6 +231,8 @@ export function describeCheck(check: FlagCheck): string {
 }
 
 const INTEGER_RE = /^[-+]?\d+$/;
+/** The port of `scheme://[user@]host:PORT[/?#…]` (a bracketed IPv6 host included), as written. */
+const URL_PORT_RE = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]/?#]*\]|[^/?#:@[\]]*):(\d+)(?=[/?#]|$)/i;
 const NUMBER_RE = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 /** Shows a bad value without flooding the terminal or hiding control characters. */
@@ -261,6 +263,12 @@ function verdict(check: FlagCheck, raw: string): { problem?: string; value?: str
       return { value: n };
     }
     case 'url': {
+      // `new URL` refuses a port above 65535 as "not a URL" and takes port 0: both say why here
+      const port = URL_PORT_RE.exec(raw)?.[1];
+      if (port !== undefined && (Number(port) < 1 || Number(port) > 65_535))
+        return {
+          problem: `has the port ${port.replace(/^0+(?=\d)/, '')}, out of range (a port is 1 to 65535)`,
+        };
       let u: URL;
       try {
         u = new URL(raw);

@@ -92,6 +92,19 @@ describe('bad values are usage errors (exit 2) naming the flag, the value and wh
     [['kill', '--url', '127.0.0.1:8787'], '--url: "127.0.0.1:8787" is not a URL'],
     [['pause', '--url', 'localhost'], '--url: "localhost" is not a URL'],
     [['resume', '--url', 'ws://127.0.0.1:1'], '--url: "ws://127.0.0.1:1" has the scheme ws'],
+    // a URL with a port no TCP port can have says so (it read "is not a URL")
+    [
+      ['status', '--url', 'http://127.0.0.1:99999'],
+      '--url: "http://127.0.0.1:99999" has the port 99999, out of range (a port is 1 to 65535)',
+    ],
+    [
+      ['mcp', '--url', 'https://[::1]:65536/'],
+      '--url: "https://[::1]:65536/" has the port 65536, out of range (a port is 1 to 65535)',
+    ],
+    [
+      ['kill', '--url', 'http://localhost:0'],
+      '--url: "http://localhost:0" has the port 0, out of range (a port is 1 to 65535)',
+    ],
     [['kill', '--reason='], '--reason: "" is not one line of 1 to 200 characters'],
     [['kill', '--reason', 'a\nb'], '--reason: "a\\nb" is not one line of 1 to 200 characters'],
     [
