@@ -17,8 +17,11 @@ export type FlagCheck =
       readonly values: readonly number[];
       readonly labels?: Readonly<Record<number, string>>;
     }
-  /** An absolute http:// or https:// URL without user, password, query or fragment. */
-  | { readonly kind: 'url' }
+  /**
+   * An absolute http:// or https:// URL without user, password, query or fragment. A path ending
+   * in one of `endpoints` (`status`, `api/snapshot`) loses it: the value is the base URL under them.
+   */
+  | { readonly kind: 'url'; readonly endpoints?: readonly string[] }
   /** A file path; the command reads it (and says so when it is missing). */
   | { readonly kind: 'path' }
   /** Printable text of 1 to `maxLength` characters. */
@@ -63,13 +66,27 @@ export const PAPER_FLAG: FlagSpec = flag({
   help: 'simulate execution (run: no transaction is sent; demo: the same on the sandbox)',
 });
 
+/** The paths the daemon's control endpoint serves (src/daemon/control.ts), longest first. */
+const CONTROL_ENDPOINTS: readonly string[] = Object.freeze([
+  'api/snapshot',
+  'api/fills',
+  'metrics',
+  'health',
+  'status',
+  'events',
+  'resume',
+  'pause',
+  'kill',
+  'mcp',
+]);
+
 export const URL_FLAG: FlagSpec = flag({
   name: 'url',
   type: 'string',
   valueName: 'URL',
   defaultText: 'http://<control.host>:<control.port>',
-  help: 'control endpoint of the daemon (http:// or https://)',
-  check: { kind: 'url' },
+  help: "the daemon's control endpoint: its base URL (http:// or https://; a copied …/status is read as its base)",
+  check: { kind: 'url', endpoints: CONTROL_ENDPOINTS },
   example: 'http://127.0.0.1:8787',
 });
 
@@ -281,7 +298,10 @@ function verdict(check: FlagCheck, raw: string): { problem?: string; value?: str
         return { problem: `carries a user or password; allowed: ${allowedText(check)}` };
       if (u.search !== '' || u.hash !== '')
         return { problem: `has a query or fragment; allowed: ${allowedText(check)}` };
-      return { value: u.href.replace(/\/+$/, '') };
+      const path = u.pathname.replace(/\/+$/, '');
+      const endpoint = check.endpoints?.find((e) => path.endsWith(`/${e}`));
+      const base = endpoint !== undefined ? path.slice(0, -endpoint.length - 1) : path;
+      return { value: `${u.origin}${base.replace(/\/+$/, '')}` };
     }
     case 'path':
       if (raw.trim() === '') return { problem: 'is not a file path (it is empty)' };

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSandboxFlags } from '../../../src/cli/commands/sandbox.ts';
 import { COMMANDS } from '../../../src/cli/commands.ts';
 import { UsageError } from '../../../src/cli/exit.ts';
@@ -176,6 +178,27 @@ describe('good values', () => {
       url: 'http://127.0.0.1:8787',
     });
     expect(checkFlagValue(URL_FLAG, 'https://bot.example/harpoon/')).toBe('https://bot.example/harpoon');
+    // an endpoint's URL copied whole (the demo prints <url>/status) is taken as the daemon's base URL
+    for (const endpoint of [
+      'status',
+      'health/',
+      'metrics',
+      'mcp',
+      'kill',
+      'pause',
+      'resume',
+      'events',
+      'api/snapshot',
+    ])
+      expect(checkFlagValue(URL_FLAG, `http://127.0.0.1:8787/${endpoint}`), endpoint).toBe(
+        'http://127.0.0.1:8787',
+      );
+    expect(checkFlagValue(URL_FLAG, 'https://bot.example/harpoon/status')).toBe(
+      'https://bot.example/harpoon',
+    );
+    expect(checkFlagValue(URL_FLAG, 'https://bot.example/statuses')).toBe('https://bot.example/statuses');
+    expect(checkFlagValue(URL_FLAG, 'http://status:8787')).toBe('http://status:8787');
+    expect(checkFlagValue(URL_FLAG, 'http://[::1]:8787/mcp')).toBe('http://[::1]:8787');
     expect(checkFlagValue(SEED_FLAG, '+7')).toBe(7);
   });
 
@@ -210,5 +233,41 @@ describe('good values', () => {
     });
     expect(() => parseSandboxFlags({ seed: '-1' })).toThrow(/--seed: "-1" is not a whole number/);
     expect(() => checkFlagValue(CHAIN_ID_FLAG, '8453.0')).toThrow(UsageError);
+  });
+});
+
+describe('--url of a running daemon', () => {
+  let server: Server;
+  let base: string;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/health') res.end(JSON.stringify({ state: 'ok', reasons: [] }));
+      else if (req.url === '/status') res.end(JSON.stringify({ mode: 'paper' }));
+      else if (req.method === 'POST') res.end(JSON.stringify({ ok: true }));
+      else res.writeHead(404).end('{}');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('is one flag with one check for every command that takes it', () => {
+    const taking = COMMANDS.filter((c) => c.flags.some((f) => f.name === 'url'));
+    expect(taking.map((c) => c.name).sort()).toEqual(['kill', 'mcp', 'pause', 'resume', 'status']);
+    for (const c of taking) expect(c.flags.find((f) => f.name === 'url')).toBe(URL_FLAG);
+  });
+
+  it('given as the URL of an endpoint (…/status), reaches the daemon at its base URL', async () => {
+    const io = fakeIo({ HARPOON_CONTROL_TOKEN: 'a-control-token-of-the-test' });
+    expect(await main(['status', '--json', '--url', `${base}/status`], io), io.err()).toBe(0);
+    expect(JSON.parse(io.out())).toEqual({ health: { state: 'ok', reasons: [] }, status: { mode: 'paper' } });
+    for (const name of ['kill', 'pause', 'resume']) {
+      const sw = fakeIo({ HARPOON_CONTROL_TOKEN: 'a-control-token-of-the-test' });
+      expect(await main([name, '--url', `${base}/health/`], sw), sw.err()).toBe(0);
+    }
+    expect(seen.sort()).toEqual(['GET /health', 'GET /status', 'POST /kill', 'POST /pause', 'POST /resume']);
   });
 });
