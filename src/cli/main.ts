@@ -69,16 +69,45 @@ export function joinNegativeValues(argv: readonly string[], flags: readonly Flag
   return out;
 }
 
+/** Where to read a command's flags: the hint of an option it does not take. */
+function flagsHint(command: Command): string {
+  return command.flags.length > 0
+    ? `flags of "harpoon ${command.name}": ${command.flags.map((f) => `--${f.name}`).join(', ')}; see "harpoon help ${command.name}"`
+    : `"harpoon ${command.name}" takes no flags of its own; see "harpoon help ${command.name}"`;
+}
+
+/**
+ * The command the words of `argv` name, read leniently (an unknown option is taken for a
+ * switch), for the messages of a command line the strict parse refused.
+ */
+function commandOfArgv(argv: readonly string[], flags: readonly FlagSpec[]): Command | undefined {
+  const { positionals } = parseArgs({
+    args: joinNegativeValues(argv, flags),
+    options: Object.fromEntries(flags.map((f) => [f.name, { type: f.type }])),
+    allowPositionals: true,
+    strict: false,
+  });
+  return resolveCommand(positionals);
+}
+
 function parseError(err: unknown, flags: readonly FlagSpec[], argv: readonly string[]): UsageError {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: string }).code;
   const quoted = /'(-[^']*)'/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) {
-    const guess = closest(
-      quoted.replace(/^-+/, ''),
-      flags.map((f) => f.name),
+    // a guess among the flags of the command typed: another command's flag would be refused next
+    const command = commandOfArgv(argv, flags);
+    const known = command !== undefined ? [...GLOBAL_FLAGS, ...command.flags] : flags;
+    const guess = quoted.startsWith('--')
+      ? closest(
+          quoted.slice(2),
+          known.map((f) => f.name),
+        )
+      : undefined;
+    return new UsageError(
+      `unknown option ${quoted}${guess ? ` (did you mean --${guess}?)` : ''}`,
+      command !== undefined ? flagsHint(command) : HELP_HINT,
     );
-    return new UsageError(`unknown option ${quoted}${guess ? ` (did you mean --${guess}?)` : ''}`, HELP_HINT);
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted && /ambiguous/.test(message)) {
     // `--config --json`, `--reason -x`: a value that starts with a dash after an option that needs one
@@ -213,9 +242,7 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
       if (t.kind === 'option' && !accepted.has(t.name)) {
         throw new UsageError(
           `option ${t.rawName} is not accepted by "harpoon ${command.name}"`,
-          command.flags.length > 0
-            ? `its flags: ${command.flags.map((f) => `--${f.name}`).join(', ')}; see "harpoon help ${command.name}"`
-            : `it takes no flags of its own; see "harpoon help ${command.name}"`,
+          flagsHint(command),
         );
       }
     }

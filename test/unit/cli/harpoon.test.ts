@@ -99,7 +99,7 @@ describe('bad usage exits 2 with a message and a hint', () => {
     [
       ['config', 'check', '--confg', 'x.yaml'],
       /unknown option --confg \(did you mean --config\?\)/,
-      /harpoon --help/,
+      /flags of "harpoon config check": --config, --json; see "harpoon help config check"/,
     ],
     [
       ['confg', 'check'],

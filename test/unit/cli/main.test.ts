@@ -47,6 +47,29 @@ describe('describeFailure: exit codes by error class', () => {
 });
 
 describe('main (in process)', () => {
+  it('an unknown option is matched only against the flags of the command typed', async () => {
+    const cases: [string[], RegExp, RegExp][] = [
+      // -x was "did you mean --to?", a flag of backtest that run does not have
+      [['run', '-x'], /^harpoon: unknown option -x\n/, /flags of "harpoon run": --config, --paper, --every/],
+      [['run', '--latencyy', '5'], /^harpoon: unknown option --latencyy\n/, /see "harpoon help run"/],
+      [
+        ['backtest', '--tapes', 'x'],
+        /unknown option --tapes \(did you mean --tape\?\)/,
+        /harpoon help backtest/,
+      ],
+      [['run', '--confg', 'x'], /unknown option --confg \(did you mean --config\?\)/, /harpoon help run/],
+      [['auth', 'login', '--lable', 'x'], /\(did you mean --label\?\)/, /harpoon help auth login/],
+      // no command: every flag of every command
+      [['--tapes'], /unknown option --tapes \(did you mean --tape\?\)/, /harpoon --help/],
+    ];
+    for (const [argv, message, hint] of cases) {
+      const io = fakeIo();
+      expect(await main(argv, io), argv.join(' ')).toBe(2);
+      expect(io.err(), argv.join(' ')).toMatch(message);
+      expect(io.err(), argv.join(' ')).toMatch(hint);
+    }
+  });
+
   it('returns 0 and writes help to stdout', async () => {
     const io = fakeIo();
     expect(await main(['--help'], io)).toBe(0);
