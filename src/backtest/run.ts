@@ -32,7 +32,7 @@ import { openStore, type Store } from '../store/index.ts';
 import type { DropsView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
-import type { TapeReplay, TapeSource } from './tape-source.ts';
+import { GAP_MS, LOOK_AHEAD_MS, type TapeReplay, type TapeSource } from './tape-source.ts';
 import { VirtualTime } from './time.ts';
 
 export interface BacktestOptions {
@@ -71,6 +71,11 @@ export class BacktestInterrupted extends Error {
  * process's timers (its clock and timers are the tape's), so these turns change nothing of it.
  */
 const YIELD_EVERY = 2048;
+
+/** How far into a silence of the recording the clock runs before it skips (the view goes stale). */
+const SILENCE_LEAD_MS = 2 * GAP_MS;
+/** How long before a silence ends the skip lands (no record written late can be earlier). */
+const SILENCE_TAIL_MS = GAP_MS + LOOK_AHEAD_MS;
 
 const NO_DROPS: DropsView = Object.freeze({ get: () => undefined });
 
@@ -298,6 +303,21 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     await view.stop();
     store.close();
   };
+  /**
+   * A silence of the recording before `at` (see TapeReplay.silence) is skipped: the clock runs into
+   * it as far as the market view going stale there takes (SILENCE_LEAD_MS), then moves at once to
+   * SILENCE_TAIL_MS before its end (or to `at`, when that comes first) — what was due on the way
+   * comes once, there (VirtualTime.skipTo) — and runs on from there as anywhere else.
+   */
+  const skipSilence = async (at: number): Promise<void> => {
+    const s = tape.silence(at);
+    if (s === undefined) return;
+    const from = s.from + SILENCE_LEAD_MS;
+    const to = Math.min(s.to - SILENCE_TAIL_MS, at);
+    if (to <= from || to <= time.now()) return;
+    if (from > time.now()) await time.advanceTo(from, settle, stop);
+    if (!aborted()) time.skipTo(to);
+  };
   const applyEvent = (e: MarketEvent) => {
     view.apply(e);
     ledger.apply(e);
@@ -314,10 +334,12 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
       throw new BacktestInterrupted();
     }
     tape.shift();
-    await time.advanceTo(r.at, settle, stop);
+    await skipSilence(r.at);
+    if (!aborted()) await time.advanceTo(r.at, settle, stop);
     if (aborted()) break;
     applyEvent(r.event);
   }
+  if (!aborted()) await skipSilence(start);
   if (!aborted()) await time.advanceTo(start, settle, stop);
   if (aborted()) {
     await stopAll();
@@ -339,7 +361,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     const e = r.event;
     // the common case needs no await: nothing due before the event, no fill, no strategy reached
     if (!time.moveIfQuiet(r.at)) {
-      await time.advanceTo(r.at, settle, stop);
+      await skipSilence(r.at);
+      if (!aborted()) await time.advanceTo(r.at, settle, stop);
       if (aborted()) {
         interrupted = true;
         break;
@@ -359,7 +382,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, source.events);
   }
   if (!interrupted) {
-    await time.advanceTo(end, settle, stop);
+    await skipSilence(end);
+    if (!aborted()) await time.advanceTo(end, settle, stop);
     interrupted = aborted();
   }
   poll();

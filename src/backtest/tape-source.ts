@@ -120,6 +120,18 @@ export const LOOK_AHEAD_MS = 60_000;
  */
 export const GAP_MS = 60_000;
 
+/**
+ * A stretch of the tape this long with nothing recorded at all (no event, answer or freshness
+ * record: the recorder was not running) is a silence, which a replay's clock skips (see silence()).
+ */
+export const SILENCE_MS = 15 * 60_000;
+
+/** Nothing was recorded after `from` until `to` (see SILENCE_MS). */
+export interface Silence {
+  readonly from: number;
+  readonly to: number;
+}
+
 export class NoSnapshotError extends Error {
   constructor(call: string, slug: string, why?: string) {
     super(`the tape has no ${call} answer for ${slug}${why !== undefined ? ` (${why})` : ''}`);
@@ -169,6 +181,14 @@ export interface TapeReplay {
    * the NFT not sold or moved.
    */
   standsUntil(orderHash: string, nft: NftRef, to: number): boolean;
+  /**
+   * The first silence of the recording (SILENCE_MS or more with nothing recorded) that begins
+   * before `at` and ends after the clock, if any: the tape is read up to the next event first (a
+   * silence is known once the record that ends it has been read). A record is written at most
+   * LOOK_AHEAD_MS after later ones, so none can still come into a silence earlier than `to` minus
+   * that.
+   */
+  silence(at: number): Silence | undefined;
   /** Records read and still held (events not replayed yet, values a lookup can still return). */
   readonly held: number;
   /** The most records held at once so far. */
@@ -242,6 +262,8 @@ class StreamingReplay implements TapeReplay {
   private readonly traitMap = new Keyed<string, readonly { type: string; value: string }[]>();
   private readonly fresh = new Keyed<string, Fresh>();
   private sincePrune = 0;
+  /** Silences read and not yet passed by the clock, in tape order. */
+  private readonly silences: Silence[] = [];
   held = 0;
   heldMax = 0;
   read = 0;
@@ -299,6 +321,8 @@ class StreamingReplay implements TapeReplay {
     const r = n.value;
     this.read++;
     if (r.k === 'header') return true;
+    if (r.at - this.watermark >= SILENCE_MS && this.watermark > Number.NEGATIVE_INFINITY)
+      this.silences.push({ from: this.watermark, to: r.at });
     if (r.at > this.watermark) this.watermark = r.at;
     // every value held counts once (a freshness record holds one per collection)
     let values = 1;
@@ -363,6 +387,14 @@ class StreamingReplay implements TapeReplay {
       this.head = 0;
     }
     return e;
+  }
+
+  silence(at: number): Silence | undefined {
+    this.peek();
+    const now = this.now();
+    while (this.silences.length > 0 && (this.silences[0] as Silence).to <= now) this.silences.shift();
+    const s = this.silences[0];
+    return s !== undefined && s.from < at ? s : undefined;
   }
 
   /** The time of a lookup: the clock, with everything recorded until then (and the window) read. */

@@ -14,8 +14,9 @@ import type { CronPort } from '../engine/ports.ts';
 import type { TimerHandle, Timers } from '../ratelimit/clock.ts';
 
 interface Due {
-  readonly at: number;
-  readonly seq: number;
+  /** Moved only by skipTo (a cron task arms its next firing from it). */
+  at: number;
+  seq: number;
   readonly fn: () => void;
   cancelled: boolean;
   /** A cron task: scheduled again after it fires. */
@@ -133,6 +134,29 @@ export class VirtualTime implements Timers {
     if (this.nextDue() <= to) return false;
     if (to > this.t) this.t = to;
     return true;
+  }
+
+  /**
+   * Moves the clock to `to` at once: everything due before it (timers and ticks, however many times
+   * each would have come) is due once, at `to`, in the order it was due; the next advanceTo fires
+   * them. A cron task then arms its next tick after `to`, a timer set again counts from `to`. For a
+   * stretch of a tape where nothing was recorded (see TapeReplay.silence): ticking through it minute
+   * by minute would only repeat a stale market's answers (a month is millions of firings).
+   */
+  skipTo(to: number): void {
+    if (to <= this.t) return;
+    const due: Due[] = [];
+    // those due at `to` itself too: they keep their place after the ones due before
+    for (let d = this.heap.peek(); d !== undefined && d.at <= to; d = this.heap.peek()) {
+      this.heap.pop();
+      if (!d.cancelled) due.push(d);
+    }
+    for (const d of due) {
+      d.at = to;
+      d.seq = this.seq++;
+      this.heap.push(d);
+    }
+    this.t = to;
   }
 
   /**

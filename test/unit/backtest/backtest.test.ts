@@ -4,13 +4,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../../src/backtest/html.ts';
-import { reportJson } from '../../../src/backtest/report.ts';
+import { type BacktestReport, reportJson } from '../../../src/backtest/report.ts';
 import { BacktestInterrupted, runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/setup.ts';
 import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
-import type { TapeEvent, TapeHeader } from '../../../src/tape/format.ts';
+import type { TapeEvent, TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
 
@@ -26,8 +26,14 @@ beforeAll(async () => {
   await writeSandboxTape({ out: tapePath, seed: 11, hours: 0.25 });
 }, 60_000);
 
-/** The quarter-hour tape, then its last event again `gapMs` later (nothing recorded between). */
-async function gappedTape(gapMs: number): Promise<{ path: string; lastAt: number; farAt: number }> {
+/**
+ * The quarter-hour tape, then its last event again `gapMs` later; between them nothing is recorded,
+ * or what `between` gives (from the last event's time and the header).
+ */
+async function gappedTape(
+  gapMs: number,
+  between?: (lastAt: number, header: TapeHeader) => Iterable<TapeRecord>,
+): Promise<{ path: string; lastAt: number; farAt: number }> {
   const path = join(mkdtempSync(join(tmpdir(), 'harpoon-gap-')), 'gap.tape');
   const records = [...openTape(tapePath).records()];
   const w = openTapeWriter(path, { header: records[0] as TapeHeader, flushMs: 0 });
@@ -37,6 +43,7 @@ async function gappedTape(gapMs: number): Promise<{ path: string; lastAt: number
     if (r.k === 'event') last = r;
   }
   if (last === undefined) throw new Error('the quarter tape has no event');
+  for (const r of between?.(last.at, records[0] as TapeHeader) ?? []) w.write(r);
   const farAt = last.at + gapMs;
   w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
   await w.close();
@@ -202,16 +209,19 @@ describe('backtest', () => {
     ).rejects.toBeInstanceOf(BacktestInterrupted);
   }, 120_000);
 
+  /** The quarter hour's report with the test config (replayed once, for the tests that compare with it). */
+  let quarterRun: Promise<BacktestReport> | undefined;
+  const quarterReport = () =>
+    (quarterRun ??= runBacktest({
+      tape: openTapeSource(tapePath),
+      setup: setup(),
+      builtinStrategiesDir: strategiesDir,
+    }).then((r) => r.report));
+
   it('in a gap of the recording the market goes stale: nothing is placed there on answers from before it', async () => {
     // the quarter hour, then one more event 3 hours later (no freshness recorded between)
     const { path: gapped, farAt } = await gappedTape(3 * 3_600_000);
-    const quarter = (
-      await runBacktest({
-        tape: openTapeSource(tapePath),
-        setup: setup(),
-        builtinStrategiesDir: strategiesDir,
-      })
-    ).report;
+    const quarter = await quarterReport();
     const gap = (
       await runBacktest({ tape: openTapeSource(gapped), setup: setup(), builtinStrategiesDir: strategiesDir })
     ).report;
@@ -222,25 +232,52 @@ describe('backtest', () => {
     expect(gap.fills).toEqual(quarter.fills);
   }, 120_000);
 
-  it('a signal stops the replay inside a gap of weeks in the tape too (its ticks are places to stop)', async () => {
-    // the quarter hour, then one more event 60 days later: hundreds of thousands of ticks between
+  it('a silence of 60 days in the recording is skipped, not ticked through: the same trading, few samples', async () => {
+    // the quarter hour, then one more event 60 days later: millions of timer firings and ticks,
+    // were the clock to tick through them
     const { path: gapped, lastAt, farAt } = await gappedTape(60 * 86_400_000);
-    const tape = openTapeSource(gapped);
-    expect(tape.lastAt).toBe(farAt);
+    const quarter = await quarterReport();
+    const r = await runBacktest({
+      tape: openTapeSource(gapped),
+      setup: setup(),
+      builtinStrategiesDir: strategiesDir,
+    });
+    expect(r.interrupted).toBe(false);
+    expect(r.report.window.to).toBe(farAt);
+    expect(r.report.intents).toEqual(quarter.intents);
+    expect(r.report.fills).toEqual(quarter.fills);
+    // a sample a minute up to a few minutes into the silence, one where the clock lands before its
+    // end, then a minute each up to its end: not 86,400 of them
+    const at = r.report.series.at;
+    expect(at.length).toBeLessThan(quarter.series.at.length + 10);
+    const jumps = at.slice(1).filter((t, i) => t - (at[i] as number) > 59 * 86_400_000);
+    expect(jumps).toHaveLength(1);
+    expect(at.filter((t) => t > lastAt && t < farAt - 60 * 86_400_000 + 600_000).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a signal stops the replay inside a long stretch of ticks (days of freshness records, no event)', async () => {
+    // the quarter hour, then a freshness record every 50 s for 10 days (no silence: the clock ticks
+    // through it, each timer and cron tick at its time), then one more event
+    const days = 10;
+    const { path, lastAt, farAt } = await gappedTape(days * 86_400_000, function* (from, header) {
+      const collections = Object.fromEntries(header.collections.map((c) => [c, { ageMs: 0, stale: false }]));
+      for (let t = from + 50_000; t < from + days * 86_400_000; t += 50_000)
+        yield { k: 'fresh', at: t, collections } as TapeRecord;
+    });
+    const tape = openTapeSource(path);
     const ac = new AbortController();
-    const run = runBacktest({
+    const r = await runBacktest({
       tape,
       setup: setup(),
       builtinStrategiesDir: strategiesDir,
       signal: ac.signal,
-      // trading begins: stop a little later, in the gap
+      // trading begins: stop a little later, in the stretch of ticks
       onProgress: (n) => {
         if (n === 0) setTimeout(() => ac.abort(), 1_500);
       },
     });
-    const r = await run;
     expect(r.interrupted).toBe(true);
-    // stopped in the gap: past the quarter hour's events, well before the last one
+    // stopped in the stretch: past the quarter hour's events, well before the last one
     expect(r.events).toBe(tape.events - 1);
     expect(r.report.window.to).toBeGreaterThan(lastAt);
     expect(r.report.window.to).toBeLessThan(farAt);

@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig } from '../../../src/backtest/setup.ts';
-import { LOOK_AHEAD_MS, openTapeSource, type TapeReplay } from '../../../src/backtest/tape-source.ts';
+import {
+  LOOK_AHEAD_MS,
+  openTapeSource,
+  SILENCE_MS,
+  type TapeReplay,
+} from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { MarketEvent, NftRef } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
@@ -236,6 +241,50 @@ describe('tape source: a replay answers as the whole tape did', () => {
     expect(r.shift()?.at).toBe(300_000);
     expect(r.peek()).toBeUndefined();
     expect(r.shift()).toBeUndefined();
+    r.close();
+  });
+});
+
+describe('tape source: silences of the recording', () => {
+  it('a stretch of SILENCE_MS or more with nothing recorded is a silence, known once its end is read', async () => {
+    const path = join(dir(), 'silent.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0, maxBlockBytes: 400 });
+    const hour = 3_600_000;
+    // 10 s, then SILENCE_MS less a millisecond later (no silence), then an hour later, then another
+    // hour; a gas price of 30 s before the first hour's end, written late (after that hour's event)
+    for (const r of [
+      ev(listing(1, 10_000)),
+      { k: 'fresh', at: 10_000 + SILENCE_MS - 1, collections: { apes: { ageMs: 0, stale: false } } },
+      ev(listing(2, 20_000 + SILENCE_MS - 1)),
+      ev(listing(3, 20_000 + SILENCE_MS - 1 + hour)),
+      { k: 'gas', at: 20_000 + SILENCE_MS - 1 + hour - 30_000, price: 2n },
+      ev(listing(4, 20_000 + SILENCE_MS - 1 + 2 * hour)),
+    ] as TapeRecord[])
+      w.write(r);
+    await w.close();
+    let now = 0;
+    const r = openTapeSource(path).replay(() => now);
+    const from = 20_000 + SILENCE_MS - 1;
+    // not read yet past the first event: none known before the one that ends it is read
+    expect(r.silence(10_001)).toBeUndefined();
+    expect(r.shift()?.at).toBe(10_000);
+    expect(r.silence(from)).toBeUndefined();
+    expect(r.shift()?.at).toBe(from);
+    // the next event ends a silence of an hour (the first stretch, SILENCE_MS - 1, is none)
+    expect(r.silence(from + hour)).toEqual({ from, to: from + hour });
+    // it begins before the time asked about, else it is not one before it
+    expect(r.silence(from)).toBeUndefined();
+    expect(r.silence(from + 1)).toEqual({ from, to: from + hour });
+    expect(r.shift()?.at).toBe(from + hour);
+    // the first silence is the one asked about until the clock has passed it
+    expect(r.silence(from + 2 * hour)).toEqual({ from, to: from + hour });
+    now = from + hour;
+    // the second hour is silent too: the late gas price (within LOOK_AHEAD_MS of the first hour's
+    // end, where a skip never lands) is no record of it
+    expect(r.silence(from + 2 * hour)).toEqual({ from: from + hour, to: from + 2 * hour });
+    // once the clock reaches a silence's end it is passed
+    now = from + 2 * hour;
+    expect(r.silence(from + 2 * hour)).toBeUndefined();
     r.close();
   });
 });

@@ -37,4 +37,41 @@ describe('virtual time', () => {
     expect(seen).toHaveLength(4);
     expect(time.nextDue()).toBe(Number.POSITIVE_INFINITY);
   });
+
+  it('skipTo: what was due before comes once, at the new time, in its order; ticks go on from there', async () => {
+    const time = new VirtualTime(T0);
+    const seen: string[] = [];
+    const every = (ms: number, name: string) => {
+      const again = () => {
+        seen.push(`${name}@${(time.now() - T0) / 1000}`);
+        time.setTimeout(again, ms);
+      };
+      time.setTimeout(again, ms);
+    };
+    every(10_000, 'poll');
+    const cancelled = time.setTimeout(() => seen.push('never'), 1_000);
+    time.clearTimeout(cancelled);
+    time.cron.schedule('*/15 * * * * *', () => seen.push(`tick@${(time.now() - T0) / 1000}`));
+    time.setTimeout(() => seen.push(`late@${(time.now() - T0) / 1000}`), 3_600_000);
+    time.skipTo(T0 + 3_600_000);
+    expect(time.now()).toBe(T0 + 3_600_000);
+    // nothing fired yet: the next advanceTo fires them
+    expect(seen).toEqual([]);
+    await time.advanceTo(T0 + 3_630_000, () => undefined);
+    // a day of a 10-second timer and a 15-second tick: each once at 3600 s, the one due at 3600 s
+    // itself after them, then each on its own schedule again
+    expect(seen).toEqual([
+      'poll@3600',
+      'tick@3600',
+      'late@3600',
+      'poll@3610',
+      'tick@3615',
+      'poll@3620',
+      'tick@3630',
+      'poll@3630',
+    ]);
+    // backwards or in place: nothing moves
+    time.skipTo(T0);
+    expect(time.now()).toBe(T0 + 3_630_000);
+  });
 });
