@@ -306,8 +306,20 @@ describe('backtest', () => {
         ),
       },
     } as typeof r;
+    // one minute of 100 ETH in the middle: the highest point of the equity chart
+    const spikeAt = n / 2 + 7;
+    (month.series.total.equity as string[])[spikeAt] = (100n * 10n ** 18n).toString();
     const html = renderReportHtml(month);
     expect(html.match(/<svg /g)?.length).toBe(2 + r.byCollection.length);
+    // each line drawn with at most its first, lowest, highest and last point per pixel column (784
+    // of them), not 43,200 points: the page stays small (7.8 MB when every point was drawn)
+    const paths = [...html.matchAll(/<path d="(M[^"]*)" stroke=/g)].map((m) => m[1] as string);
+    expect(paths.length).toBeGreaterThan(10);
+    for (const d of paths) expect(d.match(/[ML]/g)?.length ?? 0).toBeLessThanOrEqual(4 * 784);
+    expect(html.length).toBeLessThan(1_000_000);
+    // every extreme is kept: the spike is drawn, at the top of the plot (y = 14, its top padding)
+    const equity = html.slice(html.indexOf('Equity over time'), html.indexOf('Exposure ('));
+    expect(equity).toMatch(/L[\d.]+,14\.0/);
   }, 120_000);
 
   it('a strategy that reads drops is named with what it read; one that reads neither is not', async () => {
