@@ -107,7 +107,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = Object.freeze([
     name: 'HARPOON_LOG_PRETTY',
     path: 'log.pretty',
     kind: 'bool',
-    help: 'human-readable log lines (true/false)',
+    help: 'human-readable log lines (true) or JSON lines (false); unset: JSON for run, human lines for record and auth',
   },
   {
     name: 'HARPOON_COLLECTIONS',

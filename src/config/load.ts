@@ -246,7 +246,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       replacement: { ...fc.chain.replacement },
     },
     wallet,
-    log: { level: fc.log.level, pretty: fc.log.pretty },
+    log: { level: fc.log.level, ...(fc.log.pretty !== undefined ? { pretty: fc.log.pretty } : {}) },
     collections: fc.collections as CollectionSlug[],
     strategies: fc.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
     risk: {

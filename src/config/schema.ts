@@ -283,7 +283,7 @@ const WalletSchema = z.strictObject({
 
 const LogSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default('info'),
-  pretty: z.boolean().default(false),
+  pretty: z.boolean().optional(),
 });
 
 const StrategySchema = z.strictObject({

@@ -193,8 +193,11 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface LogConfig {
   readonly level: LogLevel;
-  /** Human-readable lines instead of JSON (for a terminal; keep false in production). */
-  readonly pretty: boolean;
+  /**
+   * Human-readable lines (true) or JSON lines (false); unset, the command chooses: JSON for
+   * `harpoon run` (a log collector reads it), human lines for `record` and `auth` (a person does).
+   */
+  readonly pretty?: boolean;
 }
 
 export interface StrategyConfig {

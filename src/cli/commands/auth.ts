@@ -5,7 +5,6 @@
 // 401 and saving the rotated refresh cookie. No value (PAT, cookie) is ever printed or logged,
 // except the one line `login --print` / `rotate --print` exist for.
 import { resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { createApiClient } from '../../api/client.ts';
 import { Credentials } from '../../api/credentials.ts';
 import { httpErrorInfo } from '../../api/errors.ts';
@@ -25,10 +24,10 @@ import { loadConfig } from '../../config/load.ts';
 import type { Config, WalletConfig } from '../../config/types.ts';
 import { Secret } from '../../domain/secret.ts';
 import { ConfigError, FatalError } from '../../errors/index.ts';
-import { createLogger } from '../../observability/logger.ts';
 import { createScheduler } from '../../ratelimit/scheduler.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import { CONFIG_FLAG, DAYS_FLAG, LABEL_FLAG, numberFlag, SCOPES_FLAG, textFlag } from '../flags.ts';
+import { commandLogger } from '../log.ts';
 import type { CommandContext } from '../spec.ts';
 
 export const DEFAULT_PAT_LABEL = 'harpoon';
@@ -77,25 +76,24 @@ async function walletSigner(w: WalletConfig): Promise<LocalSigner> {
   return signer;
 }
 
-/** One API client for the auth endpoints, with its own cookie jar; logs (scrubbed) go to stderr. */
+/**
+ * One API client for the auth endpoints, with its own cookie jar; logs (scrubbed) go to stderr in
+ * human lines beside the command's own (log.pretty: false, JSON lines).
+ */
 function authClient(ctx: CommandContext, config: Config, extraSecrets: () => readonly string[]) {
   const credentials = new Credentials();
-  const destination = new Writable({
-    write(chunk: Buffer | string, _enc, done) {
-      ctx.io.stderr(chunk.toString());
-      done();
-    },
-  });
   // the command says what it does itself: the log shows errors, or everything with --verbose or
   // log.level debug/trace (HARPOON_LOG_LEVEL)
   const level = ctx.verbose
     ? 'debug'
-    : ['debug', 'trace'].includes(config.log.level)
+    : config.log.level === 'debug' || config.log.level === 'trace'
       ? config.log.level
       : 'error';
-  const logger = createLogger({
+  const logger = commandLogger(ctx.io, {
     level,
-    destination,
+    ...(config.log.pretty !== undefined ? { pretty: config.log.pretty } : {}),
+    prettyByDefault: true,
+    verbose: ctx.verbose,
     scrub: () => [...credentials.secretValues(), ...extraSecrets()],
   });
   const scheduler = createScheduler({ logger, unrefTimers: true });

@@ -26,6 +26,7 @@ import {
   textFlag,
   WORKERS_FLAG,
 } from '../flags.ts';
+import { commandLogger } from '../log.ts';
 import type { CommandContext } from '../spec.ts';
 
 const STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../strategies');
@@ -351,6 +352,13 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const daemon = createDaemon(
     { ...base, strategies: [], market: { ...base.market, record: out } },
     {
+      // a person reads this stderr: the log in human lines beside the progress (log.pretty: false, JSON)
+      logger: commandLogger(ctx.io, {
+        level: loaded.config.log.level,
+        ...(loaded.config.log.pretty !== undefined ? { pretty: loaded.config.log.pretty } : {}),
+        prettyByDefault: true,
+        verbose: ctx.verbose,
+      }),
       // the scratch paper report is not the operator's: its line is left out
       onProgress: (line) => {
         if (!line.startsWith('paper report saved')) err(line);

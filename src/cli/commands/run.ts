@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { loadConfig } from '../../config/load.ts';
 import { ExitCode } from '../exit.ts';
 import { CONFIG_FLAG, EVERY_FLAG, numberFlag, textFlag } from '../flags.ts';
+import { commandLogger } from '../log.ts';
 import type { CommandContext } from '../spec.ts';
 import { checkStrategies, strategiesForCheck } from '../strategies.ts';
 
@@ -80,6 +81,13 @@ export async function runRun(ctx: CommandContext): Promise<number> {
     `starting in ${options.mode} mode${options.mode === 'paper' ? ' (simulated execution: nothing is signed or sent)' : ''}`,
   );
   const daemon = createDaemon(options, {
+    // JSON lines unless log.pretty says otherwise: a log collector reads a daemon's stderr
+    logger: commandLogger(ctx.io, {
+      level: options.log.level,
+      ...(loaded.config.log.pretty !== undefined ? { pretty: loaded.config.log.pretty } : {}),
+      prettyByDefault: false,
+      verbose: ctx.verbose,
+    }),
     onProgress: (line) => err(line),
     // printed once for the operator (the token is in the fragment: it never reaches a server)
     onDashboard: (url) => err(`dashboard: ${url}`),

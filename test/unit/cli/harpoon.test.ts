@@ -231,7 +231,7 @@ describe('harpoon config', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^# harpoon configuration: valid\n# file: .*good\.yaml\n/);
     const printed = parse(r.stdout) as Record<string, Record<string, unknown>>;
-    expect(printed.log).toEqual({ level: 'debug', pretty: false });
+    expect(printed.log).toEqual({ level: 'debug' });
     expect(printed.risk?.maxPricePerItem).toBe('0.25');
     expect(printed.collections).toEqual(['azuki']);
     const json = await harpoon(['config', 'check', '-c', path, '--json'], { HARPOON_LOG_LEVEL: 'warn' });

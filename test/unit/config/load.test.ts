@@ -27,7 +27,7 @@ describe('loadConfig: defaults and sources', () => {
     expect(config.chain).toMatchObject({ name: 'ethereum', chainId: 1, routers: [], confirmations: 1 });
     expect(config.chain.rpcUrl).toBeUndefined();
     expect(config.wallet).toEqual({ source: 'none' });
-    expect(config.log).toEqual({ level: 'info', pretty: false });
+    expect(config.log).toEqual({ level: 'info' });
     expect(config.store.path).toBe('/srv/harpoon/data/harpoon.db');
     expect(config.sandbox).toEqual({ enabled: false, host: '127.0.0.1', ports: { api: 0, chain: 0 } });
     expect(config.risk.maxPricePerItem).toBe(50_000_000_000_000_000n);
@@ -97,7 +97,7 @@ describe('loadConfig: defaults and sources', () => {
         HARPOON_LOG_PRETTY: '', // empty = unset
       },
     });
-    expect(config.log).toEqual({ level: 'debug', pretty: false });
+    expect(config.log).toEqual({ level: 'debug' });
     expect(config.api.timeoutMs).toBe(2500);
     expect(config.api.baseUrl).toBe('http://127.0.0.1:8080');
     expect(config.sandbox.enabled).toBe(true);
