@@ -10,8 +10,11 @@ import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
 import { engineTimingFromConfig, riskLimitsFromConfig } from '../engine/config.ts';
 import type { RiskLimits } from '../engine/risk/limits.ts';
+import type { TapeHeader } from '../tape/format.ts';
 
 export interface BacktestSetup {
+  /** The chain the config trades on (the replay runs on the tape's; see checkSetupAgainstTape). */
+  readonly chain?: string;
   readonly collections: readonly string[];
   readonly strategies: readonly { readonly id: string; readonly module: string; readonly params: unknown }[];
   /** Where relative strategy modules are found (the config file's folder). */
@@ -32,6 +35,7 @@ export const BACKTEST_WALLET = '0x00000000000000000000000000000000000b7e57' as A
 
 export function backtestSetupFromConfig(config: Config, configPath?: string): BacktestSetup {
   return setupOf({
+    chain: config.chain.name,
     collections: collectionsOf(config),
     strategies: config.strategies,
     ...(configPath !== undefined ? { baseDir: dirname(configPath) } : {}),
@@ -50,6 +54,7 @@ export function backtestSetupFromConfig(config: Config, configPath?: string): Ba
  */
 export function backtestSetupFromOptions(o: DaemonOptions, wallet?: string): BacktestSetup {
   return setupOf({
+    chain: o.chain.name,
     collections: o.collections,
     strategies: o.strategies,
     ...(o.baseDir !== undefined ? { baseDir: o.baseDir } : {}),
@@ -65,6 +70,7 @@ export function backtestSetupFromOptions(o: DaemonOptions, wallet?: string): Bac
 
 /** One path from the sections a config and a daemon's options share. */
 function setupOf(s: {
+  readonly chain: string;
   readonly collections: readonly string[];
   readonly strategies: readonly { readonly id: string; readonly module: string; readonly params?: unknown }[];
   readonly baseDir?: string;
@@ -77,6 +83,7 @@ function setupOf(s: {
   readonly pollIntervalMs: number;
 }): BacktestSetup {
   return {
+    chain: s.chain,
     collections: [...s.collections],
     strategies: s.strategies.map((x) => ({ id: x.id, module: x.module, params: x.params })),
     ...(s.baseDir !== undefined ? { baseDir: s.baseDir } : {}),
@@ -88,6 +95,46 @@ function setupOf(s: {
     wallet: (s.wallet?.toLowerCase() as Address | undefined) ?? BACKTEST_WALLET,
     pollIntervalMs: s.pollIntervalMs,
   };
+}
+
+/** What a backtest's setup and a tape say to each other before the replay (see checkSetupAgainstTape). */
+export interface SetupCheck {
+  /** Each makes the backtest pointless: refuse it (`hint` says what to do). */
+  readonly errors: readonly { readonly message: string; readonly hint: string }[];
+  /** Each is said, and the backtest runs. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The setup's chain and collections against the tape's header: none of the collections on the tape
+ * is an error, some missing a warning (strategies trading them see nothing of them), another chain
+ * a warning (the replay runs on the tape's: its payment tokens and addresses).
+ */
+export function checkSetupAgainstTape(
+  setup: Pick<BacktestSetup, 'chain' | 'collections'>,
+  tape: Pick<TapeHeader, 'chain' | 'collections'>,
+): SetupCheck {
+  const errors: { message: string; hint: string }[] = [];
+  const warnings: string[] = [];
+  if (setup.chain !== undefined && tape.chain !== setup.chain)
+    warnings.push(
+      `the tape is of ${tape.chain} and the config's chain is ${setup.chain}: the replay runs on the tape's (its payment tokens and addresses)`,
+    );
+  const onTape = new Set(tape.collections);
+  const missing = setup.collections.filter((c) => !onTape.has(c));
+  const recorded = tape.collections.join(', ');
+  if (missing.length > 0 && missing.length === setup.collections.length)
+    errors.push({
+      message: `the tape holds none of the config's collections (${missing.join(', ')}); it recorded ${recorded}`,
+      hint: 'backtest a config that trades what the tape recorded, or record those collections: harpoon record --config C --out T',
+    });
+  else if (missing.length > 0) {
+    const them = missing.length === 1 ? 'it' : 'them';
+    warnings.push(
+      `the tape holds no market of ${missing.join(', ')} (it recorded ${recorded}): strategies trading ${them} see nothing of ${them} in this backtest`,
+    );
+  }
+  return { errors, warnings };
 }
 
 /** One parameter override: `strategyId.param.path` = value. */

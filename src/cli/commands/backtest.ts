@@ -130,7 +130,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       'the config has no strategies to backtest',
       `e.g. ${example} (config/backtest.yaml has five)`,
     );
-  const { backtestSetupFromConfig } = await import('../../backtest/setup.ts');
+  const { backtestSetupFromConfig, checkSetupAgainstTape } = await import('../../backtest/setup.ts');
   const { openTapeSource } = await import('../../backtest/tape-source.ts');
   const setup = backtestSetupFromConfig(loaded.config, loaded.file);
   const started = performance.now();
@@ -148,22 +148,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       'give a tape written by "harpoon record", the daemon\'s market.record or "harpoon sandbox tape"',
     );
   }
-  if (tape.header.chain !== loaded.config.chain.name)
-    ctx.io.stderr(
-      `harpoon: warning: the tape is of ${tape.header.chain} and the config's chain is ${loaded.config.chain.name}: the replay runs on the tape's (its payment tokens and addresses)\n`,
-    );
-  // the config's collections against the tape's: none of them is a mistake, some a warning
-  const onTape = new Set(tape.header.collections);
-  const missing = setup.collections.filter((c) => !onTape.has(c));
-  if (missing.length > 0 && missing.length === setup.collections.length)
-    throw new UsageError(
-      `the tape holds none of the config's collections (${missing.join(', ')}); it recorded ${tape.header.collections.join(', ')}`,
-      `backtest a config that trades what the tape recorded, or record those collections: harpoon record --config C --out T`,
-    );
-  if (missing.length > 0)
-    ctx.io.stderr(
-      `harpoon: warning: the tape holds no market of ${missing.join(', ')} (it recorded ${tape.header.collections.join(', ')}): strategies trading ${missing.length === 1 ? 'it' : 'them'} see nothing of ${missing.length === 1 ? 'it' : 'them'} in this backtest\n`,
-    );
+  // the config's chain and collections against the tape's (a sweep's combinations share them)
+  const against = checkSetupAgainstTape(setup, tape.header);
+  for (const w of against.warnings) ctx.io.stderr(`harpoon: warning: ${w}\n`);
+  const refused = against.errors[0];
+  if (refused !== undefined) throw new UsageError(refused.message, refused.hint);
   const runs = `${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`;
   if ((from !== undefined && from >= tape.lastAt) || (to !== undefined && to <= tape.firstAt))
     throw new UsageError(
