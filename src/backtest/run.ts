@@ -48,8 +48,13 @@ export interface BacktestOptions {
   readonly sampleMs?: number;
   /** Where built-in strategies live (the package's strategies/). */
   readonly builtinStrategiesDir: string;
-  /** Tells progress (events replayed so far) as trading begins (0) and now and then. */
-  readonly onProgress?: (replayed: number, total: number) => void;
+  /**
+   * Tells progress as trading begins (0 replayed) and every PROGRESS_EVERY events: events replayed
+   * since, the tape's events, and the tape's time then.
+   */
+  readonly onProgress?: (replayed: number, total: number, at: number) => void;
+  /** Tells progress of the warm-up before `from` every PROGRESS_EVERY events: events read, the tape's time. */
+  readonly onWarmup?: (read: number, at: number) => void;
   /**
    * Stops the replay (a Ctrl-C): at the next event once trading started — the report then covers
    * the replay up to there (`interrupted`) — or with a BacktestInterrupted while the view warms up.
@@ -71,6 +76,9 @@ export class BacktestInterrupted extends Error {
  * process's timers (its clock and timers are the tape's), so these turns change nothing of it.
  */
 const YIELD_EVERY = 2048;
+
+/** Progress is told every this many events (warm-up and trading). */
+const PROGRESS_EVERY = 50_000;
 
 /** How far into a silence of the recording the clock runs before it skips (the view goes stale). */
 const SILENCE_LEAD_MS = 2 * GAP_MS;
@@ -327,6 +335,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   await settleAll();
   // an event is taken before the clock moves to it: the look-ahead of a buy decided on the way
   // starts after it
+  let warmed = 0;
   for (let r = tape.peek(); r !== undefined && r.at < start; r = tape.peek()) {
     if (signal !== undefined && turnDue()) await turn();
     if (aborted()) {
@@ -338,6 +347,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     if (!aborted()) await time.advanceTo(r.at, settle, stop);
     if (aborted()) break;
     applyEvent(r.event);
+    if (o.onWarmup !== undefined && ++warmed % PROGRESS_EVERY === 0) o.onWarmup(warmed, r.at);
   }
   if (!aborted()) await skipSilence(start);
   if (!aborted()) await time.advanceTo(start, settle, stop);
@@ -349,7 +359,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   await settleAll();
   armPoll();
   collector.begin(time);
-  o.onProgress?.(0, source.events);
+  o.onProgress?.(0, source.events, time.now());
   let interrupted = false;
   for (let r = tape.peek(); r !== undefined && r.at <= end; r = tape.peek()) {
     if (signal !== undefined && turnDue()) await turn();
@@ -379,7 +389,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     const settling = settle();
     if (settling !== undefined) await settling;
     replayed++;
-    if (o.onProgress !== undefined && replayed % 50_000 === 0) o.onProgress(replayed, source.events);
+    if (o.onProgress !== undefined && replayed % PROGRESS_EVERY === 0)
+      o.onProgress(replayed, source.events, time.now());
   }
   if (!interrupted) {
     await skipSilence(end);

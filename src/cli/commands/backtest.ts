@@ -232,6 +232,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   else if (tape.torn)
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
+  const winFrom = Math.max(from ?? tape.firstAt, tape.firstAt);
+  const winTo = Math.min(to ?? tape.lastAt, tape.lastAt);
+  if (winFrom > tape.firstAt)
+    err(`warming the market view up on the tape before ${when(winFrom)} (no trading there)`);
+  const progress = progressClock();
   let run: Awaited<ReturnType<typeof runBacktest>>;
   try {
     run = await runBacktest({
@@ -241,12 +246,17 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       latencyMs,
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
-      onProgress: (n, of) =>
-        err(
-          n === 0
-            ? `replaying ${basename(tapePath)} (${of} events) from ${new Date(Math.max(from ?? tape.firstAt, tape.firstAt)).toISOString()} to ${new Date(Math.min(to ?? tape.lastAt, tape.lastAt)).toISOString()}; Ctrl-C stops it with a report up to there`
-            : `replayed ${n} of ${of} events`,
-        ),
+      onWarmup: (n, at) => {
+        if (progress.due()) err(`warming up: ${n} events read, the tape at ${when(at)}`);
+      },
+      onProgress: (n, of, at) => {
+        if (n === 0) {
+          progress.begin();
+          err(
+            `replaying ${basename(tapePath)} (${of.toLocaleString('en-US')} events on the tape) from ${new Date(winFrom).toISOString()} to ${new Date(winTo).toISOString()}; Ctrl-C stops it with a report up to there`,
+          );
+        } else if (progress.due()) err(replayProgress(n, at, winFrom, winTo, progress.seconds()));
+      },
       signal: ctx.io.signal,
     });
   } catch (e) {
@@ -310,6 +320,52 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
 }
 
 /** `harpoon record --config C --out T [--seconds N]`: the market view's market, recorded (no strategy runs). */
+/** A time of the tape as a person reads it: `2026-01-05 12:00 UTC`. */
+const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** Progress lines at most every PROGRESS_MS of wall time; the time since trading began. */
+const PROGRESS_MS = 5_000;
+function progressClock() {
+  let began = performance.now();
+  let last = began;
+  return {
+    begin: () => {
+      began = performance.now();
+      last = began;
+    },
+    /** Whether a line is due now (and, if so, the next one in PROGRESS_MS). */
+    due: () => {
+      const now = performance.now();
+      if (now - last < PROGRESS_MS) return false;
+      last = now;
+      return true;
+    },
+    seconds: () => (performance.now() - began) / 1000,
+  };
+}
+
+function left(seconds: number): string {
+  if (seconds < 90) return `about ${Math.max(1, Math.round(seconds))} s left`;
+  if (seconds < 2 * 3600) return `about ${Math.round(seconds / 60)} min left`;
+  return `about ${(seconds / 3600).toFixed(1)} h left`;
+}
+
+/**
+ * A progress line of a replay: events replayed, where the tape is, how much of the window (by the
+ * tape's time) is done and, from the pace so far (`seconds` since trading began), what is left.
+ */
+export function replayProgress(
+  replayed: number,
+  at: number,
+  from: number,
+  to: number,
+  seconds: number,
+): string {
+  const done = to > from ? Math.min(1, Math.max(0, (at - from) / (to - from))) : 1;
+  const eta = done > 0 && done < 1 && seconds > 0 ? `, ${left((seconds * (1 - done)) / done)}` : '';
+  return `replayed ${replayed.toLocaleString('en-US')} events, the tape at ${when(at)} (${Math.floor(done * 100)} %)${eta}`;
+}
+
 export async function runRecord(ctx: CommandContext): Promise<number> {
   const command = 'record';
   const example = 'harpoon record --config harpoon.yaml --out market.tape';

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { replayProgress } from '../../../src/cli/commands/backtest.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
 
@@ -84,7 +85,7 @@ describe('harpoon sandbox tape, backtest', () => {
       /warning: --from is before the tape begins \(it runs 2026-01-01T00:00:00\.000Z → /,
     );
     expect(wide.stderr).toMatch(
-      /replaying q\.tape \(\d+ events\) from 2026-01-01T00:00:00\.000Z to 2026-01-01T00:03:00\.000Z/,
+      /replaying q\.tape \([\d,]+ events on the tape\) from 2026-01-01T00:00:00\.000Z to 2026-01-01T00:03:00\.000Z/,
     );
     const wideReport = JSON.parse(readFileSync(join(dir, 'wide.json'), 'utf8')) as {
       window: { from: number; to: number };
@@ -325,4 +326,31 @@ describe('harpoon sandbox tape, backtest', () => {
       /--out FILE +the tape to write, in a folder that exists \(default: required\)/,
     );
   }, 60_000);
+});
+
+describe('backtest progress lines', () => {
+  const from = Date.UTC(2026, 0, 1);
+  const day = 86_400_000;
+  it('say where the tape is, how much of the window is done and, from the pace so far, what is left', () => {
+    // a quarter of 30 days in 60 s: 180 s left
+    expect(replayProgress(1_250_000, from + 7.5 * day, from, from + 30 * day, 60)).toBe(
+      'replayed 1,250,000 events, the tape at 2026-01-08 12:00 UTC (25 %), about 3 min left',
+    );
+    expect(replayProgress(50_000, from + 0.9 * day, from, from + day, 45)).toBe(
+      'replayed 50,000 events, the tape at 2026-01-01 21:36 UTC (90 %), about 5 s left',
+    );
+    expect(replayProgress(50_000, from + day / 100, from, from + day, 30)).toBe(
+      'replayed 50,000 events, the tape at 2026-01-01 00:14 UTC (1 %), about 50 min left',
+    );
+    expect(replayProgress(50_000, from + day / 100, from, from + day, 100)).toBe(
+      'replayed 50,000 events, the tape at 2026-01-01 00:14 UTC (1 %), about 2.8 h left',
+    );
+    // nothing of the window done yet, or all of it: no guess
+    expect(replayProgress(50_000, from, from, from + day, 10)).toBe(
+      'replayed 50,000 events, the tape at 2026-01-01 00:00 UTC (0 %)',
+    );
+    expect(replayProgress(50_000, from + day, from, from + day, 10)).toBe(
+      'replayed 50,000 events, the tape at 2026-01-02 00:00 UTC (100 %)',
+    );
+  });
 });
