@@ -309,17 +309,29 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
   const seed = numberFlag(ctx.flags, TAPE_SEED_FLAG, 1, command);
   const hours = numberFlag(ctx.flags, HOURS_FLAG, 24, command);
   const activity = numberFlag(ctx.flags, TAPE_ACTIVITY_FLAG, 3, command);
-  const { writeSandboxTape } = await import('../../sandbox/simulator/tape.ts');
+  const { TAPE_EPOCH, writeSandboxTape } = await import('../../sandbox/simulator/tape.ts');
   const started = performance.now();
-  const r = await writeSandboxTape({ out, seed, hours, activity });
+  const progress = progressClock();
+  const r = await writeSandboxTape({
+    out,
+    seed,
+    hours,
+    activity,
+    onProgress: (at, events) => {
+      if (progress.due())
+        ctx.io.stderr(
+          `harpoon: ${writeProgress(events, at, TAPE_EPOCH, TAPE_EPOCH + hours * 3_600_000, progress.seconds())}\n`,
+        );
+    },
+    signal: ctx.io.signal,
+  });
   ctx.io.stderr(
-    `harpoon: wrote ${out}: ${r.events} events, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    `harpoon: ${r.interrupted ? `interrupted: wrote ${out} up to ${when(r.endAt)} (a whole tape up to there)` : `wrote ${out}`}: ${r.events} events, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
   );
   ctx.io.stdout(`${JSON.stringify({ out, seed, hours, activity, ...r })}\n`);
-  return ExitCode.ok;
+  return r.interrupted ? ExitCode.interrupted : ExitCode.ok;
 }
 
-/** `harpoon record --config C --out T [--seconds N]`: the market view's market, recorded (no strategy runs). */
 /** A time of the tape as a person reads it: `2026-01-05 12:00 UTC`. */
 const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -350,6 +362,13 @@ function left(seconds: number): string {
   return `about ${(seconds / 3600).toFixed(1)} h left`;
 }
 
+/** Where the tape is in [from, to] (by its time), and what is left at the pace so far (`seconds`). */
+function doneAndLeft(at: number, from: number, to: number, seconds: number): string {
+  const done = to > from ? Math.min(1, Math.max(0, (at - from) / (to - from))) : 1;
+  const eta = done > 0 && done < 1 && seconds > 0 ? `, ${left((seconds * (1 - done)) / done)}` : '';
+  return `the tape at ${when(at)} (${Math.floor(done * 100)} %)${eta}`;
+}
+
 /**
  * A progress line of a replay: events replayed, where the tape is, how much of the window (by the
  * tape's time) is done and, from the pace so far (`seconds` since trading began), what is left.
@@ -361,11 +380,15 @@ export function replayProgress(
   to: number,
   seconds: number,
 ): string {
-  const done = to > from ? Math.min(1, Math.max(0, (at - from) / (to - from))) : 1;
-  const eta = done > 0 && done < 1 && seconds > 0 ? `, ${left((seconds * (1 - done)) / done)}` : '';
-  return `replayed ${replayed.toLocaleString('en-US')} events, the tape at ${when(at)} (${Math.floor(done * 100)} %)${eta}`;
+  return `replayed ${replayed.toLocaleString('en-US')} events, ${doneAndLeft(at, from, to, seconds)}`;
 }
 
+/** A progress line of `sandbox tape` (as replayProgress; `seconds` since the writing began). */
+export function writeProgress(events: number, at: number, from: number, to: number, seconds: number): string {
+  return `wrote ${events.toLocaleString('en-US')} events, ${doneAndLeft(at, from, to, seconds)}`;
+}
+
+/** `harpoon record --config C --out T [--seconds N]`: the market view's market, recorded (no strategy runs). */
 export async function runRecord(ctx: CommandContext): Promise<number> {
   const command = 'record';
   const example = 'harpoon record --config harpoon.yaml --out market.tape';

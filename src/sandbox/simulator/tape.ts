@@ -78,6 +78,14 @@ export interface SandboxTapeOptions {
   readonly weights?: Partial<ActionWeights>;
   /** Traders (addresses). Default 7 (the fixture's wallets 3..9). */
   readonly traders?: number;
+  /** Told once per hour of market written: its time and the events written so far. */
+  readonly onProgress?: (at: number, events: number) => void;
+  /**
+   * Stops the writing (a Ctrl-C) at the next hour of market: the tape is closed whole up to there
+   * (`interrupted`, `endAt` where it stopped). The process's events get a turn once an hour of
+   * market: without one a signal could not be heard until the whole tape was written.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface SandboxTapeResult {
@@ -85,7 +93,10 @@ export interface SandboxTapeResult {
   readonly records: number;
   readonly bytes: number;
   readonly startAt: number;
+  /** The end of the market written: as asked, or where a signal stopped it. */
   readonly endAt: number;
+  /** Stopped by the signal before the end asked for. */
+  readonly interrupted: boolean;
 }
 
 interface Order {
@@ -583,9 +594,22 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
   let nextFresh = startAt;
   let nextWalk = startAt + 60_000;
   let gas = 20_000_000_000n;
+  let nextHour = startAt + 3_600_000;
+  let reached = endAt;
+  let interrupted = false;
   for (let n = 0; ; n++) {
     const at = startAt + Math.round(n * tick);
     if (at > endAt) break;
+    if (at >= nextHour) {
+      nextHour += 3_600_000;
+      o.onProgress?.(at, events);
+      await new Promise<void>((turn) => setImmediate(turn));
+      if (o.signal?.aborted === true) {
+        interrupted = true;
+        reached = at;
+        break;
+      }
+    }
     while (nextGas <= at) {
       w.write({ k: 'gas', at: nextGas, price: gas });
       gas = (gas * BigInt(Math.round(between(walk, 0.97, 1.03) * 1000))) / 1000n;
@@ -667,5 +691,5 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
   }
   await w.close();
   const s = w.stats();
-  return { events, records: s.records, bytes: s.bytes, startAt, endAt };
+  return { events, records: s.records, bytes: s.bytes, startAt, endAt: reached, interrupted };
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replayProgress } from '../../../src/cli/commands/backtest.ts';
+import { replayProgress, writeProgress } from '../../../src/cli/commands/backtest.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
 
@@ -220,7 +220,26 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(s.code).toBe(130);
     expect(s.stderr).toMatch(/interrupted: \d of 7 combination\(s\) done \(those under way were dropped\)/);
     expect(s.stdout).toMatch(/Sweep of two-hours\.tape: \d of 7 combination\(s\), best first/);
-  }, 240_000);
+
+    // a month of sandbox market (minutes of writing): stopped at its first progress line, the tape
+    // whole up to there (Ctrl-C went unheard until the whole month was written)
+    const month = join(dir, 'month.tape');
+    const t = await interrupt(
+      ['sandbox', 'tape', '--seed', '4', '--hours', '720', '--out', month],
+      /wrote [\d,]+ events, the tape at 2026-01-01 \d\d:\d\d UTC \(\d+ %\), about \d+ (s|min) left/,
+    );
+    expect(t.code).toBe(130);
+    expect(t.stderr).toMatch(
+      /interrupted: wrote \S+month\.tape up to 2026-01-0\d \d\d:00 UTC \(a whole tape up to there\)/,
+    );
+    const written = JSON.parse(t.stdout) as { interrupted: boolean; endAt: number; events: number };
+    expect(written.interrupted).toBe(true);
+    expect(written.endAt).toBeLessThan(Date.UTC(2026, 0, 31));
+    const replayed = await harpoon(['backtest', '--tape', month, '-c', CONFIG]);
+    expect(replayed.code).toBe(0);
+    expect(replayed.stderr).not.toMatch(/torn|damaged/);
+    expect(replayed.stdout).toMatch(new RegExp(`Backtest of month\\.tape .*, ${written.events} events`));
+  }, 300_000);
 
   it('bad flags are usage errors (exit 2) that say what is wrong', async () => {
     const cases: [string[], RegExp][] = [
@@ -351,6 +370,10 @@ describe('backtest progress lines', () => {
     );
     expect(replayProgress(50_000, from + day, from, from + day, 10)).toBe(
       'replayed 50,000 events, the tape at 2026-01-02 00:00 UTC (100 %)',
+    );
+    // sandbox tape's: the same, for what it has written
+    expect(writeProgress(2_000_000, from + 3 * day, from, from + 30 * day, 50)).toBe(
+      'wrote 2,000,000 events, the tape at 2026-01-04 00:00 UTC (10 %), about 8 min left',
     );
   });
 });
