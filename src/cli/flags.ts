@@ -1,6 +1,8 @@
 // Every flag of `harpoon` with the values it allows, and the one function that checks a value.
 // main() checks each flag of the command line against its spec before the command runs, so a bad
 // value is a usage error (exit 2) that names the flag, the value and what is allowed.
+
+import { CONTROL_ENDPOINTS } from '../daemon/paths.ts';
 import { CHAIN_IDS } from '../domain/chains.ts';
 import { UsageError } from './exit.ts';
 import type { FlagSpec } from './spec.ts';
@@ -65,20 +67,6 @@ export const PAPER_FLAG: FlagSpec = flag({
   defaultText: 'off',
   help: 'simulate execution (run: no transaction is sent; demo: the same on the sandbox)',
 });
-
-/** The paths the daemon's control endpoint serves (src/daemon/control.ts), longest first. */
-const CONTROL_ENDPOINTS: readonly string[] = Object.freeze([
-  'api/snapshot',
-  'api/fills',
-  'metrics',
-  'health',
-  'status',
-  'events',
-  'resume',
-  'pause',
-  'kill',
-  'mcp',
-]);
 
 export const URL_FLAG: FlagSpec = flag({
   name: 'url',

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import type { Registry } from 'prom-client';
 import { ConfigError } from '../errors/index.ts';
 import type { Console } from './console.ts';
+import { CONTROL_MCP, CONTROL_READS, type ControlSwitch } from './paths.ts';
 
 export interface HealthReport {
   /** `ok`: trading normally; `degraded`: running but something is stale, paused or disabled; `down`: stopping or stopped. */
@@ -27,16 +28,7 @@ export interface HealthReport {
   readonly reasons: readonly string[];
 }
 
-/** The daemon's switches, served as `POST /<pattern>` (the dashboard and `harpoon kill|pause|resume` use them). */
-export const CONTROL_SWITCHES = [
-  'kill',
-  'pause',
-  'resume',
-  'strategies/:id/pause',
-  'strategies/:id/resume',
-  'orders/:hash/cancel',
-] as const;
-export type ControlSwitch = (typeof CONTROL_SWITCHES)[number];
+export { CONTROL_SWITCHES, type ControlSwitch } from './paths.ts';
 
 /** A switch: the JSON body (an object, maybe empty) and the path's parameters (`:id`, `:hash`). */
 export type ControlAction = (
@@ -235,7 +227,7 @@ async function handle(
   const authed = tokenMatches(req, o.token);
 
   if (method === 'POST') {
-    if (path === '/mcp' && o.mcp !== undefined) {
+    if (path === `/${CONTROL_MCP}` && o.mcp !== undefined) {
       if (!authed) return refuse(res);
       await o.mcp(req, res);
       return;
@@ -262,7 +254,7 @@ async function handle(
     json(res, 404, { ok: false, error: `no such switch: ${path}` });
     return;
   }
-  if ((method === 'GET' || method === 'DELETE') && path === '/mcp' && o.mcp !== undefined) {
+  if ((method === 'GET' || method === 'DELETE') && path === `/${CONTROL_MCP}` && o.mcp !== undefined) {
     if (!authed) return refuse(res);
     await o.mcp(req, res);
     return;
@@ -322,7 +314,7 @@ async function handle(
   }
   json(res, 404, {
     error: `no such path: ${path}`,
-    paths: ['/', '/health', '/status', '/metrics', '/api/snapshot', '/api/fills', '/events'],
+    paths: ['/', ...CONTROL_READS.map((p) => `/${p}`)],
   });
 }
 
