@@ -125,7 +125,7 @@ import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { routerAmountOut } from './router.ts';
-import { buildStatus, type DaemonStatus } from './status.ts';
+import { buildStatus, type DaemonStatus, type TapeStatus } from './status.ts';
 import {
   createBalancesReader,
   createDropsReader,
@@ -139,7 +139,7 @@ export { renderPaperReport } from '../execution/index.ts';
 export type { DaemonOptions } from './options.ts';
 export { daemonOptionsFromConfig, paperPathOf } from './options.ts';
 export type { DaemonStatus } from './status.ts';
-export { renderStatus } from './status.ts';
+export { describeTape, renderStatus } from './status.ts';
 
 /** The built-in strategies of the package (`strategies/` next to `src/`). */
 export const BUILTIN_STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../strategies');
@@ -1153,6 +1153,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     return { state: reasons.length === 0 ? 'ok' : 'degraded', reasons };
   }
 
+  function tapeStatus(r: TapeRecorder): TapeStatus {
+    const t = r.stats();
+    return { path: r.path, records: t.records, events: t.events, snapshots: t.snapshots, bytes: t.bytes };
+  }
+
   function status(): DaemonStatus {
     if (finalStatus !== undefined) return finalStatus;
     return buildStatus({
@@ -1180,6 +1185,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       ...(notifier !== undefined ? { alerts: notifier.status() } : {}),
       ...(holdings !== undefined ? { pnl: holdings.pnl(view?.snapshot()) } : {}),
       ...(nftTraits !== undefined ? { nftTraits: nftTraits.stats() } : {}),
+      ...(recorder !== undefined ? { tape: tapeStatus(recorder) } : {}),
       drops: options.drops.flatMap((slug) => {
         const d = drops?.get(slug)?.value;
         return d !== undefined ? [{ slug, stage: d.stage, eligible: d.eligible }] : [];

@@ -145,6 +145,8 @@ export interface DaemonStatus {
   };
   /** NFT traits learned for the strategies (ctx.nfts): known, read so far, failed reads, reads waiting. */
   readonly nftTraits?: NftTraitsStats;
+  /** market.record: the tape the market is recorded to, and what it holds so far. */
+  readonly tape?: TapeStatus;
   /** The configured drops: stage and whether our wallet may mint (null: not known without a wallet JWT). */
   readonly drops?: readonly {
     readonly slug: string;
@@ -159,6 +161,23 @@ export interface DaemonStatus {
       Record<string, { readonly spent: string; readonly fees: string; readonly count: number }>
     >;
   };
+}
+
+export interface TapeStatus {
+  readonly path: string;
+  /** Records written (the header included), of them market events and REST answers. */
+  readonly records: number;
+  readonly events: number;
+  readonly snapshots: number;
+  /** Bytes of the tape on disk (what has been written). */
+  readonly bytes: number;
+}
+
+/** What a tape being recorded holds so far (`done`: once closed), as a person reads it. */
+export function describeTape(t: TapeStatus, done = false): string {
+  const what = `${t.events.toLocaleString('en-US')} events and ${t.snapshots.toLocaleString('en-US')} REST answers`;
+  const mb = `${(t.bytes / 1e6).toFixed(1)} MB`;
+  return done ? `recorded to ${t.path}: ${what}, ${mb}` : `recording to ${t.path}: ${what} so far, ${mb}`;
 }
 
 function window(ms: number): string {
@@ -200,6 +219,7 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
       `  ${describeCredentials(s.credentials)}${s.credentials.lastError ? ` — last problem: ${s.credentials.lastError}` : ''}`,
     );
   L.push(`  market events seen: ${s.events.total}  (${counts(s.events.byKind)})`);
+  if (s.tape !== undefined) L.push(`  ${describeTape(s.tape)}`);
   const st = s.stream;
   const ages = st.channels.map((c) => `${c.key} ${age(c.ageMs)}${c.stale ? ' STALE' : ''}`).join(', ');
   L.push(
@@ -297,6 +317,7 @@ export interface StatusSources {
   readonly alerts?: NotifierStatus;
   readonly drops?: DaemonStatus['drops'];
   readonly nftTraits?: NftTraitsStats;
+  readonly tape?: TapeStatus;
   readonly pnl?: { readonly byStrategy: readonly PnlLine[]; readonly byCollection: readonly PnlLine[] };
 }
 
@@ -428,6 +449,7 @@ export function buildStatus(s: StatusSources): DaemonStatus {
     ...(s.alerts !== undefined ? { alerts: s.alerts } : {}),
     ...(s.drops !== undefined && s.drops.length > 0 ? { drops: s.drops } : {}),
     ...(s.nftTraits !== undefined ? { nftTraits: { ...s.nftTraits } } : {}),
+    ...(s.tape !== undefined ? { tape: { ...s.tape } } : {}),
     ...(s.pnl !== undefined && (s.pnl.byStrategy.length > 0 || s.pnl.byCollection.length > 0)
       ? { pnl: { byStrategy: s.pnl.byStrategy.map(pnlRow), byCollection: s.pnl.byCollection.map(pnlRow) } }
       : {}),

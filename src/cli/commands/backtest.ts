@@ -388,6 +388,9 @@ export function writeProgress(events: number, at: number, from: number, to: numb
   return `wrote ${events.toLocaleString('en-US')} events, ${doneAndLeft(at, from, to, seconds)}`;
 }
 
+/** How often `record` says what its tape holds. */
+const RECORD_STATUS_MS = 60_000;
+
 /** `harpoon record --config C --out T [--seconds N]`: the market view's market, recorded (no strategy runs). */
 export async function runRecord(ctx: CommandContext): Promise<number> {
   const command = 'record';
@@ -399,7 +402,7 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const loaded = loadConfig({ ...(file !== undefined ? { file } : {}), env: ctx.io.env, cwd: ctx.io.cwd });
   for (const warning of loaded.warnings) ctx.io.stderr(`harpoon: warning: ${warning}\n`);
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
-  const { createDaemon, daemonOptionsFromConfig } = await import('../../daemon/index.ts');
+  const { createDaemon, daemonOptionsFromConfig, describeTape } = await import('../../daemon/index.ts');
   const { BACKTEST_WALLET } = await import('../../backtest/setup.ts');
   // its own store, control port and report in a temporary folder: never in the way of a daemon
   // running on the same config
@@ -444,13 +447,24 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
       err(
         `recording ${loaded.config.collections.join(', ') || 'the configured collections'} to ${out}${seconds !== undefined ? ` for ${seconds} s` : ' until Ctrl-C'}`,
       );
-      await Promise.race([stopped, daemon.whenFatal]);
+      // a line a minute: a recording left running for days shows it is alive and growing
+      const every = setInterval(() => {
+        const s = daemon.status();
+        if (s.tape !== undefined)
+          err(`${describeTape(s.tape)}; stream ${s.stream.state}${s.stream.stale ? ' (stale)' : ''}`);
+      }, RECORD_STATUS_MS);
+      every.unref();
+      try {
+        await Promise.race([stopped, daemon.whenFatal]);
+      } finally {
+        clearInterval(every);
+      }
     }
   } finally {
     await daemon.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
   const s = daemon.status();
-  err(`recorded ${s.events.total} events to ${out}`);
+  err(s.tape !== undefined ? describeTape(s.tape, true) : `recorded ${s.events.total} events to ${out}`);
   return s.state === 'failed' ? ExitCode.error : ExitCode.ok;
 }

@@ -75,6 +75,10 @@ describe('harpoon record', () => {
     const tape = join(dir, 'market.tape');
     const first = await harpoon(['record', '--config', config, '--out', tape, '--seconds', '15']);
     expect(first.stderr).toMatch(/recording harpoon-apes, harpoon-punks to .*market\.tape for 15 s/);
+    // the last line says what the tape holds (the daemon's status of its recording)
+    expect(first.stderr).toMatch(
+      /recorded to \S*market\.tape: [1-9][\d,]* events and [1-9][\d,]* REST answers, \d+\.\d MB/,
+    );
     expect(first.code).toBe(0);
     const once = openTapeSource(tape);
     expect(once.torn).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDaemonMetrics } from '../../../src/daemon/metrics.ts';
-import { buildStatus, type DaemonStatus, renderStatus } from '../../../src/daemon/status.ts';
+import { buildStatus, type DaemonStatus, describeTape, renderStatus } from '../../../src/daemon/status.ts';
 import { createOrderLedger } from '../../../src/ledger/index.ts';
 
 const status: DaemonStatus = {
@@ -141,6 +141,23 @@ describe('renderStatus', () => {
     expect(t).toMatch(/PAPER \(simulated, nothing is sent\)/);
     expect(t).toMatch(
       /paper: 1 simulated fill\(s\); gas a live run would pay 0\.0016 ETH; ETH 0\.05 \(fees 0\.0025\)/,
+    );
+  });
+
+  it('a daemon recording its market (market.record) says what the tape holds so far', () => {
+    expect(renderStatus(status)).not.toMatch(/recording to/);
+    const tape = {
+      path: '/var/harpoon/market.tape',
+      records: 1_300,
+      events: 1_234,
+      snapshots: 65,
+      bytes: 4_200_000,
+    };
+    expect(describeTape(tape, true)).toBe(
+      'recorded to /var/harpoon/market.tape: 1,234 events and 65 REST answers, 4.2 MB',
+    );
+    expect(renderStatus({ ...status, tape })).toMatch(
+      /\n {2}recording to \/var\/harpoon\/market\.tape: 1,234 events and 65 REST answers so far, 4\.2 MB\n/,
     );
   });
 });
