@@ -183,6 +183,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       );
     }
     err(`sweep: ${total} combination(s) on ${Math.min(workers, total)} worker thread(s)`);
+    const sweepClock = progressClock();
     const report = await runSweep({
       tapePath,
       setup,
@@ -193,7 +194,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
       onResult: (done, n) => {
-        if (done === n || done % Math.max(1, Math.floor(n / 10)) === 0) err(`sweep: ${done}/${n} done`);
+        if (done === n || done % Math.max(1, Math.floor(n / 10)) === 0)
+          err(
+            `sweep: ${done}/${n} done${done < n ? `, ${left((sweepClock.seconds() * (n - done)) / done)}` : ''}`,
+          );
       },
       signal: ctx.io.signal,
     });
