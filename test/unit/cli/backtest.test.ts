@@ -156,7 +156,7 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(s.stdout).toMatch(/Sweep of q\.tape: 2 combination\(s\), best first/);
     expect(s.stdout).toMatch(/sniper\.discountBps=9000 seller\.markupBps=500/);
     // progress with the time left from the pace so far, then the last one done
-    expect(s.stderr).toMatch(/sweep: 1\/2 done, about \d+ (s|min) left\n[^]*sweep: 2\/2 done\n/);
+    expect(s.stderr).toMatch(/sweep: 1\/2 done, about \d+ (s|min) left\n[\s\S]*sweep: 2\/2 done\n/);
     const sweep = JSON.parse(readFileSync(join(dir, 'sw.sweep.json'), 'utf8')) as {
       ranked: { rank: number }[];
     };
