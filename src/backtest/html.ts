@@ -5,7 +5,13 @@
  * on it — and the tables of the JSON report. Same report, same page.
  */
 import { formatUnits } from '../domain/money.ts';
-import { type BacktestFill, type BacktestReport, intentsText, type ReportLine } from './report.ts';
+import {
+  type BacktestFill,
+  type BacktestReport,
+  intentsText,
+  type ReportLine,
+  utcMinute as time,
+} from './report.ts';
 
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4d7c0f', '#be185d'];
 const W = 860;
@@ -20,7 +26,6 @@ const fmt = (x: number) =>
   Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4);
 /** The class of an amount's cell: red when below zero. */
 const neg = (wei: string | null) => (wei !== null && BigInt(wei) < 0n ? 'neg' : '');
-const time = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
 interface Line {
   readonly name: string;

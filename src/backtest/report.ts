@@ -140,6 +140,9 @@ function maxDrawdown(xs: readonly bigint[]): bigint {
 }
 
 const maxOf = (xs: readonly bigint[]): bigint => xs.reduce((m, x) => (x > m ? x : m), 0n);
+/** A time of the tape to the minute, in UTC, as a person reads it: `2026-01-05 12:00`. */
+export const utcMinute = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
 const str = (xs: readonly bigint[]) => xs.map((x) => x.toString());
 
 export interface CollectorParts {

@@ -4,6 +4,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { utcMinute } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
 import { TapeFormatError } from '../../tape/format.ts';
@@ -337,7 +338,7 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
 }
 
 /** A time of the tape as a person reads it: `2026-01-05 12:00 UTC`. */
-const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const when = (ms: number) => `${utcMinute(ms)} UTC`;
 
 /** Progress lines at most every PROGRESS_MS of wall time; the time since trading began. */
 const PROGRESS_MS = 5_000;
