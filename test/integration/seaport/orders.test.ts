@@ -299,8 +299,9 @@ describe('cancel', () => {
       signed.orderHash,
       cancelRequest(orders.signCancel(signed.orderHash)),
     );
-    const now = await latestBlockClock(sb.fixture.provider).nowSec();
-    expect(BigInt(Math.ceil(signatureValidUntilMs(res) / 1000))).toBeLessThanOrEqual(now + 1n); // assured
+    // assured at once: the window ends no later than now on the wall clock the daemon judges it by
+    // (the latest block's time may lag the wall clock by seconds when nothing was mined lately)
+    expect(signatureValidUntilMs(res)).toBeLessThanOrEqual(Date.now());
     await rejectedWith(accept({ order_hash: signed.orderHash }, ownedBy(2, 2)), /cancel/i);
     expect(await nft(sb.fixture.provider).getFunction('ownerOf')(ownedBy(2, 2))).toBe(trader.address);
   });
