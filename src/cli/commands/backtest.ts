@@ -314,7 +314,7 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
   const seed = numberFlag(ctx.flags, TAPE_SEED_FLAG, 1, command);
   const hours = numberFlag(ctx.flags, HOURS_FLAG, 24, command);
   const activity = numberFlag(ctx.flags, TAPE_ACTIVITY_FLAG, 3, command);
-  const { TAPE_EPOCH, writeSandboxTape } = await import('../../sandbox/simulator/tape.ts');
+  const { writeSandboxTape } = await import('../../sandbox/simulator/tape.ts');
   const started = performance.now();
   const progress = progressClock();
   const r = await writeSandboxTape({
@@ -322,11 +322,9 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
     seed,
     hours,
     activity,
-    onProgress: (at, events) => {
+    onProgress: (at, events, window) => {
       if (progress.due())
-        ctx.io.stderr(
-          `harpoon: ${writeProgress(events, at, TAPE_EPOCH, TAPE_EPOCH + hours * 3_600_000, progress.seconds())}\n`,
-        );
+        ctx.io.stderr(`harpoon: ${writeProgress(events, at, window.from, window.to, progress.seconds())}\n`);
     },
     signal: ctx.io.signal,
   });

@@ -78,8 +78,11 @@ export interface SandboxTapeOptions {
   readonly weights?: Partial<ActionWeights>;
   /** Traders (addresses). Default 7 (the fixture's wallets 3..9). */
   readonly traders?: number;
-  /** Told once per hour of market written: its time and the events written so far. */
-  readonly onProgress?: (at: number, events: number) => void;
+  /**
+   * Told once per hour of market written: its time, the events written so far, and the market's
+   * window being written (`startAt` to the end asked for).
+   */
+  readonly onProgress?: (at: number, events: number, window: { from: number; to: number }) => void;
   /**
    * Stops the writing (a Ctrl-C) at the next hour of market: the tape is closed whole up to there
    * (`interrupted`, `endAt` where it stopped). The process's events get a turn once an hour of
@@ -602,7 +605,7 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
     if (at > endAt) break;
     if (at >= nextHour) {
       nextHour += 3_600_000;
-      o.onProgress?.(at, events);
+      o.onProgress?.(at, events, { from: startAt, to: endAt });
       await new Promise<void>((turn) => setImmediate(turn));
       if (o.signal?.aborted === true) {
         interrupted = true;

@@ -65,6 +65,26 @@ describe('sandbox tapes', () => {
     // written again over the same file: a new tape, not a continued one
     expect((await write('a.tape', 21)).equals(a)).toBe(true);
   });
+
+  it('progress is told once per hour of market, with the window being written', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'harpoon-st-')), 'p.tape');
+    const startAt = Date.UTC(2026, 5, 1, 12);
+    const told: { at: number; events: number; from: number; to: number }[] = [];
+    const r = await writeSandboxTape({
+      out,
+      seed: 3,
+      hours: 2.5,
+      activity: 0.2,
+      startAt,
+      onProgress: (at, events, w) => told.push({ at, events, ...w }),
+    });
+    expect(told.map((t) => t.at)).toEqual([startAt + 3_600_000, startAt + 7_200_000]);
+    for (const t of told) expect([t.from, t.to]).toEqual([startAt, startAt + 9_000_000]);
+    expect(told[0]?.events).toBeGreaterThan(0);
+    expect(told[1]?.events).toBeGreaterThan(told[0]?.events ?? 0);
+    expect(r.events).toBeGreaterThan(told[1]?.events ?? 0);
+    expect([r.startAt, r.endAt]).toEqual([startAt, startAt + 9_000_000]);
+  });
 });
 
 describe('backtest', () => {
