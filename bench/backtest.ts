@@ -32,7 +32,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { reportJson } from '../src/backtest/report.ts';
 import { runBacktest } from '../src/backtest/run.ts';
-import { backtestSetupFromConfig } from '../src/backtest/setup.ts';
+import { backtestSetupFromConfig, checkSetupAgainstTape } from '../src/backtest/setup.ts';
 import { parseSweep, runSweep } from '../src/backtest/sweep.ts';
 import { openTapeSource } from '../src/backtest/tape-source.ts';
 import { loadConfig } from '../src/config/load.ts';
@@ -62,6 +62,11 @@ async function main(): Promise<void> {
     t0 = performance.now();
     const tape = openTapeSource(tapePath);
     const loadS = (performance.now() - t0) / 1000;
+    // as `harpoon backtest` checks them: a bench on a tape its config does not trade measures nothing
+    const against = checkSetupAgainstTape(setup, tape.header);
+    const mismatch = [...against.errors.map((e) => e.message), ...against.warnings];
+    if (mismatch.length > 0)
+      throw new Error(`config/backtest.yaml and the bench tape: ${mismatch.join('; ')}`);
     t0 = performance.now();
     const run = await runBacktest({ tape, setup, builtinStrategiesDir: STRATEGIES });
     const replayS = (performance.now() - t0) / 1000;
