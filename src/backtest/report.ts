@@ -145,6 +145,55 @@ export const utcMinute = (ms: number): string => new Date(ms).toISOString().slic
 
 const str = (xs: readonly bigint[]) => xs.map((x) => x.toString());
 
+/** The report's series sample every minute of the tape by default. */
+export const DEFAULT_SAMPLE_MS = 60_000;
+/** A window longer than this many default samples (~35 days) samples less often by default. */
+export const DEFAULT_MAX_SAMPLES = 50_000;
+/**
+ * The most samples a report may hold (asked for with a sample spacing): each adds a value to
+ * every series (~35 for two collections and five strategies). A year sampled every minute
+ * (525,600) took 1.4 GB to hold and write.
+ */
+export const MAX_SAMPLES = 200_000;
+
+/** The report would hold more samples than MAX_SAMPLES: the spacing asked for is too fine for the window. */
+export class TooManySamplesError extends RangeError {
+  constructor(
+    readonly askedMs: number,
+    readonly samples: number,
+    /** The finest spacing in whole seconds (as ms) that stays within MAX_SAMPLES. */
+    readonly leastMs: number,
+  ) {
+    super(
+      `a sample every ${askedMs / 1000} s gives ${samples.toLocaleString('en-US')} samples over this window; a report holds at most ${MAX_SAMPLES.toLocaleString('en-US')} (every ${leastMs / 1000} s or more)`,
+    );
+    this.name = 'TooManySamplesError';
+  }
+}
+
+/**
+ * How far apart the report's samples are over a window of `windowMs`: `askedMs` when given (a
+ * TooManySamplesError when that gives more than MAX_SAMPLES), else a minute, or for a window of
+ * more than DEFAULT_MAX_SAMPLES minutes the whole number of minutes that keeps it within them (a
+ * year: 11 minutes). The totals (drawdown, capital in offers) are read from these samples.
+ */
+export function sampleSpacing(windowMs: number, askedMs?: number): number {
+  const count = (every: number) => Math.floor(Math.max(0, windowMs) / every) + 1;
+  if (askedMs !== undefined) {
+    if (!(askedMs > 0) || !Number.isFinite(askedMs))
+      throw new RangeError(`a sample spacing must be > 0 ms, got ${askedMs}`);
+    if (count(askedMs) > MAX_SAMPLES)
+      throw new TooManySamplesError(
+        askedMs,
+        count(askedMs),
+        Math.ceil(windowMs / (MAX_SAMPLES - 1) / 1000) * 1000,
+      );
+    return askedMs;
+  }
+  const minutes = Math.max(1, Math.ceil(windowMs / DEFAULT_MAX_SAMPLES / DEFAULT_SAMPLE_MS));
+  return minutes * DEFAULT_SAMPLE_MS;
+}
+
 export interface CollectorParts {
   readonly setup: BacktestSetup;
   readonly tape: TapeSource;

@@ -30,7 +30,7 @@ import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStore, type Store } from '../store/index.ts';
 import type { DropsView } from '../strategy.ts';
-import { type BacktestReport, ReportCollector } from './report.ts';
+import { type BacktestReport, ReportCollector, sampleSpacing } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
 import { GAP_MS, LOOK_AHEAD_MS, type TapeReplay, type TapeSource } from './tape-source.ts';
 import { VirtualTime } from './time.ts';
@@ -44,7 +44,10 @@ export interface BacktestOptions {
   readonly to?: number;
   /** Our buy lands this long after the decision; the listing must still stand then. Default 0. */
   readonly latencyMs?: number;
-  /** Resolution of the report's time series (ms). Default 60 000. */
+  /**
+   * Spacing of the report's samples (ms). Default a minute, more for a window of over ~35 days
+   * (see sampleSpacing); a spacing giving more than MAX_SAMPLES is a TooManySamplesError.
+   */
   readonly sampleMs?: number;
   /** Where built-in strategies live (the package's strategies/). */
   readonly builtinStrategiesDir: string;
@@ -133,6 +136,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   const start = Math.max(source.firstAt, o.from ?? source.firstAt);
   const end = Math.min(source.lastAt, o.to ?? source.lastAt);
   if (end < start) throw new RangeError('nothing to replay: --to is before --from (or outside the tape)');
+  const sampleMs = sampleSpacing(end - start, o.sampleMs);
   const latencyMs = o.latencyMs ?? 0;
   const silent = createLogger({ level: 'silent' });
 
@@ -261,7 +265,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     start,
     end,
     latencyMs,
-    sampleMs: o.sampleMs ?? 60_000,
+    sampleMs,
     paper,
     holdings: reported,
     ledger,

@@ -18,6 +18,7 @@ parentPort?.on('message', (job: SweepJob) => {
         ...(job.from !== undefined ? { from: job.from } : {}),
         ...(job.to !== undefined ? { to: job.to } : {}),
         ...(job.latencyMs !== undefined ? { latencyMs: job.latencyMs } : {}),
+        ...(job.sampleMs !== undefined ? { sampleMs: job.sampleMs } : {}),
       });
       parentPort?.postMessage({ index: job.index, summary: summarize(job.index, job.label, run.report) });
     } catch (err) {

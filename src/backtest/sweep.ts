@@ -114,6 +114,7 @@ export interface SweepJob {
   readonly from?: number;
   readonly to?: number;
   readonly latencyMs?: number;
+  readonly sampleMs?: number;
 }
 
 export interface SweepResult {
@@ -154,6 +155,8 @@ export interface SweepOptions {
   readonly from?: number;
   readonly to?: number;
   readonly latencyMs?: number;
+  /** Spacing of each report's samples (see BacktestOptions.sampleMs). */
+  readonly sampleMs?: number;
   /** Worker threads; default one per core. */
   readonly workers?: number;
   readonly onResult?: (done: number, total: number, r: SweepResult) => void;
@@ -210,6 +213,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     ...(o.from !== undefined ? { from: o.from } : {}),
     ...(o.to !== undefined ? { to: o.to } : {}),
     ...(o.latencyMs !== undefined ? { latencyMs: o.latencyMs } : {}),
+    ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   }));
   await checkParams(o, jobs);
   const n = Math.max(1, Math.min(jobs.length, o.workers ?? availableParallelism()));

@@ -475,6 +475,16 @@ export const LATENCY_FLAG: FlagSpec = flag({
   example: '500',
 });
 
+export const SAMPLE_FLAG: FlagSpec = flag({
+  name: 'sample',
+  type: 'string',
+  valueName: 'S',
+  defaultText: '60; over 50,000 minutes, the whole minutes that keep 50,000 samples (a year: 660)',
+  help: "the report's series (equity, exposure, floors) and its drawdown take a sample every S seconds of the tape (1-86400); a report holds at most 200,000 samples",
+  check: { kind: 'integer', min: 1, max: 86_400, unit: 'seconds' },
+  example: '300',
+});
+
 export const HOURS_FLAG: FlagSpec = flag({
   name: 'hours',
   type: 'string',

@@ -17,6 +17,7 @@ import {
   multipleFlag,
   numberFlag,
   REPORT_OUT_FLAG,
+  SAMPLE_FLAG,
   SECONDS_FLAG,
   SWEEP_FLAG,
   TAPE_ACTIVITY_FLAG,
@@ -78,7 +79,7 @@ function writableOut(path: string, example: string): string {
   return path;
 }
 
-/** `harpoon backtest --tape T --config C [--from] [--to] [--out PATH] [--latency MS] [--sweep SPEC]… [--workers N]`. */
+/** `harpoon backtest --tape T --config C [--from] [--to] [--out PATH] [--latency MS] [--sample S] [--sweep SPEC]… [--workers N]`. */
 export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const command = 'backtest';
   const example = 'harpoon backtest --tape market.tape --config harpoon.yaml';
@@ -103,6 +104,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `e.g. ${example} --from 2026-01-01T06:00Z --to 2026-01-01T18:00Z`,
     );
   const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
+  const sampleAskedMs =
+    ctx.flags.sample !== undefined ? numberFlag(ctx.flags, SAMPLE_FLAG, 60, command) * 1000 : undefined;
   const outRaw = textFlag(ctx.flags, REPORT_OUT_FLAG, command);
   const out = outRaw !== undefined ? resolve(ctx.io.cwd, outRaw.replace(/\.(json|html)$/, '')) : undefined;
   const { parseSweeps } = await import('../../backtest/sweep.ts');
@@ -170,6 +173,25 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `harpoon: warning: --to is after the tape ends (it runs ${runs}): the replay ends at its end\n`,
     );
 
+  // the report's samples over the window: too many for memory is refused before the replay
+  const { sampleSpacing, DEFAULT_SAMPLE_MS, TooManySamplesError } = await import('../../backtest/report.ts');
+  const winFrom = Math.max(from ?? tape.firstAt, tape.firstAt);
+  const winTo = Math.min(to ?? tape.lastAt, tape.lastAt);
+  let sampleMs: number;
+  try {
+    sampleMs = sampleSpacing(winTo - winFrom, sampleAskedMs);
+  } catch (e) {
+    if (!(e instanceof TooManySamplesError)) throw e;
+    throw new UsageError(
+      `--sample: ${e.message}`,
+      `give --sample ${e.leastMs / 1000} or more, or a narrower --from/--to`,
+    );
+  }
+  if (sampleAskedMs === undefined && sampleMs > DEFAULT_SAMPLE_MS)
+    err(
+      `the report samples every ${sampleMs / 60_000} minutes over this window of ${Math.round((winTo - winFrom) / 86_400_000)} days (at most 50,000 samples by default; --sample S to choose)`,
+    );
+
   if (sweeps.length > 0) {
     const { runSweep, combinations } = await import('../../backtest/sweep.ts');
     let total: number;
@@ -192,6 +214,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       builtinStrategiesDir: STRATEGIES_DIR,
       workers,
       latencyMs,
+      sampleMs,
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
       onResult: (done, n) => {
@@ -237,8 +260,6 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   else if (tape.torn)
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
-  const winFrom = Math.max(from ?? tape.firstAt, tape.firstAt);
-  const winTo = Math.min(to ?? tape.lastAt, tape.lastAt);
   if (winFrom > tape.firstAt)
     err(`warming the market view up on the tape before ${when(winFrom)} (no trading there)`);
   const progress = progressClock();
@@ -249,6 +270,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       setup,
       builtinStrategiesDir: STRATEGIES_DIR,
       latencyMs,
+      sampleMs,
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
       onWarmup: (n, at) => {

@@ -4,15 +4,20 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../../src/backtest/html.ts';
-import { type BacktestReport, reportJson } from '../../../src/backtest/report.ts';
+import {
+  type BacktestReport,
+  reportJson,
+  sampleSpacing,
+  TooManySamplesError,
+} from '../../../src/backtest/report.ts';
 import { BacktestInterrupted, runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/setup.ts';
 import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
-import type { TapeEvent, TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
-import { openTape, scanTape } from '../../../src/tape/reader.ts';
-import { openTapeWriter } from '../../../src/tape/writer.ts';
+import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
+import { scanTape } from '../../../src/tape/reader.ts';
+import { gappedTape as writeGappedTape } from '../../helpers/tapes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const configPath = join(root, 'config/backtest.yaml');
@@ -35,20 +40,42 @@ async function gappedTape(
   between?: (lastAt: number, header: TapeHeader) => Iterable<TapeRecord>,
 ): Promise<{ path: string; lastAt: number; farAt: number }> {
   const path = join(mkdtempSync(join(tmpdir(), 'harpoon-gap-')), 'gap.tape');
-  const records = [...openTape(tapePath).records()];
-  const w = openTapeWriter(path, { header: records[0] as TapeHeader, flushMs: 0 });
-  let last: TapeEvent | undefined;
-  for (const r of records.slice(1)) {
-    w.write(r);
-    if (r.k === 'event') last = r;
-  }
-  if (last === undefined) throw new Error('the quarter tape has no event');
-  for (const r of between?.(last.at, records[0] as TapeHeader) ?? []) w.write(r);
-  const farAt = last.at + gapMs;
-  w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
-  await w.close();
-  return { path, lastAt: last.at, farAt };
+  return { path, ...(await writeGappedTape(tapePath, path, gapMs, between)) };
 }
+
+describe('report samples', () => {
+  const DAY = 86_400_000;
+  it('a minute apart up to 50,000 minutes of window, then whole minutes that keep them at 50,000', () => {
+    expect(sampleSpacing(0)).toBe(60_000);
+    expect(sampleSpacing(30 * DAY)).toBe(60_000);
+    expect(sampleSpacing(50_000 * 60_000)).toBe(60_000);
+    expect(sampleSpacing(50_000 * 60_000 + 1)).toBe(120_000);
+    expect(sampleSpacing(60 * DAY)).toBe(120_000);
+    expect(sampleSpacing(365 * DAY)).toBe(660_000);
+    expect(Math.floor((365 * DAY) / sampleSpacing(365 * DAY)) + 1).toBeLessThanOrEqual(50_001);
+  });
+
+  it('a spacing asked for is kept, unless it gives more than 200,000 samples', () => {
+    expect(sampleSpacing(DAY, 5_000)).toBe(5_000);
+    expect(sampleSpacing(365 * DAY, 158_000)).toBe(158_000); // 199,596 samples
+    // a year a minute apart: 525,601 samples
+    let refused: unknown;
+    try {
+      sampleSpacing(365 * DAY, 60_000);
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toBeInstanceOf(TooManySamplesError);
+    const e = refused as TooManySamplesError;
+    expect([e.samples, e.leastMs]).toEqual([525_601, 158_000]);
+    expect(e.message).toBe(
+      'a sample every 60 s gives 525,601 samples over this window; a report holds at most 200,000 (every 158 s or more)',
+    );
+    // the least spacing it names is within the limit; a second less is not
+    expect(() => sampleSpacing(365 * DAY, e.leastMs - 1_000)).toThrow(TooManySamplesError);
+    expect(() => sampleSpacing(DAY, 0)).toThrow(/must be > 0/);
+  });
+});
 
 describe('sandbox tapes', () => {
   it('the same seed, hours and activity give the same bytes; another seed another market', async () => {
@@ -273,6 +300,35 @@ describe('backtest', () => {
     const jumps = at.slice(1).filter((t, i) => t - (at[i] as number) > 59 * 86_400_000);
     expect(jumps).toHaveLength(1);
     expect(at.filter((t) => t > lastAt && t < farAt - 60 * 86_400_000 + 600_000).length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a window of 60 days samples every 2 minutes by default; a spacing giving too many samples is refused before the replay', async () => {
+    const { path: gapped } = await gappedTape(60 * 86_400_000);
+    const r = await runBacktest({
+      tape: openTapeSource(gapped),
+      setup: setup(),
+      builtinStrategiesDir: strategiesDir,
+    });
+    expect(r.report.window.sampleMs).toBe(120_000);
+    const at = r.report.series.at;
+    for (let i = 1; i < at.length; i++) expect((at[i] as number) - (at[i - 1] as number)).toBeGreaterThan(0);
+    // sampled every 2 minutes where the clock ticks (the quarter hour before the silence)
+    expect((at[1] as number) - (at[0] as number)).toBe(120_000);
+    // one a second over 60 days: 5,184,001 samples
+    let warmed = 0;
+    await expect(
+      runBacktest({
+        tape: openTapeSource(gapped),
+        setup: setup(),
+        builtinStrategiesDir: strategiesDir,
+        sampleMs: 1_000,
+        onWarmup: () => warmed++,
+        onProgress: () => warmed++,
+      }),
+    ).rejects.toThrow(
+      /a sample every 1 s gives 5,184,\d{3} samples over this window; a report holds at most 200,000 \(every 26 s or more\)/,
+    );
+    expect(warmed).toBe(0);
   }, 120_000);
 
   it('a signal stops the replay inside a long stretch of ticks (days of freshness records, no event)', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { replayProgress, writeProgress } from '../../../src/cli/commands/backtest.ts';
+import { gappedTape } from '../../helpers/tapes.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
 
@@ -259,6 +260,7 @@ describe('harpoon sandbox tape, backtest', () => {
         /--latency: "-5" is not a whole number of milliseconds/,
       ],
       [['backtest', '--tape', CONFIG, '--workers', '2'], /--workers goes with --sweep/],
+      [['backtest', '--tape', CONFIG, '--sample', '0'], /--sample: "0" is not a whole number of seconds/],
       [['sandbox', 'tape', '--hours', '0', '--out', 'x.tape'], /--hours: "0" is not a number of hours/],
       [['sandbox', 'tape', '--hours', '1'], /--out is required/],
       [
@@ -288,6 +290,52 @@ describe('harpoon sandbox tape, backtest', () => {
       expect(r.stderr).toMatch(message);
     }
     expect(existsSync(join(dir, 'x.tape'))).toBe(false);
+  }, 120_000);
+
+  it('--sample: the report samples as asked; a window of 40 days samples every 2 minutes, said; too many samples are refused first', async () => {
+    const tape = join(dir, 's.tape');
+    expect((await harpoon(['sandbox', 'tape', '--seed', '5', '--hours', '0.1', '--out', tape])).code).toBe(0);
+    const asked = await harpoon([
+      'backtest',
+      '--tape',
+      tape,
+      '-c',
+      CONFIG,
+      '--sample',
+      '20',
+      '--out',
+      join(dir, 's20'),
+    ]);
+    expect(asked.code).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 's20.json'), 'utf8')) as {
+      window: { sampleMs: number };
+      series: { at: number[] };
+    };
+    expect(report.window.sampleMs).toBe(20_000);
+    expect((report.series.at[1] ?? 0) - (report.series.at[0] ?? 0)).toBe(20_000);
+    expect(asked.stderr).not.toMatch(/the report samples every/);
+
+    // the same market, then its last event again 40 days later (a silence, skipped)
+    const long = join(dir, 'long.tape');
+    await gappedTape(tape, long, 40 * 86_400_000);
+    const byDefault = await harpoon(['backtest', '--tape', long, '-c', CONFIG, '--out', join(dir, 'long')]);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stderr).toMatch(
+      /the report samples every 2 minutes over this window of 40 days \(at most 50,000 samples by default; --sample S to choose\)/,
+    );
+    const longReport = JSON.parse(readFileSync(join(dir, 'long.json'), 'utf8')) as {
+      window: { sampleMs: number };
+    };
+    expect(longReport.window.sampleMs).toBe(120_000);
+
+    const tooMany = await harpoon(['backtest', '--tape', long, '-c', CONFIG, '--sample', '10']);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toMatch(
+      /--sample: a sample every 10 s gives 345,6\d\d samples over this window; a report holds at most 200,000 \(every 18 s or more\)/,
+    );
+    expect(tooMany.stderr).toMatch(/give --sample 18 or more, or a narrower --from\/--to/);
+    expect(tooMany.stderr).not.toMatch(/replaying|warming/);
+    expect(tooMany.stdout).toBe('');
   }, 120_000);
 
   it('a tape damaged in its middle replays up to the damage, with a warning and in the report', async () => {
@@ -328,7 +376,10 @@ describe('harpoon sandbox tape, backtest', () => {
 
   it('--help of each new command lists its flags', async () => {
     for (const [cmd, flags] of [
-      [['backtest'], ['--tape', '--config', '--from', '--to', '--out', '--latency', '--sweep', '--workers']],
+      [
+        ['backtest'],
+        ['--tape', '--config', '--from', '--to', '--out', '--latency', '--sample', '--sweep', '--workers'],
+      ],
       [
         ['sandbox', 'tape'],
         ['--out', '--seed', '--hours', '--activity'],
