@@ -10,12 +10,24 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The live process holding `<path>.lock` (this one included), or null: none, or a dead one's. */
+export function lockOwner(path: string): number | null {
+  let owner = Number.NaN;
+  try {
+    owner = Number.parseInt(readFileSync(`${path}.lock`, 'utf8').trim(), 10);
+  } catch {
+    // none, or unreadable: treat as stale
+  }
+  return Number.isInteger(owner) && owner > 0 && alive(owner) ? owner : null;
+}
+
 /**
- * One writer per database (and so per wallet's nonce ledger): a `<path>.lock` file holding the
- * owner's pid. A lock left by a dead process (kill -9) is taken over; a live owner is a FatalError.
+ * One writer per file: a `<path>.lock` file holding the owner's pid. A lock left by a dead process
+ * (kill -9) is taken over; one held by a live process (this one included) is refused with the
+ * error `refuse` makes of its pid (null: the lock could not be taken, racing another taker).
  * Returns the release function.
  */
-export function acquireStoreLock(path: string): () => void {
+export function acquireFileLock(path: string, refuse: (owner: number | null) => Error): () => void {
   const lockPath = `${path}.lock`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -34,19 +46,8 @@ export function acquireStoreLock(path: string): () => void {
       };
     } catch (e) {
       if ((e as { code?: string }).code !== 'EEXIST') throw e;
-      let owner = Number.NaN;
-      try {
-        owner = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);
-      } catch {
-        // unreadable: treat as stale
-      }
-      if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
-        throw new FatalError(
-          'store_locked',
-          `the database at ${path} is in use by another harpoon process (pid ${owner}); one daemon per store and wallet`,
-          { details: { path, pid: owner } },
-        );
-      }
+      const owner = lockOwner(path);
+      if (owner !== null) throw refuse(owner);
       try {
         unlinkSync(lockPath);
       } catch {
@@ -54,7 +55,20 @@ export function acquireStoreLock(path: string): () => void {
       }
     }
   }
-  throw new FatalError('store_locked', `cannot take the lock of the database at ${path}`, {
-    details: { path },
-  });
+  throw refuse(null);
+}
+
+/** One writer per database (and so per wallet's nonce ledger): see acquireFileLock. */
+export function acquireStoreLock(path: string): () => void {
+  return acquireFileLock(path, (owner) =>
+    owner === null
+      ? new FatalError('store_locked', `cannot take the lock of the database at ${path}`, {
+          details: { path },
+        })
+      : new FatalError(
+          'store_locked',
+          `the database at ${path} is in use by another harpoon process (pid ${owner}); one daemon per store and wallet`,
+          { details: { path, pid: owner } },
+        ),
+  );
 }

@@ -10,9 +10,15 @@
  * An existing tape is continued: its torn tail (a block cut by a crash) is truncated away first,
  * and no second header is written. A tape damaged before its last block is refused (TapeFormatError):
  * truncating there would lose the blocks after the damage.
+ *
+ * One writer per tape: `<path>.lock` holds the writer's pid while it is open (see acquireFileLock).
+ * A second writer — another recorder, a daemon's market.record, this process again — is refused
+ * with a TapeInUseError: two writers each append at their own idea of the end and overwrite each
+ * other's blocks. A lock left by a process that died is taken over.
  */
 import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { crc32, deflateRawSync } from 'node:zlib';
+import { acquireFileLock, lockOwner } from '../store/lock.ts';
 import {
   BLOCK_HEADER_BYTES,
   encodeRecord,
@@ -21,7 +27,22 @@ import {
   type TapeHeader,
   type TapeRecord,
 } from './format.ts';
-import { openTape, scanTape } from './reader.ts';
+import { openTape, scanTape, type TapeScan } from './reader.ts';
+
+/** The tape is being written by another writer (its pid named): refused like a file that is no tape of ours. */
+export class TapeInUseError extends TapeFormatError {
+  constructor(
+    readonly path: string,
+    readonly owner: number | null,
+  ) {
+    super(
+      owner === null
+        ? `cannot take the lock of ${path} (${path}.lock): another writer is opening it`
+        : `${path} is being written by another harpoon process (pid ${owner}): one writer per tape; stop that one or record to another file`,
+    );
+    this.name = 'TapeInUseError';
+  }
+}
 
 export interface TapeWriterOptions {
   /** Written first when the file is new (ignored when continuing a tape). */
@@ -48,12 +69,15 @@ export interface TapeWriter {
   close(): Promise<void>;
 }
 
+/** What a tape records: its chain and collections, simulated or not (see checkTapeToWrite). */
+export type TapeMarket = Pick<TapeHeader, 'chain' | 'collections' | 'source'>;
+
 /**
  * A tape is one market: continuing it with a recording of another chain or other collections, or
  * a real market after a simulated one (or the other way), would make its header lie.
  */
-function refuseOtherMarket(path: string, had: TapeHeader, now: TapeHeader): void {
-  const market = (h: TapeHeader) =>
+function refuseOtherMarket(path: string, had: TapeMarket, now: TapeMarket): void {
+  const market = (h: TapeMarket) =>
     `${h.chain} (${[...h.collections].sort().join(', ') || 'no collections'}${h.source === 'sandbox' ? ', simulated' : ''})`;
   if (market(had) !== market(now))
     throw new TapeFormatError(
@@ -61,7 +85,41 @@ function refuseOtherMarket(path: string, had: TapeHeader, now: TapeHeader): void
     );
 }
 
+/**
+ * Whether a recording of `market` may be written to `path`, checked before anything starts (a
+ * recorder opening it later checks again): a TapeInUseError when another writer has it open, a
+ * TapeFormatError when it is not a tape, is damaged before its end, or is a tape of another
+ * market. Nothing there, or an empty file, is fine (a new tape). Returns the scan of a tape there.
+ */
+export function checkTapeToWrite(path: string, market: TapeMarket): TapeScan | null {
+  const owner = lockOwner(path);
+  if (owner !== null && owner !== process.pid) throw new TapeInUseError(path, owner);
+  return scanToContinue(path, market);
+}
+
+function scanToContinue(path: string, market: TapeMarket): TapeScan | null {
+  if (!existsSync(path) || statSync(path).size === 0) return null;
+  const scan = scanTape(path);
+  if (scan.damaged)
+    throw new TapeFormatError(
+      `${path} is damaged at byte ${scan.validBytes} (${scan.tornReason}), with ${scan.bytes - scan.validBytes} bytes after it: ` +
+        'that is not the tail of a write cut by a crash, and continuing the tape would cut them off. It still replays up to the damage; move it aside and record to a new file',
+    );
+  if (scan.blocks > 0) refuseOtherMarket(path, openTape(path).header(), market);
+  return scan;
+}
+
 export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWriter {
+  const release = acquireFileLock(path, (owner) => new TapeInUseError(path, owner));
+  try {
+    return writerOf(path, options, release);
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+function writerOf(path: string, options: TapeWriterOptions, release: () => void): TapeWriter {
   const flushMs = options.flushMs ?? 1000;
   const maxBlockBytes = options.maxBlockBytes ?? 256 * 1024;
   const sync = options.sync ?? true;
@@ -69,14 +127,8 @@ export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWr
   let truncatedTail = 0;
   let fd: number;
   let size: number;
-  if (existsSync(path) && statSync(path).size > 0) {
-    const scan = scanTape(path);
-    if (scan.damaged)
-      throw new TapeFormatError(
-        `${path} is damaged at byte ${scan.validBytes} (${scan.tornReason}), with ${scan.bytes - scan.validBytes} bytes after it: ` +
-          'that is not the tail of a write cut by a crash, and continuing the tape would cut them off. It still replays up to the damage; move it aside and record to a new file',
-      );
-    if (scan.blocks > 0) refuseOtherMarket(path, openTape(path).header(), options.header);
+  const scan = scanToContinue(path, options.header);
+  if (scan !== null) {
     fd = openSync(path, 'r+');
     if (scan.validBytes < scan.bytes) {
       truncatedTail = scan.bytes - scan.validBytes;
@@ -142,9 +194,13 @@ export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWr
     async close() {
       if (closed) return;
       if (timer !== undefined) clearInterval(timer);
-      flush();
-      closed = true;
-      closeSync(fd);
+      try {
+        flush();
+      } finally {
+        closed = true;
+        closeSync(fd);
+        release();
+      }
     },
   };
 }

@@ -429,6 +429,20 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
   const { createDaemon, daemonOptionsFromConfig, describeTape } = await import('../../daemon/index.ts');
   const { BACKTEST_WALLET } = await import('../../backtest/setup.ts');
+  // the tape at --out, before anything starts (store, chain, API): another writer's, not a tape,
+  // damaged, or of another market than this config records (its chain and collections)
+  const { checkTapeToWrite } = await import('../../tape/writer.ts');
+  const { collectionsOf } = await import('../../daemon/options.ts');
+  try {
+    checkTapeToWrite(out, {
+      chain: loaded.config.chain.name,
+      collections: collectionsOf(loaded.config),
+      source: 'daemon',
+    });
+  } catch (e) {
+    if (!(e instanceof TapeFormatError)) throw e;
+    throw new UsageError(`--out: ${e.message}`, `record to another file, e.g. ${example}`);
+  }
   // its own store, control port and report in a temporary folder: never in the way of a daemon
   // running on the same config
   const { mkdtempSync, rmSync } = await import('node:fs');

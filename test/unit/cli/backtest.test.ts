@@ -282,13 +282,30 @@ describe('harpoon sandbox tape, backtest', () => {
       ],
       [['record', '--config', CONFIG, '--out', join(dir, 'nope', 'm.tape')], /--out: there is no folder/],
       [['record', '--config', CONFIG], /--out is required/],
+      // the tape at --out is checked before the recorder starts (no store, no chain, no API)
+      [
+        ['record', '--config', CONFIG, '--out', join(dir, 'notes.txt')],
+        /--out: .*notes\.txt is not a harpoon tape/,
+      ],
+      [
+        ['record', '--config', CONFIG, '--out', join(dir, 'busy.tape')],
+        new RegExp(
+          `--out: .*busy\\.tape is being written by another harpoon process \\(pid ${process.pid}\\)`,
+        ),
+      ],
     ];
     mkdirSync(join(dir, 'dirrep.json'), { recursive: true });
+    writeFileSync(join(dir, 'notes.txt'), 'my notes\n');
+    // a writer (this process) holds busy.tape
+    writeFileSync(join(dir, 'busy.tape'), '');
+    writeFileSync(join(dir, 'busy.tape.lock'), String(process.pid));
     for (const [args, message] of cases) {
       const r = await harpoon(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
+      if (args[0] === 'record') expect(r.stderr, args.join(' ')).not.toMatch(/store|wallet|chain|stream/i);
     }
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
     expect(existsSync(join(dir, 'x.tape'))).toBe(false);
   }, 120_000);
 

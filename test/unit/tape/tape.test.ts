@@ -1,4 +1,13 @@
-import { appendFileSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +15,7 @@ import type { ListingEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import { TAPE_MAGIC, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape, surveyTape } from '../../../src/tape/reader.ts';
-import { openTapeWriter } from '../../../src/tape/writer.ts';
+import { openTapeWriter, TapeInUseError } from '../../../src/tape/writer.ts';
 
 const header: TapeHeader = {
   k: 'header',
@@ -165,6 +174,8 @@ describe('tape', () => {
       ),
     );
     expect(readFileSync(path).equals(bytes)).toBe(true);
+    // the refused writer holds no lock
+    expect(existsSync(`${path}.lock`)).toBe(false);
     // it still replays up to the damage
     expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
   });
@@ -282,6 +293,68 @@ describe('tape', () => {
     // records() stops at a survey's bytes: a tape written on since is read as surveyed
     expect([...openTape(path).records(cut.validBytes)]).toHaveLength(34);
   });
+
+  it('one writer per tape: a second one is refused with the pid of the first, until the first closes', async () => {
+    const path = join(dir(), 'one.tape');
+    const a = openTapeWriter(path, { header, flushMs: 0 });
+    a.write({ k: 'event', at: 1_001, event: listing(1) });
+    a.flush();
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid));
+    let refused: unknown;
+    try {
+      openTapeWriter(path, { header, flushMs: 0 });
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toBeInstanceOf(TapeInUseError);
+    expect((refused as Error).message).toBe(
+      `${path} is being written by another harpoon process (pid ${process.pid}): one writer per tape; stop that one or record to another file`,
+    );
+    a.write({ k: 'event', at: 1_002, event: listing(2) });
+    await a.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    // now it continues, and the tape is whole
+    const b = openTapeWriter(path, { header, flushMs: 0 });
+    b.write({ k: 'event', at: 1_003, event: listing(3) });
+    await b.close();
+    expect(scanTape(path)).toMatchObject({ torn: false, damaged: false });
+    expect([...openTape(path).records()].map((r) => r.at)).toEqual([1_000, 1_001, 1_002, 1_003]);
+  });
+
+  it('a writer in another process holds the tape; its lock, once that process is dead, is taken over', async () => {
+    const path = join(dir(), 'two.tape');
+    const writer = join(import.meta.dirname, '../../../src/tape/writer.ts');
+    // another process opens a writer, says so, and waits to be killed (as a recorder runs)
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `const { openTapeWriter } = await import(${JSON.stringify(writer)});
+         openTapeWriter(${JSON.stringify(path)}, { header: ${JSON.stringify(header)}, flushMs: 0 });
+         process.stdout.write('open\\n');
+         setInterval(() => {}, 1000);`,
+      ],
+      { cwd: join(import.meta.dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((ok, fail) => {
+      child.stdout?.on('data', (d: Buffer) => d.toString().includes('open') && ok());
+      child.on('exit', (code) => fail(new Error(`the writer process exited (${code})`)));
+    });
+    expect(() => openTapeWriter(path, { header, flushMs: 0 })).toThrow(
+      new RegExp(`being written by another harpoon process \\(pid ${child.pid}\\)`),
+    );
+    // killed (kill -9: no cleanup): its lock stays, naming a dead process
+    child.kill('SIGKILL');
+    await new Promise((ok) => child.once('exit', ok));
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(child.pid));
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    w.write({ k: 'event', at: 1_001, event: listing(1) });
+    await w.close();
+    expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  }, 30_000);
 
   it('refuses a file that is not a tape', () => {
     const path = join(dir(), 'x.tape');
