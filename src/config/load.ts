@@ -538,8 +538,9 @@ function resolveWallet(
 }
 
 /**
- * Why a file cannot be written at `path` (its folder missing or not writable, or the path a
- * folder), or undefined when it can: checked before work whose result goes there.
+ * Why a file cannot be written at `path` (its folder missing or not writable; the path a folder, a
+ * pipe, a device or a socket; a file there that cannot be written), or undefined when it can:
+ * checked before work whose result goes there.
  */
 export function outFileProblem(path: string): string | undefined {
   const dir = dirname(path);
@@ -549,7 +550,16 @@ export function outFileProblem(path: string): string | undefined {
   } catch {
     return `the folder ${dir} is not writable`;
   }
-  if (existsSync(path) && statSync(path).isDirectory()) return `${path} is a folder, not a file`;
+  if (!existsSync(path)) return undefined;
+  const st = statSync(path);
+  if (st.isDirectory()) return `${path} is a folder, not a file`;
+  if (!st.isFile())
+    return `${path} is not a regular file (a pipe, device or socket), and a file is written there`;
+  try {
+    accessSync(path, constants.W_OK);
+  } catch (e) {
+    return `${path} is there and cannot be written (${(e as NodeJS.ErrnoException).code ?? 'not writable'})`;
+  }
   return undefined;
 }
 

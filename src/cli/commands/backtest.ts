@@ -1,8 +1,8 @@
 // `harpoon backtest`, `harpoon sandbox tape` and `harpoon record`: tapes of the market and
 // strategies run over them again.
-import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { utcMinute } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
@@ -243,11 +243,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
           .join(' ')}`,
       );
     ctx.io.stdout(`${lines.join('\n')}\n`);
-    if (out !== undefined) {
-      writeFileSync(`${out}.sweep.json`, `${JSON.stringify(report, null, 2)}\n`);
-      err(`saved ${out}.sweep.json`);
-    }
+    const saved =
+      out === undefined || saveOutputs([[`${out}.sweep.json`, `${JSON.stringify(report, null, 2)}\n`]], err);
     err(`sweep took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (!saved) return ExitCode.error;
     return cut ? ExitCode.interrupted : ExitCode.ok;
   }
 
@@ -312,15 +311,47 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     ctx.io.stderr(
       `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which a tape does not hold: it decided without them in this backtest (a live run may differ)\n`,
     );
-  if (out !== undefined) {
-    writeFileSync(`${out}.json`, reportJson(r));
-    writeFileSync(`${out}.html`, renderReportHtml(r));
-    err(`saved ${out}.json and ${out}.html`);
-  }
+  const saved =
+    out === undefined ||
+    saveOutputs(
+      [
+        [`${out}.json`, reportJson(r)],
+        [`${out}.html`, renderReportHtml(r)],
+      ],
+      err,
+    );
   err(
     `replayed ${run.events} events in ${secs.toFixed(1)} s (${Math.round(run.events / Math.max(secs, 1e-3))} events/s)`,
   );
+  if (!saved) return ExitCode.error;
   return run.interrupted ? ExitCode.interrupted : ExitCode.ok;
+}
+
+/**
+ * Writes a replay's outputs where --out says. --out was checked before the replay, but a disk can
+ * fill or a file change in the hours a replay takes: then the outputs go to a new folder of the
+ * system's temporary folder instead, which is said, and the command exits 1. Nothing is lost.
+ */
+export function saveOutputs(
+  files: readonly (readonly [path: string, text: string])[],
+  err: (line: string) => void,
+): boolean {
+  try {
+    for (const [path, text] of files) writeFileSync(path, text);
+    err(`saved ${files.map(([p]) => p).join(' and ')}`);
+    return true;
+  } catch (e) {
+    const dir = mkdtempSync(join(tmpdir(), 'harpoon-report-'));
+    const kept = files.map(([path, text]) => {
+      const to = join(dir, basename(path));
+      writeFileSync(to, text, { mode: 0o600 });
+      return to;
+    });
+    err(
+      `error: could not write ${files.map(([p]) => p).join(' and ')} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): saved ${kept.join(' and ')} instead`,
+    );
+    return false;
+  }
 }
 
 /** `harpoon sandbox tape --out T [--seed N] [--hours H] [--activity N]`: the simulator's market as a tape, offline. */
@@ -349,6 +380,11 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
         ctx.io.stderr(`harpoon: ${writeProgress(events, at, window.from, window.to, progress.seconds())}\n`);
     },
     signal: ctx.io.signal,
+  }).catch((e: unknown) => {
+    // another writer has it open (see openTapeWriter)
+    if (e instanceof TapeFormatError)
+      throw new UsageError(`--out: ${e.message}`, `give another file, e.g. ${example}`);
+    throw e;
   });
   ctx.io.stderr(
     `harpoon: ${r.interrupted ? `interrupted: wrote ${out} up to ${when(r.endAt)} (a whole tape up to there)` : `wrote ${out}`}: ${r.events} events, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
@@ -445,9 +481,7 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   }
   // its own store, control port and report in a temporary folder: never in the way of a daemon
   // running on the same config
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
+  const { rmSync } = await import('node:fs');
   const scratch = mkdtempSync(join(tmpdir(), 'harpoon-record-'));
   const base = daemonOptionsFromConfig(loaded.config, ctx.io.env, {
     mode: 'paper',

@@ -1,9 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replayProgress, writeProgress } from '../../../src/cli/commands/backtest.ts';
+import { replayProgress, saveOutputs, writeProgress } from '../../../src/cli/commands/backtest.ts';
 import { gappedTape } from '../../helpers/tapes.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
@@ -273,6 +273,11 @@ describe('harpoon sandbox tape, backtest', () => {
         /--out: there is no folder/,
       ],
       [['sandbox', 'tape', '--hours', '1', '--out', dir], /--out: .* is a folder, not a file/],
+      // a pipe (or a device) is not replaced by a file
+      [
+        ['sandbox', 'tape', '--hours', '0.01', '--out', join(dir, 'fifo.tape')],
+        /--out: .*fifo\.tape is not a regular file \(a pipe, device or socket\)/,
+      ],
       [['backtest', '--tape', CONFIG, '--out', join(dir, 'nope', 'rep')], /--out: there is no folder/],
       [['backtest', '--tape', dir, '--config', CONFIG], /--tape: .* is a folder, not a tape/],
       // PATH.json is a folder: said before the replay, not after it
@@ -296,6 +301,7 @@ describe('harpoon sandbox tape, backtest', () => {
     ];
     mkdirSync(join(dir, 'dirrep.json'), { recursive: true });
     writeFileSync(join(dir, 'notes.txt'), 'my notes\n');
+    execFileSync('mkfifo', [join(dir, 'fifo.tape')]);
     // a writer (this process) holds busy.tape
     writeFileSync(join(dir, 'busy.tape'), '');
     writeFileSync(join(dir, 'busy.tape.lock'), String(process.pid));
@@ -306,6 +312,7 @@ describe('harpoon sandbox tape, backtest', () => {
       if (args[0] === 'record') expect(r.stderr, args.join(' ')).not.toMatch(/store|wallet|chain|stream/i);
     }
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
+    expect(statSync(join(dir, 'fifo.tape')).isFIFO()).toBe(true);
     expect(existsSync(join(dir, 'x.tape'))).toBe(false);
   }, 120_000);
 
@@ -445,5 +452,40 @@ describe('backtest progress lines', () => {
     expect(writeProgress(2_000_000, from + 3 * day, from, from + 30 * day, 50)).toBe(
       'wrote 2,000,000 events, the tape at 2026-01-04 00:00 UTC (10 %), about 8 min left',
     );
+  });
+});
+
+describe('saveOutputs', () => {
+  it('writes where --out says; when that fails at the end, keeps the outputs in a new temporary folder and says where', () => {
+    const lines: string[] = [];
+    const ok = join(dir, 'saved');
+    expect(saveOutputs([[`${ok}.json`, '{"a":1}\n']], (l) => lines.push(l))).toBe(true);
+    expect(readFileSync(`${ok}.json`, 'utf8')).toBe('{"a":1}\n');
+    expect(lines).toEqual([`saved ${ok}.json`]);
+
+    // the folder went away during the replay
+    const gone = join(dir, 'gone-folder', 'rep');
+    lines.length = 0;
+    expect(
+      saveOutputs(
+        [
+          [`${gone}.json`, '{"b":2}\n'],
+          [`${gone}.html`, '<p>b</p>\n'],
+        ],
+        (l) => lines.push(l),
+      ),
+    ).toBe(false);
+    expect(lines).toHaveLength(1);
+    const m =
+      /^error: could not write (.*) \(ENOENT\): saved (\S+rep\.json) and (\S+rep\.html) instead$/.exec(
+        lines[0] ?? '',
+      );
+    expect(m?.[1]).toBe(`${gone}.json and ${gone}.html`);
+    const [json, html] = [m?.[2] ?? '', m?.[3] ?? ''];
+    expect(json.startsWith(join(tmpdir(), 'harpoon-report-'))).toBe(true);
+    expect(readFileSync(json, 'utf8')).toBe('{"b":2}\n');
+    expect(readFileSync(html, 'utf8')).toBe('<p>b</p>\n');
+    expect(statSync(json).mode & 0o777).toBe(0o600);
+    rmSync(dirname(json), { recursive: true, force: true });
   });
 });

@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, resolveConfig } from '../../../src/config/index.ts';
+import { outFileProblem } from '../../../src/config/load.ts';
 import { isSecret } from '../../../src/domain/secret.ts';
 import { parseRate } from '../../../src/ratelimit/rates.ts';
 import { configError, fakeKeystoreJson, KEY_ONE, KEY_ONE_ADDRESS, useTempDir, writeFile } from './helpers.ts';
@@ -308,15 +311,29 @@ describe('loadConfig: keystore', () => {
     const dir = tempDir();
     const ok = writeFile(dir, 'ok.yaml', 'market:\n  record: tapes-ok.tape\n');
     expect(loadConfig({ file: ok, env: {}, cwd: dir }).config.market.record).toBe(join(dir, 'tapes-ok.tape'));
+    execFileSync('mkfifo', [join(dir, 'pipe.tape')]);
     for (const [record, pattern] of [
       ['no-such-folder/m.tape', /market\.record: cannot be written: there is no folder .*no-such-folder/],
       ['.', /market\.record: cannot be written: .* is a folder, not a file/],
+      [
+        'pipe.tape',
+        /market\.record: cannot be written: .*pipe\.tape is not a regular file \(a pipe, device or socket\)/,
+      ],
     ] as const) {
       const file = writeFile(dir, 'h.yaml', `market:\n  record: ${record}\n`);
       const err = configError(() => loadConfig({ file, env: {}, cwd: dir }));
       expect(err.message).toMatch(pattern);
       expect(err.message).toMatch(/give a tape path in a folder that exists/);
     }
+  });
+
+  // root is not stopped by permissions (the write at the end would succeed): skipped there
+  it.skipIf(process.getuid?.() === 0)('a file there that cannot be written is refused as an output', () => {
+    const dir = tempDir();
+    const path = writeFile(dir, 'kept.json', '{}');
+    expect(outFileProblem(path)).toBeUndefined();
+    chmodSync(path, 0o444);
+    expect(outFileProblem(path)).toBe(`${path} is there and cannot be written (EACCES)`);
   });
 
   it('requires the keystore password and refuses two key sources', () => {
