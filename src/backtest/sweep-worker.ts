@@ -2,7 +2,7 @@
 // answers with its summary. The tape is surveyed once per worker; each backtest streams it.
 import { parentPort } from 'node:worker_threads';
 import { runBacktest } from './run.ts';
-import { type SweepJob, summarize } from './sweep.ts';
+import { type SweepJob, sharedOf, summarize } from './sweep.ts';
 import { openTapeSource, type TapeSource } from './tape-source.ts';
 
 let tape: TapeSource | undefined;
@@ -20,7 +20,11 @@ parentPort?.on('message', (job: SweepJob) => {
         ...(job.latencyMs !== undefined ? { latencyMs: job.latencyMs } : {}),
         ...(job.sampleMs !== undefined ? { sampleMs: job.sampleMs } : {}),
       });
-      parentPort?.postMessage({ index: job.index, summary: summarize(job.index, job.label, run.report) });
+      parentPort?.postMessage({
+        index: job.index,
+        summary: summarize(job.index, job.label, run.report),
+        shared: sharedOf(run.report),
+      });
     } catch (err) {
       parentPort?.postMessage({ index: job.index, error: err instanceof Error ? err.message : String(err) });
     }

@@ -135,10 +135,30 @@ export function summarize(
   return { index, params, equity: equity.toString(), total: r.total, byStrategy: r.byStrategy };
 }
 
+/** What every combination of a sweep shares: the window replayed and what the tape held (from a combination's report). */
+export interface SweepShared {
+  readonly window: BacktestReport['window'];
+  readonly tapeState: Pick<BacktestReport['tape'], 'torn' | 'damaged' | 'unreadBytes'>;
+}
+
+export function sharedOf(r: BacktestReport): SweepShared {
+  return {
+    window: r.window,
+    tapeState: { torn: r.tape.torn, damaged: r.tape.damaged, unreadBytes: r.tape.unreadBytes },
+  };
+}
+
 export interface SweepReport {
   readonly kind: 'harpoon-sweep';
   readonly version: 1;
   readonly tape: string;
+  /**
+   * The window every combination replayed (trading from, to; latency; sample spacing), and
+   * whether the tape was torn or damaged there: what it takes to run one of them again. Null when
+   * no combination was done.
+   */
+  readonly window: BacktestReport['window'] | null;
+  readonly tapeState: SweepShared['tapeState'] | null;
   readonly axes: readonly string[];
   readonly combinations: number;
   /** Combinations run to their end (fewer than `combinations` when the sweep was interrupted). */
@@ -218,6 +238,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   await checkParams(o, jobs);
   const n = Math.max(1, Math.min(jobs.length, o.workers ?? availableParallelism()));
   const results: SweepResult[] = [];
+  let shared: SweepShared | undefined;
   let next = 0;
   const workers: Worker[] = [];
   let stop: (() => void) | undefined;
@@ -240,17 +261,21 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
       for (let i = 0; i < n; i++) {
         const w = new Worker(new URL('./sweep-worker.mjs', import.meta.url));
         workers.push(w);
-        w.on('message', (m: { index: number; summary?: SweepResult; error?: string }) => {
-          running--;
-          if (m.error !== undefined || m.summary === undefined) {
-            reject(new Error(`sweep combination ${JSON.stringify(jobs[m.index]?.label)}: ${m.error}`));
-            return;
-          }
-          results.push(m.summary);
-          o.onResult?.(results.length, jobs.length, m.summary);
-          feed(w);
-          if (running === 0 && next >= jobs.length) resolve();
-        });
+        w.on(
+          'message',
+          (m: { index: number; summary?: SweepResult; shared?: SweepShared; error?: string }) => {
+            running--;
+            if (m.error !== undefined || m.summary === undefined) {
+              reject(new Error(`sweep combination ${JSON.stringify(jobs[m.index]?.label)}: ${m.error}`));
+              return;
+            }
+            shared ??= m.shared;
+            results.push(m.summary);
+            o.onResult?.(results.length, jobs.length, m.summary);
+            feed(w);
+            if (running === 0 && next >= jobs.length) resolve();
+          },
+        );
         w.on('error', reject);
         feed(w);
       }
@@ -263,6 +288,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     kind: 'harpoon-sweep',
     version: 1,
     tape: o.tapePath.split('/').pop() ?? o.tapePath,
+    window: shared?.window ?? null,
+    tapeState: shared?.tapeState ?? null,
     axes: o.axes.map((a) => a.spec),
     combinations: jobs.length,
     done: results.length,

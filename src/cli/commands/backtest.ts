@@ -192,6 +192,12 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `the report samples every ${sampleMs / 60_000} minutes over this window of ${Math.round((winTo - winFrom) / 86_400_000)} days (at most 50,000 samples by default; --sample S to choose)`,
     );
 
+  if (tape.damaged)
+    err(
+      `warning: the tape is damaged (${tape.tornReason}), ${tape.unreadBytes} bytes before its end: replaying up to the damage; what comes after it is not read`,
+    );
+  else if (tape.torn)
+    err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
   if (sweeps.length > 0) {
     const { runSweep, combinations } = await import('../../backtest/sweep.ts');
     let total: number;
@@ -253,12 +259,6 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const { BacktestInterrupted, runBacktest } = await import('../../backtest/run.ts');
   const { intentsText, reportJson } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
-  if (tape.damaged)
-    err(
-      `warning: the tape is damaged (${tape.tornReason}), ${tape.unreadBytes} bytes before its end: replaying up to the damage; what comes after it is not read`,
-    );
-  else if (tape.torn)
-    err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
   if (winFrom > tape.firstAt)
     err(`warming the market view up on the tape before ${when(winFrom)} (no trading there)`);
   const progress = progressClock();

@@ -160,8 +160,15 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(s.stderr).toMatch(/sweep: 1\/2 done, about \d+ (s|min) left\n[\s\S]*sweep: 2\/2 done\n/);
     const sweep = JSON.parse(readFileSync(join(dir, 'sw.sweep.json'), 'utf8')) as {
       ranked: { rank: number }[];
+      window: { from: number; to: number; latencyMs: number; sampleMs: number };
+      tapeState: unknown;
     };
     expect(sweep.ranked.map((r) => r.rank)).toEqual([1, 2]);
+    // what it takes to run a combination again: its window, and the tape whole
+    const single = JSON.parse(readFileSync(join(dir, 'rep.json'), 'utf8')) as { window: unknown };
+    expect(sweep.window).toEqual(single.window);
+    expect(sweep.window.sampleMs).toBe(60_000);
+    expect(sweep.tapeState).toEqual({ torn: false, damaged: false, unreadBytes: 0 });
   }, 240_000);
 
   it('Ctrl-C stops a backtest with its report up to there, and a sweep with those done (exit 130)', async () => {
@@ -382,6 +389,20 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(report.tape.damaged).toBe(true);
     expect(report.tape.unreadBytes).toBeGreaterThan(bytes.length - at);
     expect(readFileSync(join(dir, 'dmg.html'), 'utf8')).toContain('<b>the tape is damaged</b>');
+    // a sweep of it says so too, and so does its file
+    const sw = await harpoon([
+      ...['backtest', '--tape', tape, '-c', CONFIG, '--out', join(dir, 'dmg-sweep')],
+      ...['--sweep', 'sniper.discountBps=1000,2000', '--workers', '1'],
+    ]);
+    expect(sw.code).toBe(0);
+    expect(sw.stderr).toMatch(
+      /warning: the tape is damaged \(block checksum mismatch\), \d+ bytes before its end/,
+    );
+    const sweep = JSON.parse(readFileSync(join(dir, 'dmg-sweep.sweep.json'), 'utf8')) as {
+      tapeState: { damaged: boolean; unreadBytes: number };
+    };
+    expect(sweep.tapeState.damaged).toBe(true);
+    expect(sweep.tapeState.unreadBytes).toBe(report.tape.unreadBytes);
   }, 60_000);
 
   it('sandbox tape never replaces a file that is there (a recorded tape cannot be made again)', async () => {
