@@ -157,6 +157,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   for (const w of against.warnings) ctx.io.stderr(`harpoon: warning: ${w}\n`);
   const refused = against.errors[0];
   if (refused !== undefined) throw new UsageError(refused.message, refused.hint);
+  if (tape.events === 0)
+    err(
+      'warning: the tape holds no market event (a recording that got nothing from the stream): strategies see only its REST answers',
+    );
   const runs = `${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`;
   if ((from !== undefined && from >= tape.lastAt) || (to !== undefined && to <= tape.firstAt))
     throw new UsageError(
@@ -539,5 +543,19 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   }
   const s = daemon.status();
   err(s.tape !== undefined ? describeTape(s.tape, true) : `recorded ${s.events.total} events to ${out}`);
-  return s.state === 'failed' ? ExitCode.error : ExitCode.ok;
+  if (s.state === 'failed') return ExitCode.error;
+  // a recording that got nothing (the API and the stream unreachable, a wrong key…) is a failure a
+  // script or a cron job must see, unless Ctrl-C ended it before anything came
+  if (s.tape !== undefined && s.tape.events === 0) {
+    if (s.tape.snapshots === 0) {
+      err(
+        `${ctx.io.signal.aborted ? 'warning' : 'error'}: nothing was recorded: no market event and no REST answer came (the log above says what failed: the API's URL or key, the stream)`,
+      );
+      if (!ctx.io.signal.aborted) return ExitCode.error;
+    } else
+      err(
+        "warning: no market event was recorded, only REST answers: the stream delivered nothing (a quiet market, or the stream's URL or key); a backtest of this tape trades on snapshots alone",
+      );
+  }
+  return ExitCode.ok;
 }

@@ -4,7 +4,7 @@
  * the fees, gas and traits; recording to it again continues the same tape; a backtest replays it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +42,10 @@ function eventsOf(tape: TapeSource): unknown[] {
   return out;
 }
 
-function harpoon(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function harpoon(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
@@ -57,6 +60,7 @@ function harpoon(args: readonly string[]): Promise<{ code: number; stdout: strin
           HARPOON_STREAM_URL: sb.streamUrl,
           HARPOON_RPC_URL: sb.rpcUrl,
           HARPOON_API_KEY: sb.apiKey,
+          ...env,
         },
       },
       (err, stdout, stderr) =>
@@ -65,13 +69,19 @@ function harpoon(args: readonly string[]): Promise<{ code: number; stdout: strin
   });
 }
 
+/** A config that records the sandbox's two collections. */
+function recordConfig(): string {
+  const config = join(dir, 'record.yaml');
+  writeFileSync(
+    config,
+    `mode: paper\ncollections: [harpoon-apes, harpoon-punks]\nchain:\n  name: ethereum\n  weth: "${sb.weth}"\n`,
+  );
+  return config;
+}
+
 describe('harpoon record', () => {
   it('records the market to a tape, continues it, and the tape replays', async () => {
-    const config = join(dir, 'record.yaml');
-    writeFileSync(
-      config,
-      `mode: paper\ncollections: [harpoon-apes, harpoon-punks]\nchain:\n  name: ethereum\n  weth: "${sb.weth}"\n`,
-    );
+    const config = recordConfig();
     const tape = join(dir, 'market.tape');
     const first = await harpoon(['record', '--config', config, '--out', tape, '--seconds', '15']);
     expect(first.stderr).toMatch(/recording harpoon-apes, harpoon-punks to .*market\.tape for 15 s/);
@@ -118,4 +128,38 @@ describe('harpoon record', () => {
       ),
     );
   }, 400_000);
+
+  it('one recorder per tape: a second one on the same file is refused at once, and the first records on', async () => {
+    const config = recordConfig();
+    const tape = join(dir, 'one.tape');
+    const first = harpoon(['record', '--config', config, '--out', tape, '--seconds', '12']);
+    // the first has the tape once its lock is there
+    for (let i = 0; i < 300 && !existsSync(`${tape}.lock`); i++)
+      await new Promise((ok) => setTimeout(ok, 100));
+    expect(existsSync(`${tape}.lock`)).toBe(true);
+    const second = await harpoon(['record', '--config', config, '--out', tape, '--seconds', '5']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(
+      /--out: .*one\.tape is being written by another harpoon process \(pid \d+\)/,
+    );
+    const done = await first;
+    expect(done.code).toBe(0);
+    const t = openTapeSource(tape);
+    expect([t.torn, t.damaged]).toEqual([false, false]);
+    expect(t.events).toBeGreaterThan(0);
+    expect(existsSync(`${tape}.lock`)).toBe(false);
+  }, 120_000);
+
+  it('a recording that got nothing (no API, no stream) fails: exit 1, said', async () => {
+    const config = recordConfig();
+    const tape = join(dir, 'nothing.tape');
+    const r = await harpoon(['record', '--config', config, '--out', tape, '--seconds', '6'], {
+      // nothing listens there
+      HARPOON_API_BASE_URL: 'http://127.0.0.1:9',
+      HARPOON_STREAM_URL: 'ws://127.0.0.1:9',
+    });
+    expect(r.stderr).toMatch(/recorded to \S*nothing\.tape: 0 events and 0 REST answers/);
+    expect(r.stderr).toMatch(/error: nothing was recorded: no market event and no REST answer came/);
+    expect(r.code).toBe(1);
+  }, 120_000);
 });
