@@ -88,6 +88,17 @@ export const SECONDS_FLAG: FlagSpec = flag({
   example: '90',
 });
 
+/** `record --seconds`: a recording runs for days (the demo's --seconds stops at an hour). */
+export const RECORD_SECONDS_FLAG: FlagSpec = flag({
+  name: 'seconds',
+  type: 'string',
+  valueName: 'N',
+  defaultText: 'until Ctrl-C',
+  help: 'stop after N seconds (1-31536000, a year; 86400 is a day) and say what the tape holds',
+  check: { kind: 'integer', min: 1, max: 31_536_000, unit: 'seconds' },
+  example: '86400',
+});
+
 export const EVERY_FLAG: FlagSpec = flag({
   name: 'every',
   type: 'string',

@@ -16,9 +16,9 @@ import {
   LATENCY_FLAG,
   multipleFlag,
   numberFlag,
+  RECORD_SECONDS_FLAG,
   REPORT_OUT_FLAG,
   SAMPLE_FLAG,
-  SECONDS_FLAG,
   SWEEP_FLAG,
   TAPE_ACTIVITY_FLAG,
   TAPE_FLAG,
@@ -463,7 +463,7 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const out = writableOut(required(ctx, TAPE_OUT_FLAG, command, example), example);
   const file = textFlag(ctx.flags, CONFIG_FLAG, command);
   const seconds =
-    ctx.flags.seconds !== undefined ? numberFlag(ctx.flags, SECONDS_FLAG, 0, command) : undefined;
+    ctx.flags.seconds !== undefined ? numberFlag(ctx.flags, RECORD_SECONDS_FLAG, 0, command) : undefined;
   const loaded = loadConfig({ ...(file !== undefined ? { file } : {}), env: ctx.io.env, cwd: ctx.io.cwd });
   for (const warning of loaded.warnings) ctx.io.stderr(`harpoon: warning: ${warning}\n`);
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
@@ -516,7 +516,16 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const stopped = new Promise<void>((done) => {
     if (ctx.io.signal.aborted) done();
     ctx.io.signal.addEventListener('abort', () => done(), { once: true });
-    if (seconds !== undefined) setTimeout(done, seconds * 1000).unref();
+    if (seconds !== undefined) {
+      // in steps: a timer cannot wait more than 2^31-1 ms (~24.8 days), and fires at once beyond
+      const until = Date.now() + seconds * 1000;
+      const wait = () => {
+        const left = until - Date.now();
+        if (left <= 0) done();
+        else setTimeout(wait, Math.min(left, 2 ** 31 - 1)).unref();
+      };
+      wait();
+    }
   });
   try {
     await Promise.race([daemon.start(), stopped]);

@@ -299,6 +299,17 @@ describe('harpoon sandbox tape, backtest', () => {
         ['record', '--config', CONFIG, '--out', join(dir, 'notes.txt')],
         /--out: .*notes\.txt is not a harpoon tape/,
       ],
+      // a day is a recording's --seconds (the flag passes; the tape at --out does not)
+      [
+        ['record', '--config', CONFIG, '--out', join(dir, 'notes.txt'), '--seconds', '86400'],
+        /--out: .*notes\.txt is not a harpoon tape/,
+      ],
+      [
+        ['record', '--config', CONFIG, '--out', 'm.tape', '--seconds', '40000000'],
+        /--seconds: "40000000" is not a whole number of seconds from 1 to 31536000/,
+      ],
+      // the demo's stays an hour at most
+      [['demo', '--seconds', '86400'], /--seconds: "86400" is not a whole number of seconds from 1 to 3600/],
       [
         ['record', '--config', CONFIG, '--out', join(dir, 'busy.tape')],
         new RegExp(
