@@ -34,6 +34,21 @@ import type { CommandContext } from '../spec.ts';
 const STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../strategies');
 
 /** ISO 8601 (with a zone, or UTC) or epoch milliseconds. */
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
 export function parseTime(flag: string, raw: string, command: string): number {
   // "2026-01-01 06:00" is "2026-01-01T06:00" (a space is how people write it): UTC unless zoned
   const text = raw.trim().replace(/^(\d{4}-\d\d-\d\d) +(?=\d)/, '$1T');
@@ -45,6 +60,17 @@ export function parseTime(flag: string, raw: string, command: string): number {
     );
   if (/^\d{12,16}$/.test(text)) ms = Number(text);
   else {
+    // a day the month does not have (2026-02-30) is no date: Date.parse would roll it over
+    const day = /^(\d{4})-(\d\d)-(\d\d)/.exec(text);
+    if (day !== null) {
+      const [y, m, d] = [Number(day[1]), Number(day[2]), Number(day[3])];
+      const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+      if (m < 1 || m > 12 || d < 1 || d > last)
+        throw new UsageError(
+          `--${flag}: ${JSON.stringify(raw)} is not a date${m >= 1 && m <= 12 ? ` (${MONTHS[m - 1]} ${y} has ${last} days)` : ' (months are 01 to 12)'}`,
+          `give ISO 8601 (e.g. harpoon ${command} --${flag} 2026-01-01T06:00Z) or epoch milliseconds`,
+        );
+    }
     const iso = /[zZ]|[+-]\d\d:?\d\d$/.test(text) || !/T/.test(text) ? text : `${text}Z`;
     ms = /^\d{4}-\d\d-\d\d/.test(text) ? Date.parse(iso) : Number.NaN;
   }

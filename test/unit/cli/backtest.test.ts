@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replayProgress, saveOutputs, writeProgress } from '../../../src/cli/commands/backtest.ts';
+import { parseTime, replayProgress, saveOutputs, writeProgress } from '../../../src/cli/commands/backtest.ts';
 import { gappedTape } from '../../helpers/tapes.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
@@ -519,5 +519,26 @@ describe('saveOutputs', () => {
     expect(readFileSync(html, 'utf8')).toBe('<p>b</p>\n');
     expect(statSync(json).mode & 0o777).toBe(0o600);
     rmSync(dirname(json), { recursive: true, force: true });
+  });
+});
+
+describe('parseTime', () => {
+  it('reads ISO 8601 (UTC unless zoned; a space for the T) and epoch ms', () => {
+    expect(parseTime('from', '2026-01-01T06:00Z', 'backtest')).toBe(Date.UTC(2026, 0, 1, 6));
+    expect(parseTime('from', '2026-01-01 06:00', 'backtest')).toBe(Date.UTC(2026, 0, 1, 6));
+    expect(parseTime('from', '2026-01-01T06:00+02:00', 'backtest')).toBe(Date.UTC(2026, 0, 1, 4));
+    expect(parseTime('from', '2024-02-29', 'backtest')).toBe(Date.UTC(2024, 1, 29));
+    expect(parseTime('to', '1767225600000', 'backtest')).toBe(1_767_225_600_000);
+  });
+
+  it('a day the month does not have is not a date (it is not rolled over into the next month)', () => {
+    for (const [raw, message] of [
+      ['2026-02-30', '--from: "2026-02-30" is not a date (February 2026 has 28 days)'],
+      ['2026-02-29T00:00Z', '--from: "2026-02-29T00:00Z" is not a date (February 2026 has 28 days)'],
+      ['2026-04-31 12:00', '--from: "2026-04-31 12:00" is not a date (April 2026 has 30 days)'],
+      ['2026-13-01', '--from: "2026-13-01" is not a date (months are 01 to 12)'],
+      ['2026-01-00', '--from: "2026-01-00" is not a date (January 2026 has 31 days)'],
+    ] as const)
+      expect(() => parseTime('from', raw, 'backtest'), raw).toThrow(message);
   });
 });
