@@ -55,9 +55,9 @@ export function parseSweep(spec: string): SweepAxis {
         throw new RangeError(`--sweep '${spec}': more than ${MAX_COMBINATIONS} values`);
     }
   } else {
-    if (/^-?[\d.]+\.\.[^,]*$/.test(rhs))
+    if (rhs.includes('..') && !rhs.includes(','))
       throw new RangeError(
-        `--sweep '${spec}': a range is from..to or from..to:step with numbers and a step above 0 (e.g. 1000..3000:500)`,
+        `--sweep '${spec}': a range is from..to or from..to:step with plain numbers (1000, not 1e3) and a step above 0 (e.g. 1000..3000:500)`,
       );
     const list = rhs.split(',').map((v) => v.trim());
     if (rhs === '' || list.some((v) => v === ''))
@@ -68,6 +68,10 @@ export function parseSweep(spec: string): SweepAxis {
       if (quoted !== null) return quoted[2] as string;
       return /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
     });
+    // the same value twice would run the same combination twice and rank it against itself
+    const twice = values.find((v, i) => values.indexOf(v) !== i);
+    if (twice !== undefined)
+      throw new RangeError(`--sweep '${spec}': ${JSON.stringify(twice)} is listed twice`);
   }
   return { spec, strategy, path, values };
 }
@@ -179,6 +183,8 @@ export interface SweepOptions {
   readonly sampleMs?: number;
   /** Worker threads; default one per core. */
   readonly workers?: number;
+  /** Every combination checked, the workers about to start: how many combinations, on how many workers. */
+  readonly onStart?: (combinations: number, workers: number) => void;
   readonly onResult?: (done: number, total: number, r: SweepResult) => void;
   /** Stops the sweep (a Ctrl-C): the combinations under way are dropped, those done are ranked. */
   readonly signal?: AbortSignal;
@@ -213,10 +219,12 @@ async function checkParams(o: SweepOptions, jobs: readonly SweepJob[]): Promise<
         validateDefinition(strategyEntry(s), l.path, l.definition);
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;
-        throw new ConfigError(`--sweep combination ${JSON.stringify(job.label)}: ${e.shortMessage}`, {
-          code: e.code,
-          details: { ...e.details, combination: job.label },
-        });
+        // the config's params were valid when it loaded: what the sweep set is what to change
+        const what = e.shortMessage.replace(/\.?\s*Fix: .*$/s, '');
+        throw new ConfigError(
+          `--sweep combination ${JSON.stringify(job.label)}: ${what}. Fix: change the --sweep (${o.axes.map((a) => `'${a.spec}'`).join(', ')}): a parameter the strategy has, and values it takes`,
+          { code: e.code, details: { ...e.details, combination: job.label } },
+        );
       }
     }
 }
@@ -237,6 +245,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   }));
   await checkParams(o, jobs);
   const n = Math.max(1, Math.min(jobs.length, o.workers ?? availableParallelism()));
+  o.onStart?.(jobs.length, n);
   const results: SweepResult[] = [];
   let shared: SweepShared | undefined;
   let next = 0;

@@ -230,9 +230,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     err(`the tape ends in a torn block (${tape.tornReason}): replaying up to its last whole block`);
   if (sweeps.length > 0) {
     const { runSweep, combinations } = await import('../../backtest/sweep.ts');
-    let total: number;
     try {
-      total = combinations(sweeps).length;
       const { withOverrides } = await import('../../backtest/setup.ts');
       for (const c of combinations(sweeps).slice(0, 1)) withOverrides(setup, c);
     } catch (e) {
@@ -241,7 +239,6 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
         `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500'`,
       );
     }
-    err(`sweep: ${total} combination(s) on ${Math.min(workers, total)} worker thread(s)`);
     const sweepClock = progressClock();
     const report = await runSweep({
       tapePath,
@@ -253,6 +250,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       sampleMs,
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
+      // said once every combination's params are checked
+      onStart: (n, on) => err(`sweep: ${n} combination(s) on ${on} worker thread(s)`),
       onResult: (done, n) => {
         if (done === n || done % Math.max(1, Math.floor(n / 10)) === 0)
           err(

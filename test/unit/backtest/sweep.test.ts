@@ -32,6 +32,13 @@ describe('sweep specs', () => {
     // a range gone wrong is said as one, not read as a list of words
     expect(() => parseSweep('sniper.discountBps=1000..3000:-500')).toThrow(/a range is from\.\.to/);
     expect(() => parseSweep('sniper.discountBps=1000..x')).toThrow(/a range is from\.\.to/);
+    // scientific notation is no range's number (it was taken as the text "1e3..2e3")
+    expect(() => parseSweep('sniper.discountBps=1e3..2e3')).toThrow(/plain numbers \(1000, not 1e3\)/);
+    // the same value twice would run one combination twice
+    expect(() => parseSweep('sniper.discountBps=1000,2000,1000')).toThrow(
+      "--sweep 'sniper.discountBps=1000,2000,1000': 1000 is listed twice",
+    );
+    expect(() => parseSweep(`sniper.maxPrice="0.01",'0.01'`)).toThrow(/"0\.01" is listed twice/);
   });
 
   it('a value in quotes stays text (an amount); the same parameter twice is refused', () => {
