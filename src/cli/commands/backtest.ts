@@ -366,8 +366,11 @@ export function saveOutputs(
   err: (line: string) => void,
 ): boolean {
   try {
+    const replaced = files.filter(([path]) => existsSync(path)).map(([path]) => basename(path));
     for (const [path, text] of files) writeFileSync(path, text);
-    err(`saved ${files.map(([p]) => p).join(' and ')}`);
+    err(
+      `saved ${files.map(([p]) => p).join(' and ')}${replaced.length > 0 ? ` (replacing the ${replaced.join(' and ')} there)` : ''}`,
+    );
     return true;
   } catch (e) {
     const dir = mkdtempSync(join(tmpdir(), 'harpoon-report-'));

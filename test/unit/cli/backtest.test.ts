@@ -497,6 +497,10 @@ describe('saveOutputs', () => {
     expect(saveOutputs([[`${ok}.json`, '{"a":1}\n']], (l) => lines.push(l))).toBe(true);
     expect(readFileSync(`${ok}.json`, 'utf8')).toBe('{"a":1}\n');
     expect(lines).toEqual([`saved ${ok}.json`]);
+    // again: the file there is replaced, and that is said
+    expect(saveOutputs([[`${ok}.json`, '{"a":2}\n']], (l) => lines.push(l))).toBe(true);
+    expect(readFileSync(`${ok}.json`, 'utf8')).toBe('{"a":2}\n');
+    expect(lines[1]).toBe(`saved ${ok}.json (replacing the saved.json there)`);
 
     // the folder went away during the replay
     const gone = join(dir, 'gone-folder', 'rep');
