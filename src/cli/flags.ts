@@ -34,8 +34,30 @@ export type FlagCheck =
 /** A value checked against its flag's spec: numbers are numbers, the rest stays text. */
 export type FlagValue = string | number | boolean | undefined;
 
-/** Node timers fire at once for delays above 2^31-1 ms; no interval of ours may come near it. */
+/**
+ * Node timers fire at once for delays above 2^31-1 ms (~24.8 days); no interval of ours may come
+ * near it, and a longer wait (record --seconds) goes through longTimeout.
+ */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `fn` once `ms` have passed on the wall clock, however long: in steps of at most
+ * MAX_TIMER_MS. The timers do not keep the process alive. Returns a cancel.
+ */
+export function longTimeout(fn: () => void, ms: number, now: () => number = Date.now): () => void {
+  const until = now() + ms;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const wait = () => {
+    const left = until - now();
+    if (left <= 0) fn();
+    else {
+      timer = setTimeout(wait, Math.min(left, MAX_TIMER_MS));
+      timer.unref?.();
+    }
+  };
+  wait();
+  return () => clearTimeout(timer);
+}
 
 const EVM_CHAIN_IDS = Object.entries(CHAIN_IDS)
   .map(([name, id]) => ({ name, id }))

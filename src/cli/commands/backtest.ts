@@ -14,6 +14,7 @@ import {
   FROM_FLAG,
   HOURS_FLAG,
   LATENCY_FLAG,
+  longTimeout,
   multipleFlag,
   numberFlag,
   RECORD_SECONDS_FLAG,
@@ -544,16 +545,8 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const stopped = new Promise<void>((done) => {
     if (ctx.io.signal.aborted) done();
     ctx.io.signal.addEventListener('abort', () => done(), { once: true });
-    if (seconds !== undefined) {
-      // in steps: a timer cannot wait more than 2^31-1 ms (~24.8 days), and fires at once beyond
-      const until = Date.now() + seconds * 1000;
-      const wait = () => {
-        const left = until - Date.now();
-        if (left <= 0) done();
-        else setTimeout(wait, Math.min(left, 2 ** 31 - 1)).unref();
-      };
-      wait();
-    }
+    // up to a year: longer than one timer can wait
+    if (seconds !== undefined) longTimeout(done, seconds * 1000);
   });
   try {
     await Promise.race([daemon.start(), stopped]);

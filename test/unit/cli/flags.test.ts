@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseSandboxFlags } from '../../../src/cli/commands/sandbox.ts';
 import { COMMANDS } from '../../../src/cli/commands.ts';
 import { UsageError } from '../../../src/cli/exit.ts';
@@ -9,8 +9,10 @@ import {
   checkFlags,
   checkFlagValue,
   EVERY_FLAG,
+  longTimeout,
   MAX_TIMER_MS,
   numberFlag,
+  RECORD_SECONDS_FLAG,
   SEED_FLAG,
   URL_FLAG,
 } from '../../../src/cli/flags.ts';
@@ -42,10 +44,36 @@ describe('every string flag of every command says what it allows', () => {
     }
   });
 
-  it('no interval flag can overflow a Node timer', () => {
+  it('no interval flag can overflow a Node timer (record --seconds waits through longTimeout)', () => {
     for (const f of COMMANDS.flatMap((c) => c.flags)) {
+      if (f === RECORD_SECONDS_FLAG) continue;
       if (f.check?.kind === 'integer' && f.check.unit === 'seconds')
         expect(f.check.max * 1000, f.name).toBeLessThanOrEqual(MAX_TIMER_MS);
+    }
+  });
+
+  it('longTimeout waits longer than one timer can: a year fires after a year, not at once', () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      let fired = 0;
+      const year = 365 * 86_400_000;
+      longTimeout(() => fired++, year);
+      vi.advanceTimersByTime(MAX_TIMER_MS + 1);
+      expect(fired).toBe(0);
+      vi.advanceTimersByTime(year - MAX_TIMER_MS - 2);
+      expect(fired).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(fired).toBe(1);
+      vi.advanceTimersByTime(year);
+      expect(fired).toBe(1);
+      // cancelled: never
+      const cancel = longTimeout(() => fired++, year);
+      vi.advanceTimersByTime(MAX_TIMER_MS);
+      cancel();
+      vi.advanceTimersByTime(year);
+      expect(fired).toBe(1);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
