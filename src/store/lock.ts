@@ -1,5 +1,14 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { FatalError } from '../errors/index.ts';
+
+/**
+ * What this process writes in its locks: its pid and a token of its own. A lock with this pid and
+ * another token was left by an earlier process that had the same pid (in a container, node is
+ * pid 1 on every start): it is stale, not ours.
+ */
+const OURS = `${process.pid} ${randomUUID()}`;
 
 function alive(pid: number): boolean {
   try {
@@ -10,43 +19,61 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The live process holding `<path>.lock` (this one included), or null: none, or a dead one's. */
+/**
+ * The lock file of `path`: beside the file it names, after links (`link.tape` and `real.tape`
+ * are one tape with one lock); for a file not there yet, beside it in its folder, after links.
+ */
+function lockPathOf(path: string): string {
+  if (existsSync(path)) return `${realpathSync(path)}.lock`;
+  const dir = dirname(path);
+  return existsSync(dir) ? join(realpathSync(dir), `${basename(path)}.lock`) : `${path}.lock`;
+}
+
+/** The live process holding the lock of `path` (this one included), or null: none, or a dead one's. */
 export function lockOwner(path: string): number | null {
-  let owner = Number.NaN;
+  return ownerOf(lockPathOf(path));
+}
+
+function ownerOf(lockPath: string): number | null {
+  let text = '';
   try {
-    owner = Number.parseInt(readFileSync(`${path}.lock`, 'utf8').trim(), 10);
+    text = readFileSync(lockPath, 'utf8').trim();
   } catch {
-    // none, or unreadable: treat as stale
+    return null; // none, or unreadable: stale
   }
-  return Number.isInteger(owner) && owner > 0 && alive(owner) ? owner : null;
+  const owner = Number.parseInt(text, 10);
+  if (!Number.isInteger(owner) || owner <= 0) return null;
+  // our pid: ours only with our token (else an earlier process's that had our pid)
+  if (owner === process.pid) return text === OURS ? owner : null;
+  return alive(owner) ? owner : null;
 }
 
 /**
- * One writer per file: a `<path>.lock` file holding the owner's pid. A lock left by a dead process
- * (kill -9) is taken over; one held by a live process (this one included) is refused with the
- * error `refuse` makes of its pid (null: the lock could not be taken, racing another taker).
- * Returns the release function.
+ * One writer per file: a `<path>.lock` file (see lockPathOf) holding the owner's pid and token. A
+ * lock left by a dead process (kill -9) is taken over; one held by a live process (this one
+ * included) is refused with the error `refuse` makes of its pid (null: the lock could not be
+ * taken, racing another taker). Returns the release function.
  */
 export function acquireFileLock(path: string, refuse: (owner: number | null) => Error): () => void {
-  const lockPath = `${path}.lock`;
+  const lockPath = lockPathOf(path);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
+      writeSync(fd, OURS);
       closeSync(fd);
       let released = false;
       return () => {
         if (released) return;
         released = true;
         try {
-          if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(lockPath);
+          if (readFileSync(lockPath, 'utf8').trim() === OURS) unlinkSync(lockPath);
         } catch {
           // already gone
         }
       };
     } catch (e) {
       if ((e as { code?: string }).code !== 'EEXIST') throw e;
-      const owner = lockOwner(path);
+      const owner = ownerOf(lockPath);
       if (owner !== null) throw refuse(owner);
       try {
         unlinkSync(lockPath);

@@ -93,7 +93,7 @@ function refuseOtherMarket(path: string, had: TapeMarket, now: TapeMarket): void
  */
 export function checkTapeToWrite(path: string, market: TapeMarket): TapeScan | null {
   const owner = lockOwner(path);
-  if (owner !== null && owner !== process.pid) throw new TapeInUseError(path, owner);
+  if (owner !== null) throw new TapeInUseError(path, owner);
   return scanToContinue(path, market);
 }
 

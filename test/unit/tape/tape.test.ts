@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readFileSync,
   statSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -299,7 +300,7 @@ describe('tape', () => {
     const a = openTapeWriter(path, { header, flushMs: 0 });
     a.write({ k: 'event', at: 1_001, event: listing(1) });
     a.flush();
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid));
+    expect(readFileSync(`${path}.lock`, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f-]{36}$`));
     let refused: unknown;
     try {
       openTapeWriter(path, { header, flushMs: 0 });
@@ -348,13 +349,39 @@ describe('tape', () => {
     // killed (kill -9: no cleanup): its lock stays, naming a dead process
     child.kill('SIGKILL');
     await new Promise((ok) => child.once('exit', ok));
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(child.pid));
+    expect(readFileSync(`${path}.lock`, 'utf8')).toMatch(new RegExp(`^${child.pid} `));
     const w = openTapeWriter(path, { header, flushMs: 0 });
     w.write({ k: 'event', at: 1_001, event: listing(1) });
     await w.close();
     expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
     expect(existsSync(`${path}.lock`)).toBe(false);
   }, 30_000);
+
+  it('a lock naming this pid but not this process (a container restarted: node is pid 1 again) is stale', async () => {
+    const path = join(dir(), 'pid1.tape');
+    writeFileSync(`${path}.lock`, `${process.pid} 00000000-0000-4000-8000-000000000000`);
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    await w.close();
+    // as is one of the older kind (a pid alone)
+    writeFileSync(`${path}.lock`, String(process.pid));
+    const again = openTapeWriter(path, { header, flushMs: 0 });
+    await again.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('a link to a tape is that tape: one lock, so a second writer through the link is refused', async () => {
+    const d = dir();
+    const real = join(d, 'real.tape');
+    const a = openTapeWriter(real, { header, flushMs: 0 });
+    symlinkSync(real, join(d, 'link.tape'));
+    expect(() => openTapeWriter(join(d, 'link.tape'), { header, flushMs: 0 })).toThrow(TapeInUseError);
+    await a.close();
+    // a link made before the tape exists (into a linked folder) names the same lock too
+    symlinkSync(d, join(d, 'alias'));
+    const b = openTapeWriter(join(d, 'alias', 'new.tape'), { header, flushMs: 0 });
+    expect(() => openTapeWriter(join(d, 'new.tape'), { header, flushMs: 0 })).toThrow(TapeInUseError);
+    await b.close();
+  });
 
   it('refuses a file that is not a tape', () => {
     const path = join(dir(), 'x.tape');
