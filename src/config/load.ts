@@ -539,10 +539,12 @@ function resolveWallet(
 
 /**
  * Why a file cannot be written at `path` (its folder missing or not writable; the path a folder, a
- * pipe, a device or a socket; a file there that cannot be written), or undefined when it can:
- * checked before work whose result goes there.
+ * pipe, a device or a socket; with `writable`, a file there that this process cannot write), or
+ * undefined when it can: checked before work whose result goes there. A config's paths are checked
+ * without `writable`: every command loads the config, and one that only reads the file (a backtest
+ * of the daemon's tape, `status`, `kill`) must not be refused because another user owns it.
  */
-export function outFileProblem(path: string): string | undefined {
+export function outFileProblem(path: string, o: { writable?: boolean } = {}): string | undefined {
   const dir = dirname(path);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return `there is no folder ${dir}`;
   try {
@@ -555,6 +557,7 @@ export function outFileProblem(path: string): string | undefined {
   if (st.isDirectory()) return `${path} is a folder, not a file`;
   if (!st.isFile())
     return `${path} is not a regular file (a pipe, device or socket), and a file is written there`;
+  if (o.writable !== true) return undefined;
   try {
     accessSync(path, constants.W_OK);
   } catch (e) {

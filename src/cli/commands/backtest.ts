@@ -100,7 +100,7 @@ function required(ctx: CommandContext, spec: typeof TAPE_FLAG, command: string, 
 
 /** `--out` checked before any work (a long replay must not fail at its last step). */
 function writableOut(path: string, example: string): string {
-  const problem = outFileProblem(path);
+  const problem = outFileProblem(path, { writable: true });
   if (problem !== undefined)
     throw new UsageError(`--out: ${problem}`, `give a path in a folder that exists, e.g. ${example}`);
   return path;

@@ -328,13 +328,22 @@ describe('loadConfig: keystore', () => {
   });
 
   // root is not stopped by permissions (the write at the end would succeed): skipped there
-  it.skipIf(process.getuid?.() === 0)('a file there that cannot be written is refused as an output', () => {
-    const dir = tempDir();
-    const path = writeFile(dir, 'kept.json', '{}');
-    expect(outFileProblem(path)).toBeUndefined();
-    chmodSync(path, 0o444);
-    expect(outFileProblem(path)).toBe(`${path} is there and cannot be written (EACCES)`);
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'a file there that cannot be written is refused as an output (--out), not as a config path (every command reads the config)',
+    () => {
+      const dir = tempDir();
+      const path = writeFile(dir, 'kept.json', '{}');
+      expect(outFileProblem(path, { writable: true })).toBeUndefined();
+      chmodSync(path, 0o444);
+      expect(outFileProblem(path, { writable: true })).toBe(
+        `${path} is there and cannot be written (EACCES)`,
+      );
+      expect(outFileProblem(path)).toBeUndefined();
+      // market.record at a tape this user cannot write: the config loads (a backtest of it, status, kill)
+      const file = writeFile(dir, 'h.yaml', 'market:\n  record: kept.json\n');
+      expect(loadConfig({ file, env: {}, cwd: dir }).config.market.record).toBe(path);
+    },
+  );
 
   it('requires the keystore password and refuses two key sources', () => {
     const dir = tempDir();
