@@ -575,17 +575,17 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   err(s.tape !== undefined ? describeTape(s.tape, true) : `recorded ${s.events.total} events to ${out}`);
   if (s.state === 'failed') return ExitCode.error;
   // a recording that got nothing (the API and the stream unreachable, a wrong key…) is a failure a
-  // script or a cron job must see, unless Ctrl-C ended it before anything came
+  // script, a cron job or a supervisor must see, however it ended (--seconds, Ctrl-C, SIGTERM)
   if (s.tape !== undefined && s.tape.events === 0) {
     if (s.tape.snapshots === 0) {
       err(
-        `${ctx.io.signal.aborted ? 'warning' : 'error'}: nothing was recorded: no market event and no REST answer came (the log above says what failed: the API's URL or key, the stream)`,
+        "error: nothing was recorded: no market event and no REST answer came (the log above says what failed: the API's URL or key, the stream)",
       );
-      if (!ctx.io.signal.aborted) return ExitCode.error;
-    } else
-      err(
-        "warning: no market event was recorded, only REST answers: the stream delivered nothing (a quiet market, or the stream's URL or key); a backtest of this tape trades on snapshots alone",
-      );
+      return ExitCode.error;
+    }
+    err(
+      "warning: no market event was recorded, only REST answers: the stream delivered nothing (a quiet market, or the stream's URL or key); a backtest of this tape trades on snapshots alone",
+    );
   }
   return ExitCode.ok;
 }
