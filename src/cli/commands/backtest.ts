@@ -1,7 +1,7 @@
 // `harpoon backtest`, `harpoon sandbox tape` and `harpoon record`: tapes of the market and
 // strategies run over them again.
 import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { utcMinute } from '../../backtest/report.ts';
@@ -359,32 +359,49 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
 
 /**
  * Writes a replay's outputs where --out says. --out was checked before the replay, but a disk can
- * fill or a file change in the hours a replay takes: then the outputs go to a new folder of the
- * system's temporary folder instead, which is said, and the command exits 1. Nothing is lost.
+ * fill or a file change in the hours a replay takes: what cannot be written there goes to a new
+ * folder of the system's temporary folder (else of the home folder) instead, which is said, and
+ * the command exits 1. Nothing is lost unless neither can be written either, which is said too.
  */
 export function saveOutputs(
   files: readonly (readonly [path: string, text: string])[],
   err: (line: string) => void,
 ): boolean {
-  try {
-    const replaced = files.filter(([path]) => existsSync(path)).map(([path]) => basename(path));
-    for (const [path, text] of files) writeFileSync(path, text);
-    err(
-      `saved ${files.map(([p]) => p).join(' and ')}${replaced.length > 0 ? ` (replacing the ${replaced.join(' and ')} there)` : ''}`,
-    );
-    return true;
-  } catch (e) {
-    const dir = mkdtempSync(join(tmpdir(), 'harpoon-report-'));
-    const kept = files.map(([path, text]) => {
-      const to = join(dir, basename(path));
-      writeFileSync(to, text, { mode: 0o600 });
-      return to;
-    });
-    err(
-      `error: could not write ${files.map(([p]) => p).join(' and ')} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): saved ${kept.join(' and ')} instead`,
-    );
-    return false;
+  const written: string[] = [];
+  const replaced: string[] = [];
+  const failed: { path: string; text: string; why: string }[] = [];
+  for (const [path, text] of files) {
+    const there = existsSync(path);
+    try {
+      writeFileSync(path, text);
+      written.push(path);
+      if (there) replaced.push(basename(path));
+    } catch (e) {
+      failed.push({ path, text, why: (e as NodeJS.ErrnoException).code ?? (e as Error).message });
+    }
   }
+  if (written.length > 0)
+    err(
+      `saved ${written.join(' and ')}${replaced.length > 0 ? ` (replacing the ${replaced.join(' and ')} there)` : ''}`,
+    );
+  if (failed.length === 0) return true;
+  const what = failed.map((f) => `${f.path} (${f.why})`).join(' and ');
+  for (const base of [tmpdir(), homedir()]) {
+    try {
+      const dir = mkdtempSync(join(base, 'harpoon-report-'));
+      const kept = failed.map((f) => {
+        const to = join(dir, basename(f.path));
+        writeFileSync(to, f.text, { mode: 0o600 });
+        return to;
+      });
+      err(`error: could not write ${what}: saved ${kept.join(' and ')} instead`);
+      return false;
+    } catch {
+      // that folder will not do either: the next
+    }
+  }
+  err(`error: could not write ${what}, nor a copy in ${tmpdir()} or ${homedir()}: it is lost`);
+  return false;
 }
 
 /** `harpoon sandbox tape --out T [--seed N] [--hours H] [--activity N]`: the simulator's market as a tape, offline. */

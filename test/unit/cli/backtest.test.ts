@@ -515,17 +515,39 @@ describe('saveOutputs', () => {
       ),
     ).toBe(false);
     expect(lines).toHaveLength(1);
-    const m =
-      /^error: could not write (.*) \(ENOENT\): saved (\S+rep\.json) and (\S+rep\.html) instead$/.exec(
-        lines[0] ?? '',
-      );
-    expect(m?.[1]).toBe(`${gone}.json and ${gone}.html`);
+    const m = /^error: could not write (.*): saved (\S+rep\.json) and (\S+rep\.html) instead$/.exec(
+      lines[0] ?? '',
+    );
+    expect(m?.[1]).toBe(`${gone}.json (ENOENT) and ${gone}.html (ENOENT)`);
     const [json, html] = [m?.[2] ?? '', m?.[3] ?? ''];
     expect(json.startsWith(join(tmpdir(), 'harpoon-report-'))).toBe(true);
     expect(readFileSync(json, 'utf8')).toBe('{"b":2}\n');
     expect(readFileSync(html, 'utf8')).toBe('<p>b</p>\n');
     expect(statSync(json).mode & 0o777).toBe(0o600);
     rmSync(dirname(json), { recursive: true, force: true });
+
+    // one written, one not (a folder took its name): each said as it went
+    lines.length = 0;
+    const half = join(dir, 'half');
+    mkdirSync(`${half}.html`);
+    expect(
+      saveOutputs(
+        [
+          [`${half}.json`, '{"c":3}\n'],
+          [`${half}.html`, '<p>c</p>\n'],
+        ],
+        (l) => lines.push(l),
+      ),
+    ).toBe(false);
+    expect(lines[0]).toBe(`saved ${half}.json`);
+    expect(lines[1]).toMatch(
+      new RegExp(`^error: could not write ${half}\\.html \\(EISDIR\\): saved \\S+half\\.html instead$`),
+    );
+    expect(readFileSync(`${half}.json`, 'utf8')).toBe('{"c":3}\n');
+    const kept = /saved (\S+) instead$/.exec(lines[1] ?? '')?.[1] ?? '';
+    expect(kept.startsWith(join(tmpdir(), 'harpoon-report-'))).toBe(true);
+    expect(readFileSync(kept, 'utf8')).toBe('<p>c</p>\n');
+    rmSync(dirname(kept), { recursive: true, force: true });
   });
 });
 
