@@ -174,11 +174,12 @@ export class TooManySamplesError extends RangeError {
 /**
  * How far apart the report's samples are over a window of `windowMs`: `askedMs` when given (a
  * TooManySamplesError when that gives more than MAX_SAMPLES), else a minute, or for a window of
- * more than DEFAULT_MAX_SAMPLES minutes the whole number of minutes that keeps it within them (a
+ * more than DEFAULT_MAX_SAMPLES - 1 minutes the whole number of minutes that keeps it within them (a
  * year: 11 minutes). The totals (drawdown, capital in offers) are read from these samples.
  */
 export function sampleSpacing(windowMs: number, askedMs?: number): number {
-  const count = (every: number) => Math.floor(Math.max(0, windowMs) / every) + 1;
+  // the collector samples at the start, every `every` before the end, and at the end
+  const count = (every: number) => Math.ceil(Math.max(0, windowMs) / every) + 1;
   if (askedMs !== undefined) {
     if (!(askedMs > 0) || !Number.isFinite(askedMs))
       throw new RangeError(`a sample spacing must be > 0 ms, got ${askedMs}`);
@@ -190,7 +191,7 @@ export function sampleSpacing(windowMs: number, askedMs?: number): number {
       );
     return askedMs;
   }
-  const minutes = Math.max(1, Math.ceil(windowMs / DEFAULT_MAX_SAMPLES / DEFAULT_SAMPLE_MS));
+  const minutes = Math.max(1, Math.ceil(windowMs / (DEFAULT_MAX_SAMPLES - 1) / DEFAULT_SAMPLE_MS));
   return minutes * DEFAULT_SAMPLE_MS;
 }
 

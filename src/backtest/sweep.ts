@@ -55,7 +55,7 @@ export function parseSweep(spec: string): SweepAxis {
         throw new RangeError(`--sweep '${spec}': more than ${MAX_COMBINATIONS} values`);
     }
   } else {
-    if (rhs.includes('..') && !rhs.includes(','))
+    if (rhs.includes('..') && !rhs.includes(',') && !/^(["']).*\1$/.test(rhs))
       throw new RangeError(
         `--sweep '${spec}': a range is from..to or from..to:step with plain numbers (1000, not 1e3) and a step above 0 (e.g. 1000..3000:500)`,
       );

@@ -512,7 +512,8 @@ export const SAMPLE_FLAG: FlagSpec = flag({
   name: 'sample',
   type: 'string',
   valueName: 'S',
-  defaultText: '60; over 50,000 minutes, the whole minutes that keep 50,000 samples (a year: 660)',
+  defaultText:
+    '60; over 49,999 minutes (~35 days), the whole minutes that keep it to 50,000 samples (a year: 660)',
   help: "the report's series (equity, exposure, floors) and its drawdown take a sample every S seconds of the tape (1-86400); a report holds at most 200,000 samples",
   check: { kind: 'integer', min: 1, max: 86_400, unit: 'seconds' },
   example: '300',

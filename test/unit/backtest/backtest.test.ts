@@ -45,14 +45,14 @@ async function gappedTape(
 
 describe('report samples', () => {
   const DAY = 86_400_000;
-  it('a minute apart up to 50,000 minutes of window, then whole minutes that keep them at 50,000', () => {
+  it('a minute apart up to 49,999 minutes of window (50,000 samples), then whole minutes that keep them at 50,000', () => {
     expect(sampleSpacing(0)).toBe(60_000);
     expect(sampleSpacing(30 * DAY)).toBe(60_000);
-    expect(sampleSpacing(50_000 * 60_000)).toBe(60_000);
-    expect(sampleSpacing(50_000 * 60_000 + 1)).toBe(120_000);
+    expect(sampleSpacing(49_999 * 60_000)).toBe(60_000);
+    expect(sampleSpacing(49_999 * 60_000 + 1)).toBe(120_000);
     expect(sampleSpacing(60 * DAY)).toBe(120_000);
     expect(sampleSpacing(365 * DAY)).toBe(660_000);
-    expect(Math.floor((365 * DAY) / sampleSpacing(365 * DAY)) + 1).toBeLessThanOrEqual(50_001);
+    expect(Math.ceil((365 * DAY) / sampleSpacing(365 * DAY)) + 1).toBeLessThanOrEqual(50_000);
   });
 
   it('a spacing asked for is kept, unless it gives more than 200,000 samples', () => {
@@ -329,6 +329,19 @@ describe('backtest', () => {
       /a sample every 1 s gives 5,184,\d{3} samples over this window; a report holds at most 200,000 \(every 26 s or more\)/,
     );
     expect(warmed).toBe(0);
+  }, 120_000);
+
+  it('a report holds as many samples as sampleSpacing counts (the start, every spacing before the end, the end)', async () => {
+    for (const every of [7_000, 60_000]) {
+      const r = await runBacktest({
+        tape: openTapeSource(tapePath),
+        setup: setup(),
+        builtinStrategiesDir: strategiesDir,
+        sampleMs: every,
+      });
+      const w = r.report.window;
+      expect(r.report.series.at.length, `every ${every} ms`).toBe(Math.ceil((w.to - w.from) / every) + 1);
+    }
   }, 120_000);
 
   it('a signal stops the replay inside a long stretch of ticks (days of freshness records, no event)', async () => {

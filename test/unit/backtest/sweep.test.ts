@@ -34,6 +34,8 @@ describe('sweep specs', () => {
     expect(() => parseSweep('sniper.discountBps=1000..x')).toThrow(/a range is from\.\.to/);
     // scientific notation is no range's number (it was taken as the text "1e3..2e3")
     expect(() => parseSweep('sniper.discountBps=1e3..2e3')).toThrow(/plain numbers \(1000, not 1e3\)/);
+    // in quotes, it is one text value
+    expect(parseSweep(`a.b='x..y'`).values).toEqual(['x..y']);
     // the same value twice would run one combination twice
     expect(() => parseSweep('sniper.discountBps=1000,2000,1000')).toThrow(
       "--sweep 'sniper.discountBps=1000,2000,1000': 1000 is listed twice",
