@@ -16,7 +16,16 @@
  * with a TapeInUseError: two writers each append at their own idea of the end and overwrite each
  * other's blocks. A lock left by a process that died is taken over.
  */
-import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  ftruncateSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { acquireFileLock, lockOwner } from '../store/lock.ts';
 import {
@@ -37,7 +46,7 @@ export class TapeInUseError extends TapeFormatError {
   ) {
     super(
       owner === null
-        ? `cannot take the lock of ${path} (${path}.lock): another writer is opening it`
+        ? `cannot take the lock of ${path}: another writer is opening it`
         : `${path} is being written by another harpoon process (pid ${owner}): one writer per tape; stop that one or record to another file`,
     );
     this.name = 'TapeInUseError';
@@ -51,6 +60,11 @@ export interface TapeWriterOptions {
   readonly flushMs?: number;
   /** Flush as soon as the buffer holds this many bytes of JSON. Default 256 KiB. */
   readonly maxBlockBytes?: number;
+  /**
+   * A new tape, never a continued one: a file at the path is removed first, under the writer's lock
+   * (anything but a regular file there is refused). Default false: an existing tape is continued.
+   */
+  readonly replace?: boolean;
   /** fdatasync after each block (the second a crash may lose is then only the buffer). Default true. */
   readonly sync?: boolean;
   /** deflate level, 1 (fast) .. 9. Default 6. */
@@ -89,12 +103,12 @@ function refuseOtherMarket(path: string, had: TapeMarket, now: TapeMarket): void
  * Whether a recording of `market` may be written to `path`, checked before anything starts (a
  * recorder opening it later checks again): a TapeInUseError when another writer has it open, a
  * TapeFormatError when it is not a tape, is damaged before its end, or is a tape of another
- * market. Nothing there, or an empty file, is fine (a new tape). Returns the scan of a tape there.
+ * market. Nothing there, or an empty file, is fine (a new tape).
  */
-export function checkTapeToWrite(path: string, market: TapeMarket): TapeScan | null {
+export function checkTapeToWrite(path: string, market: TapeMarket): void {
   const owner = lockOwner(path);
   if (owner !== null) throw new TapeInUseError(path, owner);
-  return scanToContinue(path, market);
+  scanToContinue(path, market);
 }
 
 function scanToContinue(path: string, market: TapeMarket): TapeScan | null {
@@ -127,6 +141,11 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   let truncatedTail = 0;
   let fd: number;
   let size: number;
+  if (options.replace === true && existsSync(path)) {
+    if (!statSync(path).isFile())
+      throw new TapeFormatError(`${path} is not a regular file: a new tape replaces only a file`);
+    rmSync(path);
+  }
   const scan = scanToContinue(path, options.header);
   if (scan !== null) {
     fd = openSync(path, 'r+');

@@ -13,7 +13,6 @@
  * strategies see a moving market; traders are the fixture's wallets 3..9 by address only.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync, statSync } from 'node:fs';
 import type { ChainName } from '../../domain/chains.ts';
 import type {
   CollectionOfferEvent,
@@ -25,9 +24,8 @@ import type {
   TraitOfferEvent,
 } from '../../domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../domain/ids.ts';
-import { lockOwner } from '../../store/lock.ts';
 import type { TapeHeader } from '../../tape/format.ts';
-import { openTapeWriter, TapeInUseError } from '../../tape/writer.ts';
+import { openTapeWriter } from '../../tape/writer.ts';
 import { COLLECTION_SPECS, type CollectionSpec, MARKETPLACE_FEE_PERCENT } from '../catalog/catalog.ts';
 import { hashString, prng, traitsFor } from '../catalog/traits.ts';
 import {
@@ -194,16 +192,15 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
     paymentTokens: [TAPE_ETH, TAPE_WETH],
     meta: { seed, hours: o.hours, activity },
   };
-  // a new tape, never a continued one: a file there is replaced (the CLI refuses one that is not
-  // empty), anything else (a folder, a pipe, a device) is left alone
-  if (existsSync(o.out)) {
-    const owner = lockOwner(o.out);
-    if (owner !== null) throw new TapeInUseError(o.out, owner);
-    if (!statSync(o.out).isFile())
-      throw new Error(`${o.out} is not a regular file: a sandbox tape replaces only a file`);
-    rmSync(o.out);
-  }
-  const w = openTapeWriter(o.out, { header, flushMs: 0, sync: false, maxBlockBytes: 512 * 1024, level: 1 });
+  // a new tape, never a continued one (a file there is replaced; the CLI refuses one that is not empty)
+  const w = openTapeWriter(o.out, {
+    header,
+    replace: true,
+    flushMs: 0,
+    sync: false,
+    maxBlockBytes: 512 * 1024,
+    level: 1,
+  });
   let events = 0;
   let seq = 0;
   const emit = (e: MarketEvent) => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
@@ -381,6 +381,25 @@ describe('tape', () => {
     const b = openTapeWriter(join(d, 'alias', 'new.tape'), { header, flushMs: 0 });
     expect(() => openTapeWriter(join(d, 'new.tape'), { header, flushMs: 0 })).toThrow(TapeInUseError);
     await b.close();
+  });
+
+  it('replace: a new tape over a file there, under the lock; a pipe there, or a live writer, is refused and left', async () => {
+    const d = dir();
+    const path = join(d, 'new.tape');
+    const a = openTapeWriter(path, { header, flushMs: 0 });
+    a.write({ k: 'event', at: 1_001, event: listing(1) });
+    // being written: refused before anything is removed
+    expect(() => openTapeWriter(path, { header, replace: true, flushMs: 0 })).toThrow(TapeInUseError);
+    await a.close();
+    expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
+    const b = openTapeWriter(path, { header: { ...header, at: 2_000 }, replace: true, flushMs: 0 });
+    await b.close();
+    expect([...openTape(path).records()].map((r) => r.at)).toEqual([2_000]);
+    const pipe = join(d, 'pipe.tape');
+    execFileSync('mkfifo', [pipe]);
+    expect(() => openTapeWriter(pipe, { header, replace: true, flushMs: 0 })).toThrow(/not a regular file/);
+    expect(statSync(pipe).isFIFO()).toBe(true);
+    expect(existsSync(`${pipe}.lock`)).toBe(false);
   });
 
   it('refuses a file that is not a tape', () => {
