@@ -52,6 +52,27 @@ function recorderOf(o: DaemonRecorderOptions): TapeRecorder {
       : {}),
     nftTraits: o.nftTraits,
     freshness: o.freshness,
-    onError: (err, what) => o.logger.warn({ err, what }, 'market recording: a read or a write failed'),
+    onError: (err, what) => o.logger.warn({ err, what }, 'market recording: a read failed'),
+    // one warning when writing starts failing, a note a minute while it fails, one when it works
+    // again: a disk full for hours is not a warning a second. Trading goes on all along.
+    onWrite: (s) => {
+      const since = new Date(s.since).toISOString();
+      const counts = { path: o.path, failures: s.failures, held: s.held, dropped: s.dropped };
+      if (s.state === 'failing')
+        o.logger.warn(
+          { err: s.err, ...counts },
+          'market recording: cannot write the tape (disk full?); the records are held in memory and written when it works again; trading goes on',
+        );
+      else if (s.state === 'still failing')
+        o.logger.warn(
+          { err: s.err, since, ...counts },
+          `market recording: the tape still cannot be written, since ${since}; ${s.held} records held, ${s.dropped} lost`,
+        );
+      else
+        o.logger.warn(
+          { since, ...counts },
+          `market recording: the tape is written again (it failed from ${since}); ${s.dropped === 0 ? 'no record lost' : `${s.dropped} records lost`}`,
+        );
+    },
   });
 }

@@ -40,7 +40,31 @@ export interface TapeRecorderOptions {
   /** Default 1000 ms: what a crash may lose. */
   readonly flushMs?: number;
   readonly meta?: TapeHeader['meta'];
+  /** A read for the tape failed (fees, gas price). Writing the tape is told by onWrite. */
   readonly onError?: (err: unknown, what: string) => void;
+  /**
+   * Writing the tape failed (disk full, file too large…), still fails, or works again: told once
+   * when it starts failing, at most every `noteEveryMs` while it keeps failing (a disk full for
+   * hours is not a warning a second), and once when it writes again. Without it, a failure is told
+   * to onError as `tape write` the same way.
+   */
+  readonly onWrite?: (state: TapeWriteState) => void;
+  /** Default 60 000 ms. */
+  readonly noteEveryMs?: number;
+}
+
+/** How writing the tape goes, when it goes wrong (see onWrite). */
+export interface TapeWriteState {
+  readonly state: 'failing' | 'still failing' | 'recovered';
+  /** The last failure (none when recovered). */
+  readonly err?: unknown;
+  /** Failed attempts since it started failing (one a second). */
+  readonly failures: number;
+  /** When it started failing (the recorder's clock). */
+  readonly since: number;
+  /** Records waiting to be written, and records lost since the recorder started. */
+  readonly held: number;
+  readonly dropped: number;
 }
 
 export interface TapeRecorder {
@@ -48,7 +72,15 @@ export interface TapeRecorder {
   /** The API the market view should read through: answers are recorded, then returned. */
   wrapApi(api: MarketApi): MarketApi;
   event(event: MarketEvent): void;
-  stats(): { records: number; blocks: number; bytes: number; events: number; snapshots: number };
+  stats(): {
+    records: number;
+    blocks: number;
+    bytes: number;
+    events: number;
+    snapshots: number;
+    held: number;
+    dropped: number;
+  };
   close(): Promise<void>;
 }
 
@@ -72,14 +104,57 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   const writer: TapeWriter = openTapeWriter(o.path, {
     header,
     flushMs: 0, // the recorder's own tick flushes (after the freshness record)
-    onError: (err) => o.onError?.(err, 'tape flush'),
   });
   const fail = (what: string) => (err: unknown) => o.onError?.(err, what);
+  const tell =
+    o.onWrite ??
+    ((s: TapeWriteState) => {
+      if (s.state !== 'recovered') o.onError?.(s.err, 'tape write');
+    });
+  const noteEveryMs = o.noteEveryMs ?? 60_000;
   let events = 0;
   let snapshots = 0;
   let closed = false;
+  // writing the tape is failing: since when, how many attempts, when it was last told
+  let failing: { since: number; failures: number; toldAt: number } | undefined;
+  const writeState = (state: TapeWriteState['state'], f: NonNullable<typeof failing>, err?: unknown) => {
+    const { held, dropped } = writer.stats();
+    tell({
+      state,
+      ...(err !== undefined ? { err } : {}),
+      failures: f.failures,
+      since: f.since,
+      held,
+      dropped,
+    });
+  };
+  /** Writing the tape failed: told (see onWrite), never thrown at the daemon that trades. */
+  function failed(err: unknown): void {
+    const now = o.clock.now();
+    if (failing === undefined) {
+      failing = { since: now, failures: 1, toldAt: now };
+      writeState('failing', failing, err);
+      return;
+    }
+    failing.failures++;
+    if (now - failing.toldAt >= noteEveryMs) {
+      failing.toldAt = now;
+      writeState('still failing', failing, err);
+    }
+  }
+  /** A block was written: when writing had failed, it works again (only a flush tells: a record is only buffered). */
+  function flushed(): void {
+    if (failing === undefined) return;
+    writeState('recovered', failing);
+    failing = undefined;
+  }
   const write = (r: TapeRecord) => {
-    if (!closed) writer.write(r);
+    if (closed) return;
+    try {
+      writer.write(r);
+    } catch (err) {
+      failed(err);
+    }
   };
 
   function rest<A extends unknown[], R>(
@@ -128,8 +203,9 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     }
     try {
       writer.flush();
+      flushed();
     } catch (err) {
-      fail('tape flush')(err);
+      failed(err);
     }
   }
 
@@ -188,7 +264,13 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
       stopTraits?.();
       tick();
       closed = true;
-      await writer.close();
+      const { held } = writer.stats();
+      await writer.close().catch((err: unknown) => {
+        throw new Error(
+          `the tape ${o.path} could not be written at the end: ${held} records were not written (${(err as Error).message})`,
+          { cause: err },
+        );
+      });
     },
   };
 }

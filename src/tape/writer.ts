@@ -71,15 +71,33 @@ export interface TapeWriterOptions {
   readonly level?: number;
   /** A flush that failed (disk full…): told, never thrown from the timer. */
   readonly onError?: (err: unknown) => void;
+  /**
+   * While writing fails, records are held to be written when it works again, up to this many bytes
+   * of JSON; the records after that are dropped (counted in stats). Default 16 MiB.
+   */
+  readonly maxHeldBytes?: number;
 }
 
 export interface TapeWriter {
   readonly path: string;
   write(record: TapeRecord): void;
-  /** Writes what is buffered as one block now. */
+  /**
+   * Writes what is buffered as one block now. When the write fails (disk full, file too large) it
+   * throws, and the records stay buffered for the next flush.
+   */
   flush(): void;
-  /** Records and blocks written by this writer. */
-  stats(): { records: number; blocks: number; bytes: number; truncatedTail: number };
+  /**
+   * Records and blocks written by this writer; `held`: records waiting for a flush, `dropped`:
+   * records lost because writing failed for longer than maxHeldBytes could hold.
+   */
+  stats(): {
+    records: number;
+    blocks: number;
+    bytes: number;
+    truncatedTail: number;
+    held: number;
+    dropped: number;
+  };
   close(): Promise<void>;
 }
 
@@ -138,6 +156,7 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   const maxBlockBytes = options.maxBlockBytes ?? 256 * 1024;
   const sync = options.sync ?? true;
   const level = options.level ?? 6;
+  const maxHeldBytes = options.maxHeldBytes ?? 16 * 1024 * 1024;
   let truncatedTail = 0;
   let fd: number;
   let size: number;
@@ -163,6 +182,13 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   let pending = 0;
   let records = 0;
   let blocks = 0;
+  let dropped = 0;
+  // Blocks a write failed to put on disk (full, file too large), oldest first, written before any
+  // new one: deflated once, so retrying every second costs a write, not compressing again all that
+  // is held (that would take the CPU the daemon trades with). While there are any, write() does not
+  // flush on size.
+  let held: { block: Buffer; records: number }[] = [];
+  let heldBytes = 0;
   let closed = false;
   // no whole block yet (a new file, or one whose first block a crash cut): the header first
   if (size === TAPE_MAGIC_BYTES.length) {
@@ -171,18 +197,43 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   }
 
   function flush(): void {
-    if (lines.length === 0 || closed) return;
-    const payload = deflateRawSync(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), { level });
-    lines = [];
-    pending = 0;
-    const block = Buffer.allocUnsafe(BLOCK_HEADER_BYTES + payload.length);
-    block.writeUInt32BE(payload.length, 0);
-    block.writeUInt32BE(crc32(payload), 4);
-    payload.copy(block, BLOCK_HEADER_BYTES);
-    // one write per block: a reader sees it whole or as a torn tail
-    writeSync(fd, block, 0, block.length, size);
-    size += block.length;
-    blocks++;
+    if (closed) return;
+    if (lines.length > 0) {
+      const payload = deflateRawSync(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), { level });
+      const block = Buffer.allocUnsafe(BLOCK_HEADER_BYTES + payload.length);
+      block.writeUInt32BE(payload.length, 0);
+      block.writeUInt32BE(crc32(payload), 4);
+      payload.copy(block, BLOCK_HEADER_BYTES);
+      held.push({ block, records: lines.length });
+      heldBytes += block.length;
+      lines = [];
+      pending = 0;
+    }
+    if (held.length === 0) return;
+    const blocksBefore = blocks;
+    for (const { block } of held) {
+      try {
+        // one write per block: a reader sees it whole or as a torn tail
+        let done = 0;
+        while (done < block.length) done += writeSync(fd, block, done, block.length - done, size + done);
+      } catch (err) {
+        // A full disk or a file size limit writes part of the block, then fails. That part is cut
+        // off: a smaller block written over it once there is room again would leave the rest of it
+        // between two whole blocks, damage that stops every reader there. The block stays held.
+        try {
+          ftruncateSync(fd, size);
+        } catch {
+          // the next write at `size` covers it, and a crash before then leaves a torn tail
+        }
+        held = held.slice(blocks - blocksBefore);
+        heldBytes = held.reduce((n, h) => n + h.block.length, 0);
+        throw err;
+      }
+      size += block.length;
+      blocks++;
+    }
+    held = [];
+    heldBytes = 0;
     if (sync) fdatasyncSync(fd);
   }
 
@@ -202,14 +253,27 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
     path,
     write(record) {
       if (closed) throw new Error(`tape ${path} is closed`);
+      // writing has failed for long: what is held is kept, what comes after is lost (memory is the
+      // daemon's, and a disk that stays full must not take it all)
+      if (held.length > 0 && heldBytes + pending >= maxHeldBytes) {
+        dropped++;
+        return;
+      }
       const line = encodeRecord(record);
       lines.push(line);
       pending += line.length + 1;
       records++;
-      if (pending >= maxBlockBytes) flush();
+      if (pending >= maxBlockBytes && held.length === 0) flush();
     },
     flush,
-    stats: () => ({ records, blocks, bytes: size, truncatedTail }),
+    stats: () => ({
+      records,
+      blocks,
+      bytes: size,
+      truncatedTail,
+      held: lines.length + held.reduce((n, h) => n + h.records, 0),
+      dropped,
+    }),
     async close() {
       if (closed) return;
       if (timer !== undefined) clearInterval(timer);
