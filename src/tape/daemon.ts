@@ -53,6 +53,7 @@ function recorderOf(o: DaemonRecorderOptions): TapeRecorder {
     nftTraits: o.nftTraits,
     freshness: o.freshness,
     onError: (err, what) => o.logger.warn({ err, what }, 'market recording: a read failed'),
+    onNotice: (message) => o.logger.warn({ path: o.path }, `market recording: ${message}`),
     // one warning when writing starts failing, a note a minute while it fails, one when it works
     // again: a disk full for hours is not a warning a second. Trading goes on all along.
     onWrite: (s) => {

@@ -51,6 +51,8 @@ export interface TapeRecorderOptions {
   readonly onWrite?: (state: TapeWriteState) => void;
   /** Default 60 000 ms. */
   readonly noteEveryMs?: number;
+  /** The tape was deleted (a new one is started) or moved while it is written: told once. */
+  readonly onNotice?: (message: string) => void;
 }
 
 /** How writing the tape goes, when it goes wrong (see onWrite). */
@@ -104,6 +106,7 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   const writer: TapeWriter = openTapeWriter(o.path, {
     header,
     flushMs: 0, // the recorder's own tick flushes (after the freshness record)
+    ...(o.onNotice !== undefined ? { onNotice: o.onNotice } : {}),
   });
   const fail = (what: string) => (err: unknown) => o.onError?.(err, what);
   const tell =

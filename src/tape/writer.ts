@@ -20,6 +20,7 @@ import {
   closeSync,
   existsSync,
   fdatasyncSync,
+  fstatSync,
   ftruncateSync,
   openSync,
   rmSync,
@@ -37,6 +38,12 @@ import {
   type TapeRecord,
 } from './format.ts';
 import { openTape, scanTape, type TapeScan } from './reader.ts';
+
+/**
+ * A new tape's mode (before the umask): readable by all, written by its owner. A tape is market
+ * data, no secret, and is replayed elsewhere (a CI step as another user, a colleague's backtest).
+ */
+const TAPE_MODE = 0o644;
 
 /** The tape is being written by another writer (its pid named): refused like a file that is no tape of ours. */
 export class TapeInUseError extends TapeFormatError {
@@ -76,6 +83,11 @@ export interface TapeWriterOptions {
    * of JSON; the records after that are dropped (counted in stats). Default 16 MiB.
    */
   readonly maxHeldBytes?: number;
+  /**
+   * Told once when the tape is deleted while it is written (a new tape is started at its path) or
+   * moved (writing goes on into the moved file).
+   */
+  readonly onNotice?: (message: string) => void;
 }
 
 export interface TapeWriter {
@@ -174,10 +186,12 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
     }
     size = scan.validBytes;
   } else {
-    fd = openSync(path, 'w', 0o600);
+    fd = openSync(path, 'w', TAPE_MODE);
     writeSync(fd, TAPE_MAGIC_BYTES);
     size = TAPE_MAGIC_BYTES.length;
   }
+  // the tape was told moved, or deleted with no new one possible (see followPath): told once
+  let moved = false;
   let lines: string[] = [];
   let pending = 0;
   let records = 0;
@@ -196,20 +210,69 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
     pending += 1;
   }
 
+  /**
+   * The tape deleted while it is written (the operator freeing space, a cleanup of old files): the
+   * descriptor still writes, into a file no one can open that vanishes when it is closed. A new tape
+   * is started at the path instead (what went into the deleted one is gone with it) and it is told.
+   * A tape moved is told once, and written on where it is: nothing is lost there.
+   */
+  function followPath(): void {
+    const file = fstatSync(fd);
+    if (file.nlink > 0) {
+      if (moved) return;
+      const there = statSync(path, { throwIfNoEntry: false });
+      if (there?.ino !== file.ino || there.dev !== file.dev) {
+        moved = true;
+        options.onNotice?.(
+          `the tape ${path} was moved or replaced while it is written: recording goes on into the moved file, not into ${path}`,
+        );
+      }
+      return;
+    }
+    let next: number;
+    try {
+      next = openSync(path, 'wx', TAPE_MODE);
+    } catch (err) {
+      if (!moved)
+        options.onNotice?.(
+          `the tape ${path} was deleted while it is written, and a new one cannot be made there (${(err as Error).message}): what is recorded now is lost`,
+        );
+      moved = true;
+      return;
+    }
+    closeSync(fd);
+    fd = next;
+    moved = false;
+    size = 0;
+    // the new tape's start, its magic and header, written first (and cut off again if that fails)
+    const start = Buffer.concat([TAPE_MAGIC_BYTES, blockOf([encodeRecord(options.header)])]);
+    held.unshift({ block: start, records: 0 });
+    heldBytes += start.length;
+    options.onNotice?.(
+      `the tape ${path} was deleted while it was written: a new tape is started there (what was written since the deletion, at most a second, is lost)`,
+    );
+  }
+
+  function blockOf(text: string[]): Buffer {
+    const payload = deflateRawSync(Buffer.from(`${text.join('\n')}\n`, 'utf8'), { level });
+    const block = Buffer.allocUnsafe(BLOCK_HEADER_BYTES + payload.length);
+    block.writeUInt32BE(payload.length, 0);
+    block.writeUInt32BE(crc32(payload), 4);
+    payload.copy(block, BLOCK_HEADER_BYTES);
+    return block;
+  }
+
   function flush(): void {
     if (closed) return;
     if (lines.length > 0) {
-      const payload = deflateRawSync(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), { level });
-      const block = Buffer.allocUnsafe(BLOCK_HEADER_BYTES + payload.length);
-      block.writeUInt32BE(payload.length, 0);
-      block.writeUInt32BE(crc32(payload), 4);
-      payload.copy(block, BLOCK_HEADER_BYTES);
+      const block = blockOf(lines);
       held.push({ block, records: lines.length });
       heldBytes += block.length;
       lines = [];
       pending = 0;
     }
     if (held.length === 0) return;
+    followPath();
     const blocksBefore = blocks;
     for (const { block } of held) {
       try {

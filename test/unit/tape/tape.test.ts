@@ -4,6 +4,8 @@ import {
   existsSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   truncateSync,
@@ -411,5 +413,51 @@ describe('tape', () => {
     expect(() => surveyTape(path)).toThrow(/not a harpoon tape/);
     writeFileSync(path, TAPE_MAGIC);
     expect(() => surveyTape(path)).toThrow(/no header/);
+  });
+
+  it('a tape deleted while it is written: a new tape is started at its path, and it is told once', async () => {
+    const path = join(dir(), 'gone.tape');
+    const told: string[] = [];
+    const w = openTapeWriter(path, { header, flushMs: 0, onNotice: (m) => told.push(m) });
+    w.write({ k: 'event', at: 1_001, event: listing(1) });
+    w.flush();
+    rmSync(path);
+    w.write({ k: 'event', at: 1_002, event: listing(2) });
+    w.flush();
+    w.write({ k: 'event', at: 1_003, event: listing(3) });
+    await w.close();
+    expect(told).toEqual([expect.stringMatching(/was deleted while it was written: a new tape is started/)]);
+    expect([...openTape(path).records()].map((r) => r.at)).toEqual([1_000, 1_002, 1_003]);
+    expect(scanTape(path)).toMatchObject({ torn: false, damaged: false });
+  });
+
+  it('a tape moved while it is written is written on where it is, and told once', async () => {
+    const d = dir();
+    const path = join(d, 'here.tape');
+    const told: string[] = [];
+    const w = openTapeWriter(path, { header, flushMs: 0, onNotice: (m) => told.push(m) });
+    w.write({ k: 'event', at: 1_001, event: listing(1) });
+    w.flush();
+    renameSync(path, join(d, 'there.tape'));
+    for (const at of [1_002, 1_003]) {
+      w.write({ k: 'event', at, event: listing(at) });
+      w.flush();
+    }
+    await w.close();
+    expect(told).toEqual([expect.stringMatching(/was moved or replaced while it is written/)]);
+    expect(existsSync(path)).toBe(false);
+    expect([...openTape(join(d, 'there.tape')).records()].map((r) => r.at)).toEqual([
+      1_000, 1_001, 1_002, 1_003,
+    ]);
+  });
+
+  it('a new tape is readable by all (market data, replayed elsewhere), written by its owner', async () => {
+    const d = dir();
+    const path = join(d, 'mode.tape');
+    const w = openTapeWriter(path, { header, flushMs: 0 });
+    await w.close();
+    // as the umask leaves a file made with the default mode (0o666)
+    writeFileSync(join(d, 'plain'), '');
+    expect(statSync(path).mode & 0o777).toBe(statSync(join(d, 'plain')).mode & 0o644);
   });
 });
