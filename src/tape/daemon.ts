@@ -62,7 +62,7 @@ function recorderOf(o: DaemonRecorderOptions): TapeRecorder {
       if (s.state === 'failing')
         o.logger.warn(
           { err: s.err, ...counts },
-          'market recording: cannot write the tape (disk full?); the records are held in memory and written when it works again; trading goes on',
+          'market recording: cannot write the tape (disk full, or the file too large?); the records are held in memory and written when it works again; trading goes on',
         );
       else if (s.state === 'still failing')
         o.logger.warn(

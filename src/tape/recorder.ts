@@ -270,7 +270,7 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
       const { held } = writer.stats();
       await writer.close().catch((err: unknown) => {
         throw new Error(
-          `the tape ${o.path} could not be written at the end: ${held} records were not written (${(err as Error).message})`,
+          `the tape ${o.path} could not be written at the end: ${held} records were not written`,
           { cause: err },
         );
       });

@@ -169,4 +169,24 @@ describe('tape recorder on a full disk', () => {
     expect(kept.filter((r) => r.k === 'event').length).toBe(2);
     expect(scanTape(path)).toMatchObject({ torn: false, damaged: false });
   });
+
+  it('closed while the disk is still full: says how many records were not written', async () => {
+    const path = tmp('end.tape');
+    const rec = createTapeRecorder({
+      path,
+      source: 'test',
+      chain: 'ethereum',
+      collections: ['apes'],
+      paymentTokens: [],
+      clock: { now: () => Date.now() },
+      onWrite: () => {},
+    });
+    disk.room = 0;
+    rec.event(listing(1, 1));
+    rec.event(listing(2, 2));
+    // the header and the two events
+    await expect(rec.close()).rejects.toThrow(
+      `the tape ${path} could not be written at the end: 3 records were not written`,
+    );
+  });
 });
