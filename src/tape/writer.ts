@@ -80,7 +80,7 @@ export interface TapeWriterOptions {
   readonly onError?: (err: unknown) => void;
   /**
    * While writing fails, records are held to be written when it works again, up to this many bytes
-   * of JSON; the records after that are dropped (counted in stats). Default 16 MiB.
+   * (their blocks, deflated); the records after that are dropped (counted in stats). Default 16 MiB.
    */
   readonly maxHeldBytes?: number;
   /**
