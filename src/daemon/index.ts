@@ -1155,7 +1155,15 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
 
   function tapeStatus(r: TapeRecorder): TapeStatus {
     const t = r.stats();
-    return { path: r.path, records: t.records, events: t.events, snapshots: t.snapshots, bytes: t.bytes };
+    return {
+      path: r.path,
+      records: t.records,
+      events: t.events,
+      snapshots: t.snapshots,
+      bytes: t.bytes,
+      held: t.held,
+      dropped: t.dropped,
+    };
   }
 
   function status(): DaemonStatus {

@@ -171,13 +171,29 @@ export interface TapeStatus {
   readonly snapshots: number;
   /** Bytes of the tape on disk (what has been written). */
   readonly bytes: number;
+  /** Records waiting to be written: writing the tape fails (disk full, file too large), they are written when it works again. */
+  readonly held: number;
+  /** Records lost: writing failed for longer than the recorder could hold them. */
+  readonly dropped: number;
 }
 
 /** What a tape being recorded holds so far (`done`: once closed), as a person reads it. */
 export function describeTape(t: TapeStatus, done = false): string {
   const what = `${t.events.toLocaleString('en-US')} events and ${t.snapshots.toLocaleString('en-US')} REST answers`;
   const mb = `${(t.bytes / 1e6).toFixed(1)} MB`;
-  return done ? `recorded to ${t.path}: ${what}, ${mb}` : `recording to ${t.path}: ${what} so far, ${mb}`;
+  // a recording that cannot write (disk full) says so: the size alone would only stop growing
+  const trouble = [
+    ...(t.held > 0
+      ? [
+          `${t.held.toLocaleString('en-US')} records not written${done ? '' : ' yet'} (writing the tape fails)`,
+        ]
+      : []),
+    ...(t.dropped > 0 ? [`${t.dropped.toLocaleString('en-US')} records lost`] : []),
+  ];
+  const also = trouble.length > 0 ? `; ${trouble.join(', ')}` : '';
+  return done
+    ? `recorded to ${t.path}: ${what}, ${mb}${also}`
+    : `recording to ${t.path}: ${what} so far, ${mb}${also}`;
 }
 
 function window(ms: number): string {

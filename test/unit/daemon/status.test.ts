@@ -144,20 +144,32 @@ describe('renderStatus', () => {
     );
   });
 
+  const tape = {
+    path: '/var/harpoon/market.tape',
+    records: 1_300,
+    events: 1_234,
+    snapshots: 65,
+    bytes: 4_200_000,
+    held: 0,
+    dropped: 0,
+  };
+
   it('a daemon recording its market (market.record) says what the tape holds so far', () => {
     expect(renderStatus(status)).not.toMatch(/recording to/);
-    const tape = {
-      path: '/var/harpoon/market.tape',
-      records: 1_300,
-      events: 1_234,
-      snapshots: 65,
-      bytes: 4_200_000,
-    };
     expect(describeTape(tape, true)).toBe(
       'recorded to /var/harpoon/market.tape: 1,234 events and 65 REST answers, 4.2 MB',
     );
     expect(renderStatus({ ...status, tape })).toMatch(
       /\n {2}recording to \/var\/harpoon\/market\.tape: 1,234 events and 65 REST answers so far, 4\.2 MB\n/,
+    );
+  });
+
+  it('a recording that cannot write its tape (disk full) says how many records wait and how many were lost', () => {
+    expect(renderStatus({ ...status, tape: { ...tape, held: 2_500 } })).toMatch(
+      /recording to \/var\/harpoon\/market\.tape: 1,234 events and 65 REST answers so far, 4\.2 MB; 2,500 records not written yet \(writing the tape fails\)\n/,
+    );
+    expect(describeTape({ ...tape, held: 741, dropped: 12_000 }, true)).toBe(
+      'recorded to /var/harpoon/market.tape: 1,234 events and 65 REST answers, 4.2 MB; 741 records not written (writing the tape fails), 12,000 records lost',
     );
   });
 });
