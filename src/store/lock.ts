@@ -29,17 +29,31 @@ function lockPathOf(path: string): string {
   return existsSync(dir) ? join(realpathSync(dir), `${basename(path)}.lock`) : `${path}.lock`;
 }
 
-/** The live process holding the lock of `path` (this one included), or null: none, or a dead one's. */
+/**
+ * The live process holding the lock of `path` (this one included), or null: none, or a dead one's.
+ * A lock this user cannot read is another user's, held as far as anyone here can tell: UNKNOWN_OWNER.
+ */
 export function lockOwner(path: string): number | null {
   return ownerOf(lockPathOf(path));
 }
+
+/** The owner of a lock that is there but cannot be read (another user's, an older 0600 one): held. */
+export const UNKNOWN_OWNER = -1;
+
+/**
+ * A lock's mode: readable by all, so another user learns who holds it (a pid and a token, no
+ * secret) instead of finding a lock it cannot read.
+ */
+const LOCK_MODE = 0o644;
 
 function ownerOf(lockPath: string): number | null {
   let text = '';
   try {
     text = readFileSync(lockPath, 'utf8').trim();
-  } catch {
-    return null; // none, or unreadable: stale
+  } catch (e) {
+    // none: free. Unreadable (another user's lock): held — taken as stale, it would be removed
+    // and a second writer let in beside a live one
+    return (e as { code?: string }).code === 'ENOENT' ? null : UNKNOWN_OWNER;
   }
   const owner = Number.parseInt(text, 10);
   if (!Number.isInteger(owner) || owner <= 0) return null;
@@ -51,14 +65,15 @@ function ownerOf(lockPath: string): number | null {
 /**
  * One writer per file: a `<path>.lock` file (see lockPathOf) holding the owner's pid and token. A
  * lock left by a dead process (kill -9) is taken over; one held by a live process (this one
- * included) is refused with the error `refuse` makes of its pid (null: the lock could not be
- * taken, racing another taker). Returns the release function.
+ * included) is refused with the error `refuse` makes of its pid (UNKNOWN_OWNER: a lock this user
+ * cannot read; null: the lock could not be taken, racing another taker). Returns the release
+ * function.
  */
 export function acquireFileLock(path: string, refuse: (owner: number | null) => Error): () => void {
   const lockPath = lockPathOf(path);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(lockPath, 'wx', 0o600);
+      const fd = openSync(lockPath, 'wx', LOCK_MODE);
       writeSync(fd, OURS);
       closeSync(fd);
       let released = false;
@@ -94,8 +109,10 @@ export function acquireStoreLock(path: string): () => void {
         })
       : new FatalError(
           'store_locked',
-          `the database at ${path} is in use by another harpoon process (pid ${owner}); one daemon per store and wallet`,
-          { details: { path, pid: owner } },
+          owner === UNKNOWN_OWNER
+            ? `the database at ${path} is locked by another user's harpoon process (its lock cannot be read here); one daemon per store and wallet`
+            : `the database at ${path} is in use by another harpoon process (pid ${owner}); one daemon per store and wallet`,
+          { details: { path, pid: owner === UNKNOWN_OWNER ? null : owner } },
         ),
   );
 }

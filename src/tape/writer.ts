@@ -28,7 +28,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { crc32, deflateRawSync } from 'node:zlib';
-import { acquireFileLock, lockOwner } from '../store/lock.ts';
+import { acquireFileLock, lockOwner, UNKNOWN_OWNER } from '../store/lock.ts';
 import {
   BLOCK_HEADER_BYTES,
   encodeRecord,
@@ -54,7 +54,9 @@ export class TapeInUseError extends TapeFormatError {
     super(
       owner === null
         ? `cannot take the lock of ${path}: another writer is opening it`
-        : `${path} is being written by another harpoon process (pid ${owner}): one writer per tape; stop that one or record to another file`,
+        : owner === UNKNOWN_OWNER
+          ? `${path} is being written by another user's harpoon process (its lock cannot be read here): one writer per tape; stop that one or record to another file`
+          : `${path} is being written by another harpoon process (pid ${owner}): one writer per tape; stop that one or record to another file`,
     );
     this.name = 'TapeInUseError';
   }

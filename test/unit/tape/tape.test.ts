@@ -1,6 +1,7 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
   mkdtempSync,
   readFileSync,
@@ -358,6 +359,61 @@ describe('tape', () => {
     expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event']);
     expect(existsSync(`${path}.lock`)).toBe(false);
   }, 30_000);
+
+  // only root can start a process as another user (CI runs as root)
+  it.skipIf(process.getuid?.() !== 0)(
+    "another user's writer, whose lock that user cannot read, is refused: not taken for stale and removed",
+    async () => {
+      const d = dir();
+      chmodSync(d, 0o777); // a folder both may write (no sticky bit): the lock could be removed
+      const path = join(d, 'shared.tape');
+      const a = openTapeWriter(path, { header, flushMs: 0 });
+      const writer = join(import.meta.dirname, '../../../src/tape/writer.ts');
+      const other = (mode: number) => {
+        chmodSync(`${path}.lock`, mode);
+        return spawnSync(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            '-e',
+            `const { openTapeWriter } = await import(${JSON.stringify(writer)});
+             try { openTapeWriter(${JSON.stringify(path)}, { header: ${JSON.stringify(header)}, flushMs: 0 }); console.log('opened'); }
+             catch (e) { console.log(e.name + ': ' + e.message); }`,
+          ],
+          {
+            cwd: join(import.meta.dirname, '../../..'),
+            uid: 65_534, // nobody
+            gid: 65_534,
+            env: { ...process.env, HOME: d, TMPDIR: d },
+            encoding: 'utf8',
+          },
+        );
+      };
+      // a lock as older versions made it (0600): the other user cannot read it
+      const hidden = other(0o600);
+      expect(hidden.stdout).toContain(
+        `TapeInUseError: ${path} is being written by another user's harpoon process (its lock cannot be read here)`,
+      );
+      // as locks are made now (0644): it learns who holds it
+      const shown = other(0o644);
+      expect(shown.stdout).toContain(
+        `TapeInUseError: ${path} is being written by another harpoon process (pid ${process.pid})`,
+      );
+      // the lock is still ours, and released as ours
+      expect(readFileSync(`${path}.lock`, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+      await a.close();
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    },
+    30_000,
+  );
+
+  it('a new lock is readable by all (a pid and a token, no secret): another user learns who holds the tape', async () => {
+    const path = join(dir(), 'mode.tape');
+    const a = openTapeWriter(path, { header, flushMs: 0 });
+    expect(statSync(`${path}.lock`).mode & 0o777).toBe(0o644 & ~process.umask());
+    await a.close();
+  });
 
   it('a lock naming this pid but not this process (a container restarted: node is pid 1 again) is stale', async () => {
     const path = join(dir(), 'pid1.tape');
