@@ -52,7 +52,10 @@ const MONTHS = [
 
 export function parseTime(flag: string, raw: string, command: string): number {
   // "2026-01-01 06:00" is "2026-01-01T06:00" (a space is how people write it): UTC unless zoned
-  const text = raw.trim().replace(/^(\d{4}-\d\d-\d\d) +(?=\d)/, '$1T');
+  const text = raw
+    .trim()
+    .replace(/^(\d{4}-\d\d-\d\d)(?:\s+|t)(?=\d)/, '$1T')
+    .replace(/z$/, 'Z');
   let ms: number;
   if (/^\d{1,11}$/.test(text))
     throw new UsageError(
@@ -72,8 +75,11 @@ export function parseTime(flag: string, raw: string, command: string): number {
           `give ISO 8601 (e.g. harpoon ${command} --${flag} 2026-01-01T06:00Z) or epoch milliseconds`,
         );
     }
-    const iso = /[zZ]|[+-]\d\d:?\d\d$/.test(text) || !/T/.test(text) ? text : `${text}Z`;
-    ms = /^\d{4}-\d\d-\d\d/.test(text) ? Date.parse(iso) : Number.NaN;
+    // ISO 8601's own forms only: Date.parse reads anything else ("2026-01-01, 06:00") by older
+    // rules, in the machine's time zone, so the window (and the report) would depend on TZ
+    const iso = /^\d{4}-\d\d-\d\d(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$/.exec(text);
+    // a date alone is UTC to Date.parse, a time without a zone local: UTC here
+    ms = iso === null ? Number.NaN : Date.parse(iso[1] === undefined && /T/.test(text) ? `${text}Z` : text);
   }
   if (!Number.isFinite(ms))
     throw new UsageError(

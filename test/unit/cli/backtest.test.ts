@@ -560,6 +560,25 @@ describe('parseTime', () => {
     expect(parseTime('to', '1767225600000', 'backtest')).toBe(1_767_225_600_000);
   });
 
+  it("the same instant in every time zone: what is not ISO 8601 is refused, not read in the machine's zone", () => {
+    const tz = process.env.TZ;
+    try {
+      for (const zone of ['UTC', 'Asia/Kolkata', 'America/New_York']) {
+        process.env.TZ = zone;
+        for (const raw of ['2026-01-01t06:00', '2026-01-01\t06:00', '2026-01-01T06:00z'])
+          expect(parseTime('from', raw, 'backtest'), `${raw} in ${zone}`).toBe(Date.UTC(2026, 0, 1, 6));
+        // Date.parse read these in the local zone (11:00Z in New York)
+        for (const raw of ['2026-01-01, 06:00', '2026-01-01 (06:00)', '2026-01-01Z'])
+          expect(() => parseTime('from', raw, 'backtest'), `${raw} in ${zone}`).toThrow(
+            `--from: ${JSON.stringify(raw)} is not a time`,
+          );
+      }
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it('a day the month does not have is not a date (it is not rolled over into the next month)', () => {
     for (const [raw, message] of [
       ['2026-02-30', '--from: "2026-02-30" is not a date (February 2026 has 28 days)'],
