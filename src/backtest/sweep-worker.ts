@@ -30,3 +30,5 @@ parentPort?.on('message', (job: SweepJob) => {
     }
   })();
 });
+// loaded: a worker that dies before this failed to start (no combination's doing)
+parentPort?.postMessage({ ready: true });

@@ -169,6 +169,14 @@ export interface SweepReport {
   readonly done: number;
   /** Best first (of those done). */
   readonly ranked: readonly (SweepResult & { readonly rank: number })[];
+  /** Combinations whose backtest threw or whose worker thread died, in their order: not ranked. */
+  readonly failed: readonly SweepFailure[];
+}
+
+export interface SweepFailure {
+  readonly index: number;
+  readonly params: Record<string, number | string>;
+  readonly error: string;
 }
 
 export interface SweepOptions {
@@ -185,7 +193,13 @@ export interface SweepOptions {
   readonly workers?: number;
   /** Every combination checked, the workers about to start: how many combinations, on how many workers. */
   readonly onStart?: (combinations: number, workers: number) => void;
+  /** A combination done; `done` counts those finished, failed ones too (for progress). */
   readonly onResult?: (done: number, total: number, r: SweepResult) => void;
+  /**
+   * A combination failed (its backtest threw, or its worker thread died): the others run on, and
+   * the report lists it in `failed`. Without this, a sweep with failures throws once all have run.
+   */
+  readonly onFailure?: (f: SweepFailure) => void;
   /** Stops the sweep (a Ctrl-C): the combinations under way are dropped, those done are ranked. */
   readonly signal?: AbortSignal;
 }
@@ -244,55 +258,118 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   }));
   await checkParams(o, jobs);
-  const n = Math.max(1, Math.min(jobs.length, o.workers ?? availableParallelism()));
+  // no more threads than cores: each loads TypeScript and surveys the tape on its own, and more of
+  // them only compete for the cores (64 on 2 cores: 7 times slower, 3.6 GB; 256 would need ~14 GB)
+  const cores = availableParallelism();
+  const n = Math.max(1, Math.min(jobs.length, o.workers ?? cores, cores));
   o.onStart?.(jobs.length, n);
   const results: SweepResult[] = [];
+  const failed: SweepFailure[] = [];
   let shared: SweepShared | undefined;
   let next = 0;
-  const workers: Worker[] = [];
+  const workers = new Set<Worker>();
   let stop: (() => void) | undefined;
+  // once settled, workers ending (terminated below) are neither failures nor replaced
+  let settled = false;
   try {
     await new Promise<void>((resolve, reject) => {
       let running = 0;
-      if (o.signal?.aborted) return resolve();
-      stop = () => resolve();
-      o.signal?.addEventListener('abort', stop, { once: true });
-      const feed = (w: Worker) => {
-        if (o.signal?.aborted) return;
-        const job = jobs[next++];
-        if (job === undefined) {
-          if (running === 0) resolve();
-          return;
-        }
-        running++;
-        w.postMessage(job);
+      const finish = (e?: Error) => {
+        settled = true;
+        if (e === undefined) resolve();
+        else reject(e);
       };
-      for (let i = 0; i < n; i++) {
+      if (o.signal?.aborted) return finish();
+      stop = () => finish();
+      o.signal?.addEventListener('abort', stop, { once: true });
+      const fail = (job: SweepJob, error: string) => {
+        const f = { index: job.index, params: job.label, error };
+        failed.push(f);
+        o.onFailure?.(f);
+      };
+      const start = () => {
         const w = new Worker(new URL('./sweep-worker.mjs', import.meta.url));
-        workers.push(w);
+        workers.add(w);
+        let job: SweepJob | undefined;
+        let ready = false;
+        let error: Error | undefined;
+        const feed = () => {
+          if (settled || o.signal?.aborted) return;
+          job = jobs[next];
+          if (job === undefined) {
+            if (running === 0) finish();
+            return;
+          }
+          next++;
+          running++;
+          w.postMessage(job);
+        };
         w.on(
           'message',
-          (m: { index: number; summary?: SweepResult; shared?: SweepShared; error?: string }) => {
-            running--;
-            if (m.error !== undefined || m.summary === undefined) {
-              reject(new Error(`sweep combination ${JSON.stringify(jobs[m.index]?.label)}: ${m.error}`));
+          (m: {
+            ready?: true;
+            index: number;
+            summary?: SweepResult;
+            shared?: SweepShared;
+            error?: string;
+          }) => {
+            if (m.ready === true) {
+              ready = true;
               return;
             }
-            shared ??= m.shared;
-            results.push(m.summary);
-            o.onResult?.(results.length, jobs.length, m.summary);
-            feed(w);
-            if (running === 0 && next >= jobs.length) resolve();
+            if (job === undefined || settled) return;
+            running--;
+            // a combination that fails is told with its params; the others run on and are ranked
+            if (m.error !== undefined || m.summary === undefined) fail(job, m.error ?? 'no result');
+            else {
+              shared ??= m.shared;
+              results.push(m.summary);
+              o.onResult?.(results.length + failed.length, jobs.length, m.summary);
+            }
+            job = undefined;
+            feed();
           },
         );
-        w.on('error', reject);
-        feed(w);
-      }
+        w.on('error', (e) => {
+          error = e;
+        });
+        // A worker that dies (process.exit in a strategy, an exception outside the promise, out of
+        // memory) posts nothing: its combination was awaited forever. It fails that combination and
+        // a new worker takes its place.
+        w.on('exit', (code) => {
+          workers.delete(w);
+          if (settled) return;
+          // one that dies before it is ready is no combination's fault, and every other would too
+          if (!ready)
+            return finish(
+              new Error(`a sweep worker thread failed to start: ${error?.message ?? `exit code ${code}`}`),
+            );
+          if (job !== undefined) {
+            running--;
+            fail(job, `its worker thread died (${error?.message ?? `exit code ${code}`})`);
+            job = undefined;
+          }
+          if (next < jobs.length && !o.signal?.aborted) start();
+          else if (running === 0) finish();
+        });
+        feed();
+      };
+      for (let i = 0; i < n; i++) start();
     });
   } finally {
+    settled = true;
     if (stop !== undefined) o.signal?.removeEventListener('abort', stop);
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all([...workers].map((w) => w.terminate()));
   }
+  failed.sort((a, b) => a.index - b.index);
+  // a caller that does not take failures (no onFailure) is not handed a ranking without them
+  if (failed.length > 0 && o.onFailure === undefined && !o.signal?.aborted)
+    throw new Error(
+      `${failed.length} of ${jobs.length} sweep combination(s) failed: ${failed
+        .slice(0, 3)
+        .map((f) => `${JSON.stringify(f.params)}: ${f.error}`)
+        .join('; ')}${failed.length > 3 ? '; …' : ''}`,
+    );
   return {
     kind: 'harpoon-sweep',
     version: 1,
@@ -303,5 +380,6 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     combinations: jobs.length,
     done: results.length,
     ranked: rank(results),
+    failed,
   };
 }

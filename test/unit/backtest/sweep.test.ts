@@ -1,11 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backtestSetupFromConfig } from '../../../src/backtest/setup.ts';
 import {
   combinations,
   parseSweep,
   parseSweeps,
   rank,
+  runSweep,
   type SweepResult,
 } from '../../../src/backtest/sweep.ts';
+import { loadConfig } from '../../../src/config/load.ts';
+import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 
 describe('sweep specs', () => {
   it('ranges include both ends; lists keep numbers as numbers', () => {
@@ -73,4 +81,102 @@ describe('sweep specs', () => {
       [4, 5],
     ]);
   });
+});
+
+describe('runSweep under failure', () => {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+  const configPath = join(root, 'config/backtest.yaml');
+  let dir = '';
+  let tapePath = '';
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'harpoon-sweep-'));
+    tapePath = join(dir, 'tiny.tape');
+    await writeSandboxTape({ out: tapePath, seed: 5, hours: 0.03 });
+    // a strategy whose params pass the check in the main thread and go wrong in a worker:
+    // 1 throws (the backtest rejects), 2 exits the thread, 3 throws outside any promise
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    writeFileSync(
+      join(dir, 'bad.ts'),
+      `import { defineStrategy, z } from ${JSON.stringify(join(root, 'src/strategy.ts'))};
+const inWorker = () => !process.getBuiltinModule('node:worker_threads').isMainThread;
+export default defineStrategy({
+  id: 'bad',
+  version: '1.0.0',
+  params: z.strictObject({
+    mode: z.number().int().refine((m) => {
+      if (!inWorker()) return true;
+      if (m === 1) throw new Error('mode 1 refused at run time');
+      if (m === 2) process.exit(9);
+      if (m === 3) queueMicrotask(() => { throw new Error('thrown outside the backtest'); });
+      return true;
+    }),
+  }),
+  subscriptions: () => ({ events: ['listing'] }),
+  onEvent: () => [],
+});
+`,
+    );
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const options = (spec: string) => {
+    const s = backtestSetupFromConfig(
+      loadConfig({ file: configPath, env: {}, cwd: root }).config,
+      configPath,
+    );
+    return {
+      tapePath,
+      setup: {
+        ...s,
+        strategies: [
+          { id: 'bad', module: join(dir, 'bad.ts'), params: { mode: 0 } },
+          ...s.strategies.filter((x) => x.id === 'sniper'),
+        ],
+      },
+      axes: [parseSweep(spec)],
+      builtinStrategiesDir: join(root, 'strategies'),
+      workers: 2,
+    };
+  };
+
+  it('a combination that throws or kills its worker is told with its params; the others are ranked', async () => {
+    const told: unknown[] = [];
+    const report = await runSweep({
+      ...options('bad.mode=0,1,2,3,4'),
+      onFailure: (f) => told.push(f.params),
+    });
+    // a worker that exited or threw outside the promise posted nothing: the sweep waited forever
+    expect(report.ranked.map((r) => r.params['bad.mode']).sort()).toEqual([0, 4]);
+    expect(report.done).toBe(2);
+    expect(report.failed.map((f) => [f.index, f.params])).toEqual([
+      [1, { 'bad.mode': 1 }],
+      [2, { 'bad.mode': 2 }],
+      [3, { 'bad.mode': 3 }],
+    ]);
+    expect(report.failed.map((f) => f.error)).toEqual([
+      'mode 1 refused at run time',
+      'its worker thread died (exit code 9)',
+      'its worker thread died (thrown outside the backtest)',
+    ]);
+    expect(told).toHaveLength(3);
+  }, 120_000);
+
+  it('without onFailure, a failed combination fails the sweep once the others have run', async () => {
+    await expect(runSweep(options('bad.mode=0,1'))).rejects.toThrow(
+      '1 of 2 sweep combination(s) failed: {"bad.mode":1}: mode 1 refused at run time',
+    );
+  }, 60_000);
+
+  it('no more worker threads than cores', async () => {
+    let on = 0;
+    const report = await runSweep({
+      ...options('bad.mode=0,4,5,6,7,8,9,10'),
+      workers: 256,
+      onStart: (_n, w) => {
+        on = w;
+      },
+    });
+    expect(on).toBe(Math.min(8, availableParallelism()));
+    expect(report.done).toBe(8);
+  }, 120_000);
 });
