@@ -8,6 +8,7 @@ import { formatUnits } from '../domain/money.ts';
 import {
   type BacktestFill,
   type BacktestReport,
+  ethValued,
   intentsText,
   type ReportLine,
   utcMinute as time,
@@ -22,8 +23,11 @@ const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const eth = (wei: string | null) => (wei === null ? '—' : formatUnits(BigInt(wei), 18));
 const num = (wei: string | null) => (wei === null ? null : Number(BigInt(wei)) / 1e18);
-const fmt = (x: number) =>
-  Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4);
+const fmt = (x: number) => {
+  const s = Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(4);
+  // a flat line at 0 is drawn between ±1e-9: its labels are 0, not "-0.0000"
+  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+};
 /** The class of an amount's cell: red when below zero. */
 const neg = (wei: string | null) => (wei !== null && BigInt(wei) < 0n ? 'neg' : '');
 
@@ -187,7 +191,8 @@ function table(title: string, rows: readonly ReportLine[]): string {
 }
 
 function fillMarker(f: BacktestFill): Marker | null {
-  if (f.decimals !== 18) return null;
+  // the floors drawn are in ETH: a fill in another token (18 decimals or not) is not on that scale
+  if (!ethValued(f.symbol) || f.decimals !== 18) return null;
   const y = Number(BigInt(f.price)) / 1e18;
   const sell = f.kind === 'listing_sold' || f.kind === 'offer_accepted';
   return {
@@ -264,7 +269,11 @@ Amounts in ETH (ETH and WETH together).</p>${
 <h2>Per collection</h2>${table('collection', r.byCollection)}
 <h2>Charts</h2>${equity}${exposure}${floors}
 <h2>Fills${r.fills.length > 500 ? ' (first 500)' : ''}</h2>
-<table><thead><tr><th>time (UTC)</th><th>strategy</th><th>kind</th><th>collection</th><th>item</th><th>price</th><th>fees</th><th>gas (ETH)</th></tr></thead><tbody>${fills}</tbody></table>
+${
+  r.fills.length === 0
+    ? '<p class="none">no fills: nothing was bought or sold in this window</p>'
+    : `<table><thead><tr><th>time (UTC)</th><th>strategy</th><th>kind</th><th>collection</th><th>item</th><th>price</th><th>fees</th><th>gas (ETH)</th></tr></thead><tbody>${fills}</tbody></table>`
+}
 <h2>Parameters</h2><ul>${params}</ul>
 </body></html>
 `;

@@ -118,7 +118,7 @@ export interface BacktestReport {
 }
 
 /** ETH and WETH (18 decimals) are summed in the series and totals; other tokens stay in their lines. */
-const ethValued = (symbol: string) => /^w?eth$/i.test(symbol);
+export const ethValued = (symbol: string) => /^w?eth$/i.test(symbol);
 
 interface Acc {
   equity: bigint[];

@@ -458,3 +458,135 @@ describe('backtest', () => {
     expect(slow.report.refused.paper_listing_gone ?? 0).toBeGreaterThan(0);
   }, 120_000);
 });
+
+describe('the page', () => {
+  const eth = (n: number) => (BigInt(n) * 10n ** 15n).toString(); // n thousandths of an ETH
+  const line = (key: string): BacktestReport['total'] => ({
+    key,
+    symbol: 'ETH',
+    decimals: 18,
+    fills: 0,
+    buys: 0,
+    offerFills: 0,
+    sells: 0,
+    sales: 0,
+    wins: 0,
+    winRate: null,
+    realized: '0',
+    unrealized: null,
+    held: 0,
+    maxDrawdown: '0',
+    peakOfferCapital: '0',
+  });
+  const flat = (n: number) => ({
+    equity: Array(n).fill('0'),
+    realized: Array(n).fill('0'),
+    offers: Array(n).fill('0'),
+    held: Array(n).fill('0'),
+  });
+  /** A report of three samples on one collection and one strategy, nothing filled. */
+  const report = (slug: string, strategy: string): BacktestReport => ({
+    kind: 'harpoon-backtest',
+    version: 1,
+    tape: {
+      file: 'day.tape',
+      source: 'daemon',
+      chain: 'ethereum',
+      collections: [slug],
+      firstAt: 0,
+      lastAt: 120_000,
+      events: 3,
+      torn: false,
+      damaged: false,
+      unreadBytes: 0,
+    },
+    window: { from: 0, to: 120_000, latencyMs: 0, sampleMs: 60_000 },
+    strategies: [{ id: strategy, module: 'sniper', params: { note: strategy } }],
+    events: 3,
+    interrupted: false,
+    intents: {},
+    skipped: {},
+    refused: {},
+    notOnTape: [],
+    orders: { placed: 0, filled: 0, cancelled: 0, expired: 0, failed: 0, open: 0 },
+    total: line('total'),
+    byStrategy: [line(strategy)],
+    byCollection: [line(slug)],
+    fills: [],
+    series: {
+      at: [0, 60_000, 120_000],
+      total: flat(3),
+      strategies: { [strategy]: flat(3) },
+      collections: { [slug]: { ...flat(3), floor: [eth(30), eth(32), eth(31)] } },
+    },
+  });
+
+  it('a slug or an id from a tape is text on the page, never markup', () => {
+    const evil = '</script><script>alert(1)</script>&"<img src=x onerror=alert(1)>';
+    const r = report(evil, evil);
+    const html = renderReportHtml({
+      ...r,
+      notOnTape: [{ strategy: evil, reads: [evil] }],
+      refused: { [evil]: 1 },
+      fills: [
+        {
+          at: 60_000,
+          strategy: evil,
+          kind: 'buy',
+          collection: evil,
+          item: evil,
+          price: eth(31),
+          fees: '0',
+          gas: '0',
+          symbol: evil,
+          decimals: 18,
+        },
+      ],
+    });
+    expect(html).not.toMatch(/<script|<img|alert\(1\)<|&"/);
+    expect(html).toContain('&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&lt;img');
+    // only the page's own elements
+    const tags = new Set([...html.matchAll(/<([a-z0-9]+)/g)].map((m) => m[1]));
+    for (const t of tags)
+      expect(
+        'html head meta title style body h1 h2 p b table thead tr th tbody td figure figcaption svg line text path div span i ul li code'.split(
+          ' ',
+        ),
+      ).toContain(t);
+  });
+
+  it('without fills: says so, and a flat line at 0 is labelled 0, not -0', () => {
+    const html = renderReportHtml(report('apes', 'sniper'));
+    expect(html).toContain('no fills: nothing was bought or sold in this window');
+    expect(html).not.toContain('<th>time (UTC)</th>');
+    expect(html).not.toContain('>-0.0000<');
+    expect(html).toContain('class="ylab">0.0000<');
+    // the floor is drawn all the same
+    expect(html).toMatch(/<path d="M[\d.]+,[\d.]+L[\d.]+,[\d.]+L/);
+  });
+
+  it("the floor's chart marks fills in ETH or WETH only: a fill in another 18-decimal token is not on its scale", () => {
+    const r = report('apes', 'sniper');
+    const fill = (symbol: string, price: string): BacktestReport['fills'][number] => ({
+      at: 60_000,
+      strategy: 'sniper',
+      kind: 'buy',
+      collection: 'apes',
+      item: `ethereum/0xa/${symbol}`,
+      price,
+      fees: '0',
+      gas: '0',
+      symbol,
+      decimals: 18,
+    });
+    const html = renderReportHtml({
+      ...r,
+      fills: [fill('WETH', eth(31)), fill('APE', (500n * 10n ** 18n).toString())],
+    });
+    const floor = html.slice(html.indexOf('apes: floor'));
+    expect(floor.match(/<title>/g)?.length).toBe(1);
+    expect(floor).toContain('sniper buy 0.031 WETH');
+    // both are in the fills table
+    expect(html).toContain('<td>500 APE</td>');
+  });
+});
