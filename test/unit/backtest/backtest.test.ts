@@ -589,4 +589,26 @@ describe('the page', () => {
     // both are in the fills table
     expect(html).toContain('<td>500 APE</td>');
   });
+
+  it('fills on the same pixel are one marker that counts them: a busy month is not megabytes of markers', () => {
+    const r = report('apes', 'sniper');
+    const fills = Array.from({ length: 20_000 }, (_, i): BacktestReport['fills'][number] => ({
+      at: 60_000 + (i % 7),
+      strategy: 'sniper',
+      kind: i % 2 === 0 ? 'buy' : 'listing_sold',
+      collection: 'apes',
+      item: `ethereum/0xa/${i}`,
+      price: eth(31),
+      fees: '0',
+      gas: '0',
+      symbol: 'WETH',
+      decimals: 18,
+    }));
+    const html = renderReportHtml({ ...r, fills });
+    const floor = html.slice(html.indexOf('apes: floor'));
+    expect(floor.match(/<title>/g)?.length).toBe(2);
+    expect(floor).toContain('sniper buy 0.031 WETH ethereum/0xa/0 (and 9999 more here)');
+    expect(floor).toContain('sniper listing_sold 0.031 WETH ethereum/0xa/1 (and 9999 more here)');
+    expect(html.length).toBeLessThan(200_000);
+  });
 });
