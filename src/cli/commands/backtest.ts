@@ -162,6 +162,18 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const file = textFlag(ctx.flags, CONFIG_FLAG, command);
   const loaded = loadConfig({ ...(file !== undefined ? { file } : {}), env: ctx.io.env, cwd: ctx.io.cwd });
   for (const warning of loaded.warnings) ctx.io.stderr(`harpoon: warning: ${warning}\n`);
+  // a HARPOON_* variable left in the shell (set for a daemon) changes what is replayed, and the
+  // report does not hold risk limits, the chain or the wallet: the same tape and config file gave
+  // another report without a word
+  const { ENV_OVERRIDES } = await import('../../config/env.ts');
+  for (const o of ENV_OVERRIDES)
+    if (
+      /^(risk\.|collections$|chain\.name$|wallet\.address$)/.test(o.path) &&
+      (ctx.io.env[o.name] ?? '').trim() !== ''
+    )
+      ctx.io.stderr(
+        `harpoon: warning: ${o.name} is set: it overrides ${o.path} of the config in this backtest (the report does not record it)\n`,
+      );
   if (loaded.config.strategies.length === 0)
     throw new UsageError(
       'the config has no strategies to backtest',

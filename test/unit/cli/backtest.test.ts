@@ -14,12 +14,15 @@ const CONFIG = join(REPO, 'config/backtest.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'harpoon-cli-bt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function harpoon(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function harpoon(
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir }, timeout: 120_000 },
+      { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...env }, timeout: 120_000 },
       (err, stdout, stderr) =>
         done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
@@ -549,6 +552,26 @@ describe('saveOutputs', () => {
     expect(readFileSync(kept, 'utf8')).toBe('<p>c</p>\n');
     rmSync(dirname(kept), { recursive: true, force: true });
   });
+});
+
+describe('harpoon backtest and the environment', () => {
+  it('a HARPOON_* variable that changes the replay (risk, collections, chain, wallet) is said', async () => {
+    const tape = join(dir, 'env.tape');
+    expect((await harpoon(['sandbox', 'tape', '--seed', '4', '--hours', '0.05', '--out', tape])).code).toBe(
+      0,
+    );
+    const args = ['backtest', '--tape', tape, '--config', CONFIG];
+    const plain = await harpoon(args);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).not.toMatch(/HARPOON_/);
+    const set = await harpoon(args, { HARPOON_RISK_MAX_PRICE_PER_ITEM: '0.02', HARPOON_LOG_LEVEL: 'warn' });
+    expect(set.code).toBe(0);
+    expect(set.stderr).toContain(
+      'harpoon: warning: HARPOON_RISK_MAX_PRICE_PER_ITEM is set: it overrides risk.maxPricePerItem of the config in this backtest (the report does not record it)',
+    );
+    // the log's level changes nothing replayed
+    expect(set.stderr).not.toMatch(/HARPOON_LOG_LEVEL/);
+  }, 120_000);
 });
 
 describe('parseTime', () => {
