@@ -493,7 +493,7 @@ export const WORKERS_FLAG: FlagSpec = flag({
   type: 'string',
   valueName: 'N',
   defaultText: 'one per core',
-  help: 'worker threads of a sweep (1-256)',
+  help: 'worker threads of a sweep (1-256; at most one per core: each holds a whole replay, ~60-80 MB, and more than the cores run no faster)',
   check: { kind: 'integer', min: 1, max: 256 },
   example: '2',
 });

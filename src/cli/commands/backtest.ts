@@ -259,6 +259,18 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       );
     }
     const sweepClock = progressClock();
+    /** Combinations finished (failed ones too) and of how many, as progress last told them. */
+    let sweepDone = 0;
+    let sweepTotal = 0;
+    let failures = 0;
+    const progress = (done: number, n: number) => {
+      sweepDone = done;
+      sweepTotal = n;
+      if (done === n || done % Math.max(1, Math.floor(n / 10)) === 0)
+        err(
+          `sweep: ${done}/${n} done${done < n ? `, ${left((sweepClock.seconds() * (n - done)) / done)}` : ''}`,
+        );
+    };
     const report = await runSweep({
       tapePath,
       setup,
@@ -270,22 +282,28 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
       // said once every combination's params are checked
-      onStart: (n, on) => err(`sweep: ${n} combination(s) on ${on} worker thread(s)`),
-      onResult: (done, n) => {
-        if (done === n || done % Math.max(1, Math.floor(n / 10)) === 0)
-          err(
-            `sweep: ${done}/${n} done${done < n ? `, ${left((sweepClock.seconds() * (n - done)) / done)}` : ''}`,
-          );
+      onStart: (n, on) => {
+        sweepTotal = n;
+        err(`sweep: ${n} combination(s) on ${on} worker thread(s)`);
+      },
+      onResult: (done, n) => progress(done, n),
+      // one combination that fails (its backtest threw, its worker died) is said; the rest run on
+      onFailure: (f) => {
+        failures++;
+        err(`sweep: combination ${JSON.stringify(f.params)} failed: ${f.error}`);
+        progress(sweepDone + 1, sweepTotal);
       },
       signal: ctx.io.signal,
     });
-    const cut = report.done < report.combinations;
+    // interrupted only by the signal: combinations that failed are not a Ctrl-C
+    const cut = ctx.io.signal?.aborted === true;
+    const notRun = report.combinations - report.done - report.failed.length;
     if (cut)
       err(
-        `interrupted: ${report.done} of ${report.combinations} combination(s) done (those under way were dropped); ranking those`,
+        `interrupted: ${report.done} of ${report.combinations} combination(s) done${notRun > 0 ? ` (${notRun} under way or not started were dropped)` : ''}; ranking those`,
       );
     const lines = [
-      `Sweep of ${basename(tapePath)}: ${cut ? `${report.done} of ` : ''}${report.combinations} combination(s), best first`,
+      `Sweep of ${basename(tapePath)}: ${report.done < report.combinations ? `${report.done} of ` : ''}${report.combinations} combination(s), best first`,
     ];
     lines.push('  rank  equity (ETH)      realized        max drawdown  fills  win rate  params');
     for (const r of report.ranked.slice(0, 20))
@@ -301,7 +319,14 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       out === undefined || saveOutputs([[`${out}.sweep.json`, `${JSON.stringify(report, null, 2)}\n`]], err);
     err(`sweep took ${((performance.now() - started) / 1000).toFixed(1)} s`);
     if (!saved) return ExitCode.error;
-    return cut ? ExitCode.interrupted : ExitCode.ok;
+    if (cut) return ExitCode.interrupted;
+    if (failures > 0) {
+      err(
+        `${failures} of ${report.combinations} combination(s) failed (said above${out !== undefined ? `, and in ${out}.sweep.json under "failed"` : ''}): they are not ranked`,
+      );
+      return ExitCode.error;
+    }
+    return ExitCode.ok;
   }
 
   const { BacktestInterrupted, runBacktest } = await import('../../backtest/run.ts');
@@ -609,6 +634,14 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
   const s = daemon.status();
   err(s.tape !== undefined ? describeTape(s.tape, true) : `recorded ${s.events.total} events to ${out}`);
   if (s.state === 'failed') return ExitCode.error;
+  // records that writing the tape could not take (a full disk, a file size limit) are lost: the
+  // tape is whole up to them, but a script or supervisor must see that it is not all there
+  if (s.tape !== undefined && s.tape.held + s.tape.dropped > 0) {
+    err(
+      `error: ${(s.tape.held + s.tape.dropped).toLocaleString('en-US')} records are not on the tape: writing it failed (the log above says why: a full disk, a file size limit); what it holds is whole and replays`,
+    );
+    return ExitCode.error;
+  }
   // a recording that got nothing (the API and the stream unreachable, a wrong key…) is a failure a
   // script, a cron job or a supervisor must see, however it ended (--seconds, Ctrl-C, SIGTERM)
   if (s.tape !== undefined && s.tape.events === 0) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import {
 } from '../../../src/backtest/sweep.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import { writeFailingStrategy } from '../../helpers/strategies.ts';
 
 describe('sweep specs', () => {
   it('ranges include both ends; lists keep numbers as numbers', () => {
@@ -92,30 +93,7 @@ describe('runSweep under failure', () => {
     dir = mkdtempSync(join(tmpdir(), 'harpoon-sweep-'));
     tapePath = join(dir, 'tiny.tape');
     await writeSandboxTape({ out: tapePath, seed: 5, hours: 0.03 });
-    // a strategy whose params pass the check in the main thread and go wrong in a worker:
-    // 1 throws (the backtest rejects), 2 exits the thread, 3 throws outside any promise
-    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-    writeFileSync(
-      join(dir, 'bad.ts'),
-      `import { defineStrategy, z } from ${JSON.stringify(join(root, 'src/strategy.ts'))};
-const inWorker = () => !process.getBuiltinModule('node:worker_threads').isMainThread;
-export default defineStrategy({
-  id: 'bad',
-  version: '1.0.0',
-  params: z.strictObject({
-    mode: z.number().int().refine((m) => {
-      if (!inWorker()) return true;
-      if (m === 1) throw new Error('mode 1 refused at run time');
-      if (m === 2) process.exit(9);
-      if (m === 3) queueMicrotask(() => { throw new Error('thrown outside the backtest'); });
-      return true;
-    }),
-  }),
-  subscriptions: () => ({ events: ['listing'] }),
-  onEvent: () => [],
-});
-`,
-    );
+    writeFailingStrategy(dir);
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

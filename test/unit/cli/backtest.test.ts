@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTime, replayProgress, saveOutputs, writeProgress } from '../../../src/cli/commands/backtest.ts';
+import { writeFailingStrategy } from '../../helpers/strategies.ts';
 import { gappedTape } from '../../helpers/tapes.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
@@ -177,6 +178,46 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(sweep.tapeState).toEqual({ torn: false, damaged: false, unreadBytes: 0 });
   }, 240_000);
 
+  it('a sweep combination that fails in its worker is said with its params; the others are ranked, exit 1', async () => {
+    const tape = join(dir, 'fail.tape');
+    expect((await harpoon(['sandbox', 'tape', '--seed', '5', '--hours', '0.05', '--out', tape])).code).toBe(
+      0,
+    );
+    // a strategy whose param passes the check in the main thread and is refused in a worker
+    const mod = join(dir, 'bad');
+    mkdirSync(mod, { recursive: true });
+    const module = writeFailingStrategy(mod);
+    const config = join(dir, 'bad.yaml');
+    writeFileSync(
+      config,
+      readFileSync(CONFIG, 'utf8').replace(
+        /^strategies:\n/m,
+        `strategies:\n  - id: bad\n    module: ${module}\n    params:\n      mode: 0\n`,
+      ),
+    );
+    const out = join(dir, 'failing');
+    const r = await harpoon([
+      ...['backtest', '--tape', tape, '-c', config, '--sweep', 'bad.mode=0,1,4'],
+      ...['--workers', '2', '--out', out],
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/sweep: combination \{"bad\.mode":1\} failed: .*mode 1 refused at run time/);
+    expect(r.stderr).toMatch(/sweep: 3\/3 done\n/);
+    expect(r.stderr).toMatch(
+      /1 of 3 combination\(s\) failed \(said above, and in \S+failing\.sweep\.json under "failed"\): they are not ranked/,
+    );
+    expect(r.stderr).not.toMatch(/interrupted/);
+    expect(r.stdout).toMatch(/Sweep of fail\.tape: 2 of 3 combination\(s\), best first/);
+    const sweep = JSON.parse(readFileSync(`${out}.sweep.json`, 'utf8')) as {
+      ranked: { params: Record<string, number> }[];
+      failed: { params: Record<string, number>; error: string }[];
+    };
+    expect(sweep.ranked.map((x) => x.params['bad.mode']).sort()).toEqual([0, 4]);
+    expect(sweep.failed).toEqual([
+      { index: 1, params: { 'bad.mode': 1 }, error: expect.stringContaining('mode 1 refused at run time') },
+    ]);
+  }, 240_000);
+
   it('Ctrl-C stops a backtest with its report up to there, and a sweep with those done (exit 130)', async () => {
     const tape = join(dir, 'two-hours.tape');
     expect((await harpoon(['sandbox', 'tape', '--seed', '5', '--hours', '2', '--out', tape])).code).toBe(0);
@@ -234,7 +275,9 @@ describe('harpoon sandbox tape, backtest', () => {
       /sweep: 7 combination\(s\) on 1 worker thread/,
     );
     expect(s.code).toBe(130);
-    expect(s.stderr).toMatch(/interrupted: \d of 7 combination\(s\) done \(those under way were dropped\)/);
+    expect(s.stderr).toMatch(
+      /interrupted: \d of 7 combination\(s\) done \(\d under way or not started were dropped\)/,
+    );
     expect(s.stdout).toMatch(/Sweep of two-hours\.tape: \d of 7 combination\(s\), best first/);
 
     // a month of sandbox market (minutes of writing): stopped at its first progress line, the tape
