@@ -4,13 +4,15 @@
  * the fees, gas and traits; recording to it again continues the same tape; a backtest replays it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTapeSource, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { openTape } from '../../../src/tape/reader.ts';
+import { openTape, scanTape } from '../../../src/tape/reader.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
 import { roomyLimits } from '../limits.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -42,6 +44,18 @@ function eventsOf(tape: TapeSource): unknown[] {
   return out;
 }
 
+/** What harpoon needs to reach the sandbox (and nothing else of this environment). */
+function sandboxEnv(): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    HARPOON_API_BASE_URL: sb.apiUrl,
+    HARPOON_STREAM_URL: sb.streamUrl,
+    HARPOON_RPC_URL: sb.rpcUrl,
+    HARPOON_API_KEY: sb.apiKey,
+  };
+}
+
 function harpoon(
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
@@ -53,15 +67,7 @@ function harpoon(
       {
         cwd: dir,
         timeout: 180_000,
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: dir,
-          HARPOON_API_BASE_URL: sb.apiUrl,
-          HARPOON_STREAM_URL: sb.streamUrl,
-          HARPOON_RPC_URL: sb.rpcUrl,
-          HARPOON_API_KEY: sb.apiKey,
-          ...env,
-        },
+        env: { ...sandboxEnv(), ...env },
       },
       (err, stdout, stderr) =>
         done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
@@ -149,6 +155,65 @@ describe('harpoon record', () => {
     expect(t.events).toBeGreaterThan(0);
     expect(existsSync(`${tape}.lock`)).toBe(false);
   }, 120_000);
+
+  it('a tape that cannot be written to its end (a file size limit) keeps what it holds whole; the rest is said lost: exit 1', async () => {
+    const config = recordConfig();
+    const tape = join(dir, 'limited.tape');
+    // a tape of this market, already ~400 KB (random traits: they do not compress): a file size
+    // limit just above it is reached by the recording, before the daemon's small database
+    const w = openTapeWriter(tape, {
+      header: {
+        k: 'header',
+        at: Date.now(),
+        version: 1,
+        source: 'daemon',
+        chain: 'ethereum',
+        collections: ['harpoon-apes', 'harpoon-punks'],
+        paymentTokens: [],
+      },
+      flushMs: 0,
+    });
+    for (let i = 0; i < 200; i++)
+      w.write({
+        k: 'traits',
+        at: Date.now(),
+        nft: `ethereum/0x0000000000000000000000000000000000000001/${i}`,
+        traits: [{ type: 'noise', value: randomBytes(1_000).toString('hex') }],
+      });
+    await w.close();
+    const before = statSync(tape).size;
+    const limitKb = Math.ceil(before / 1024) + 4;
+    const r = await new Promise<{ code: number; stderr: string }>((done) => {
+      execFile(
+        'bash',
+        [
+          '-c',
+          `ulimit -f ${limitKb} && exec "$0" "$@"`,
+          process.execPath,
+          ...[BIN, 'record', '--config', config, '--out', tape, '--seconds', '10'],
+        ],
+        {
+          cwd: dir,
+          timeout: 180_000,
+          env: sandboxEnv(),
+        },
+        (err, _stdout, stderr) =>
+          done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+      );
+    });
+    expect(r.code, r.stderr).toBe(1);
+    // told as it happened (once, not every second), and at the end with how many are missing
+    expect(r.stderr).toMatch(/market recording: cannot write the tape/);
+    expect(r.stderr).toMatch(
+      /recorded to \S+limited\.tape: .*; [\d,]+ records not written \(writing the tape fails\)/,
+    );
+    expect(r.stderr).toMatch(/error: [\d,]+ records are not on the tape: writing it failed/);
+    // what the tape holds is whole: the block the limit cut was taken back, not left half written
+    const scan = scanTape(tape);
+    expect(scan).toMatchObject({ torn: false, damaged: false });
+    expect(statSync(tape).size).toBeLessThanOrEqual(limitKb * 1024);
+    expect([...openTape(tape).records()].filter((x) => x.k === 'traits')).toHaveLength(200);
+  }, 240_000);
 
   it('a recording that got nothing (no API, no stream) fails: exit 1, said', async () => {
     const config = recordConfig();
