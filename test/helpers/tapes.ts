@@ -1,3 +1,5 @@
+import type { ListingEvent } from '../../src/domain/events.ts';
+import type { Address, CollectionSlug, OrderHash, TokenId } from '../../src/domain/ids.ts';
 import type { TapeEvent, TapeHeader, TapeRecord } from '../../src/tape/format.ts';
 import { openTape } from '../../src/tape/reader.ts';
 import { openTapeWriter } from '../../src/tape/writer.ts';
@@ -25,4 +27,34 @@ export async function gappedTape(
   w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
   await w.close();
   return { lastAt: last.at, farAt };
+}
+
+/** A listing of NFT `id` of collection `apes` (0.05 ETH, order hash `id` padded), received at `at`. */
+export function tapeListing(id: string, at: number): ListingEvent {
+  return {
+    kind: 'listing',
+    id: `l-${id}`,
+    collection: 'apes' as CollectionSlug,
+    chain: 'ethereum',
+    occurredAt: at,
+    receivedAt: at,
+    source: 'stream',
+    orderHash: `0x${id.padStart(64, '0')}` as OrderHash,
+    maker: '0x00000000000000000000000000000000000000bb' as Address,
+    taker: null,
+    quantity: 1n,
+    price: 5n * 10n ** 16n,
+    paymentToken: {
+      address: '0x0000000000000000000000000000000000000000' as Address,
+      symbol: 'ETH',
+      decimals: 18,
+    },
+    expiresAt: null,
+    nft: {
+      chain: 'ethereum',
+      contract: '0x00000000000000000000000000000000000000a1' as Address,
+      identifier: id as TokenId,
+    },
+    isPrivate: false,
+  };
 }

@@ -5,13 +5,17 @@ import { mkdtempSync, type writeSync as WriteSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ListingEvent } from '../../../src/domain/events.ts';
-import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import type { MarketApi } from '../../../src/market/api.ts';
 import type { TapeHeader } from '../../../src/tape/format.ts';
 import { openTape, scanTape } from '../../../src/tape/reader.ts';
-import { createTapeRecorder, type TapeWriteState } from '../../../src/tape/recorder.ts';
+import {
+  createTapeRecorder,
+  type TapeRecorder,
+  type TapeRecorderOptions,
+  type TapeWriteState,
+} from '../../../src/tape/recorder.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
+import { tapeListing } from '../../helpers/tapes.ts';
 
 const disk = { room: undefined as number | undefined };
 
@@ -94,33 +98,19 @@ describe('tape writer on a full disk', () => {
   });
 });
 
-function listing(id: number, at: number): ListingEvent {
-  return {
-    kind: 'listing',
-    id: `l-${id}`,
-    collection: 'apes' as CollectionSlug,
+const listing = (id: number, at: number) => tapeListing(String(id), at);
+
+/** A recorder of collection `apes` on the wall clock (faked in these tests), at `path`. */
+function recorderAt(path: string, more: Partial<TapeRecorderOptions>): TapeRecorder {
+  return createTapeRecorder({
+    path,
+    source: 'test',
     chain: 'ethereum',
-    occurredAt: at,
-    receivedAt: at,
-    source: 'stream',
-    orderHash: `0x${String(id).padStart(64, '0')}` as OrderHash,
-    maker: '0x00000000000000000000000000000000000000bb' as Address,
-    taker: null,
-    quantity: 1n,
-    price: 5n * 10n ** 16n,
-    paymentToken: {
-      address: '0x0000000000000000000000000000000000000000' as Address,
-      symbol: 'ETH',
-      decimals: 18,
-    },
-    expiresAt: null,
-    nft: {
-      chain: 'ethereum',
-      contract: '0x00000000000000000000000000000000000000a1' as Address,
-      identifier: String(id) as TokenId,
-    },
-    isPrivate: false,
-  };
+    collections: ['apes'],
+    paymentTokens: [],
+    clock: { now: () => Date.now() },
+    ...more,
+  });
 }
 
 describe('tape recorder on a full disk', () => {
@@ -138,13 +128,7 @@ describe('tape recorder on a full disk', () => {
       listings: { best: async () => big },
       offers: { collection: async () => ({}), traits: async () => ({}) },
     } as unknown as MarketApi;
-    const rec = createTapeRecorder({
-      path,
-      source: 'test',
-      chain: 'ethereum',
-      collections: ['apes'],
-      paymentTokens: [],
-      clock: { now: () => Date.now() },
+    const rec = recorderAt(path, {
       freshness: () => ({ ageMs: 1, stale: false }),
       onWrite: (s) => told.push(s),
     });
@@ -172,15 +156,7 @@ describe('tape recorder on a full disk', () => {
 
   it('closed while the disk is still full: says how many records were not written', async () => {
     const path = tmp('end.tape');
-    const rec = createTapeRecorder({
-      path,
-      source: 'test',
-      chain: 'ethereum',
-      collections: ['apes'],
-      paymentTokens: [],
-      clock: { now: () => Date.now() },
-      onWrite: () => {},
-    });
+    const rec = recorderAt(path, { onWrite: () => {} });
     disk.room = 0;
     rec.event(listing(1, 1));
     rec.event(listing(2, 2));

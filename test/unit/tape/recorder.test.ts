@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
-import type { ListingEvent, MarketEvent } from '../../../src/domain/events.ts';
-import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
+import type { MarketEvent } from '../../../src/domain/events.ts';
+import type { Address, CollectionSlug } from '../../../src/domain/ids.ts';
 import { ConfigError } from '../../../src/errors/index.ts';
 import type { MarketApi } from '../../../src/market/api.ts';
 import { createNftTraits } from '../../../src/market/nft-traits.ts';
@@ -12,33 +12,11 @@ import { createLogger } from '../../../src/observability/index.ts';
 import { createDaemonRecorder } from '../../../src/tape/daemon.ts';
 import { openTape } from '../../../src/tape/reader.ts';
 import { createTapeRecorder } from '../../../src/tape/recorder.ts';
+import { tapeListing } from '../../helpers/tapes.ts';
 
 const ETH = { address: '0x0000000000000000000000000000000000000000' as Address, symbol: 'ETH', decimals: 18 };
 
-function listing(id: string, at: number): ListingEvent {
-  return {
-    kind: 'listing',
-    id: `l-${id}`,
-    collection: 'apes' as CollectionSlug,
-    chain: 'ethereum',
-    occurredAt: at,
-    receivedAt: at,
-    source: 'stream',
-    orderHash: `0x${id.padStart(64, '0')}` as OrderHash,
-    maker: '0x00000000000000000000000000000000000000bb' as Address,
-    taker: null,
-    quantity: 1n,
-    price: 5n * 10n ** 16n,
-    paymentToken: ETH,
-    expiresAt: null,
-    nft: {
-      chain: 'ethereum',
-      contract: '0x00000000000000000000000000000000000000a1' as Address,
-      identifier: id as TokenId,
-    },
-    isPrivate: false,
-  };
-}
+const listing = tapeListing;
 
 describe('tape recorder', () => {
   it('records what the view reads through it, every event, fees, gas, traits and freshness; replay answers as of a time', async () => {
