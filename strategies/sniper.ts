@@ -61,12 +61,17 @@ interface BuyRecord {
   o: string;
 }
 
-/** Lowest listing of the collection other than this NFT's (the floor this listing undercuts). */
-function floorWithout(col: CollectionSnapshot, key: string): bigint | null {
+/**
+ * Lowest listing of the collection other than this NFT's (the floor this listing undercuts), when
+ * it is above `unit`; null when there is none, or one at or below `unit` (the scan stops there: such
+ * a floor is no reference for this listing).
+ */
+function floorAbove(col: CollectionSnapshot, key: string, unit: bigint): bigint | null {
   let best: bigint | null = null;
   for (const [k, level] of col.bestListings) {
     if (k === key) continue;
     const p = level.value.price;
+    if (p <= unit) return null;
     if (best === null || p < best) best = p;
   }
   return best;
@@ -99,8 +104,8 @@ function collectionReference(
   const f = col.floor;
   if (f !== null && !col.floorRelearning && ctx.now - f.learnedAt <= ctx.params.maxFloorAgeMs) {
     if (f.value.orderHash !== ev.orderHash && f.value.price > unit) return { price: f.value.price };
-    const without = floorWithout(col, nftKey(ev.nft));
-    if (without !== null && without > unit) return { price: without };
+    const without = floorAbove(col, nftKey(ev.nft), unit);
+    if (without !== null) return { price: without };
   }
   const r = rememberedOf(ctx, col.slug);
   return r?.floor != null ? { price: BigInt(r.floor) } : null;
