@@ -423,6 +423,107 @@ export interface NormalizeContext {
   readonly collection?: string | undefined;
 }
 
+/** What every order event has (the stream's and the REST API's alike). */
+type OrderFields = Omit<ListingEvent, 'kind' | 'nft' | 'isPrivate'>;
+
+/**
+ * An order event, stream or REST: an object literal per kind, `kind` first (no spreads): one
+ * hidden class per kind on the hot path, and the shape a tape writes in its short form
+ * (tape/format.ts). `nft` is the listing's or item offer's, `traits` the trait offer's.
+ */
+function orderEvent(
+  kind: 'listing' | 'item_offer' | 'collection_offer' | 'trait_offer',
+  f: OrderFields,
+  nft: NftRef | null,
+  isPrivate: boolean,
+  traits: TraitOfferEvent['traits'] | null,
+): MarketEvent {
+  const { id, collection, chain, occurredAt, receivedAt, source, orderHash, maker, taker } = f;
+  const { quantity, price, paymentToken, expiresAt } = f;
+  switch (kind) {
+    case 'listing': {
+      const e: ListingEvent = {
+        kind,
+        id,
+        collection,
+        chain,
+        occurredAt,
+        receivedAt,
+        source,
+        orderHash,
+        maker,
+        taker,
+        quantity,
+        price,
+        paymentToken,
+        expiresAt,
+        nft: nft as NftRef,
+        isPrivate,
+      };
+      return e;
+    }
+    case 'item_offer': {
+      const e: ItemOfferEvent = {
+        kind,
+        id,
+        collection,
+        chain,
+        occurredAt,
+        receivedAt,
+        source,
+        orderHash,
+        maker,
+        taker,
+        quantity,
+        price,
+        paymentToken,
+        expiresAt,
+        nft: nft as NftRef,
+      };
+      return e;
+    }
+    case 'collection_offer': {
+      const e: CollectionOfferEvent = {
+        kind,
+        id,
+        collection,
+        chain,
+        occurredAt,
+        receivedAt,
+        source,
+        orderHash,
+        maker,
+        taker,
+        quantity,
+        price,
+        paymentToken,
+        expiresAt,
+      };
+      return e;
+    }
+    case 'trait_offer': {
+      const e: TraitOfferEvent = {
+        kind,
+        id,
+        collection,
+        chain,
+        occurredAt,
+        receivedAt,
+        source,
+        orderHash,
+        maker,
+        taker,
+        quantity,
+        price,
+        paymentToken,
+        expiresAt,
+        traits: traits ?? [],
+      };
+      return e;
+    }
+  }
+}
+
 /**
  * One stream message (`{event_type, payload, sent_at, version}`) → MarketEvent. Throws
  * MalformedEvent when the message is broken or its event type is unknown (`unknown_event_type`).
@@ -456,69 +557,7 @@ export function normalizeStreamMessage(message: unknown, ctx: NormalizeContext):
       const amount = price(p['base_price'], 'base_price');
       const paymentToken = streamToken(p['payment_token']);
       const expiresAt = optionalIsoMs(p['expiration_date'], 'expiration_date');
-      // object literals per kind (no spreads): one hidden class per kind on the hot path
-      if (kind === 'listing') {
-        const e: ListingEvent = {
-          kind,
-          id,
-          collection,
-          chain,
-          occurredAt,
-          receivedAt,
-          source,
-          orderHash: hash,
-          maker,
-          taker,
-          quantity: qty,
-          price: amount,
-          paymentToken,
-          expiresAt,
-          nft: requireNft(nft, type),
-          isPrivate: p['is_private'] === true,
-        };
-        return e;
-      }
-      if (kind === 'item_offer') {
-        const e: ItemOfferEvent = {
-          kind,
-          id,
-          collection,
-          chain,
-          occurredAt,
-          receivedAt,
-          source,
-          orderHash: hash,
-          maker,
-          taker,
-          quantity: qty,
-          price: amount,
-          paymentToken,
-          expiresAt,
-          nft: requireNft(nft, type),
-        };
-        return e;
-      }
-      if (kind === 'collection_offer') {
-        const e: CollectionOfferEvent = {
-          kind,
-          id,
-          collection,
-          chain,
-          occurredAt,
-          receivedAt,
-          source,
-          orderHash: hash,
-          maker,
-          taker,
-          quantity: qty,
-          price: amount,
-          paymentToken,
-          expiresAt,
-        };
-        return e;
-      }
-      const e: TraitOfferEvent = {
-        kind,
+      const fields: OrderFields = {
         id,
         collection,
         chain,
@@ -532,9 +571,18 @@ export function normalizeStreamMessage(message: unknown, ctx: NormalizeContext):
         price: amount,
         paymentToken,
         expiresAt,
-        traits: traitCriteria(p['trait_criteria'], p['trait_criteria_list']),
       };
-      return e;
+      if (kind === 'listing')
+        return orderEvent(kind, fields, requireNft(nft, type), p['is_private'] === true, null);
+      if (kind === 'item_offer') return orderEvent(kind, fields, requireNft(nft, type), false, null);
+      if (kind === 'collection_offer') return orderEvent(kind, fields, null, false, null);
+      return orderEvent(
+        kind,
+        fields,
+        null,
+        false,
+        traitCriteria(p['trait_criteria'], p['trait_criteria_list']),
+      );
     }
     case 'sale': {
       const n = requireNft(nft, type);
@@ -710,32 +758,37 @@ export function normalizeRestEvent(record: unknown, ctx: NormalizeContext): Mark
       bad('missing_collection', 'order event: no collection');
     const hash = orderHash(record['order_hash']);
     const { price: p, token } = restPayment(record['payment']);
-    const base = {
-      id: orderEventId(kind, hash),
+    const id = orderEventId(kind, hash);
+    const maker = account(record['maker'], 'maker');
+    const taker = restTaker(record['taker']);
+    const qty = quantity(record['quantity']);
+    const expiresAt = optionalSecondsMs(record['expiration_date'], 'expiration_date');
+    const fields: OrderFields = {
+      id,
       collection,
       chain,
       occurredAt,
       receivedAt,
       source,
       orderHash: hash,
-      maker: account(record['maker'], 'maker'),
-      taker: restTaker(record['taker']),
-      quantity: quantity(record['quantity']),
+      maker,
+      taker,
+      quantity: qty,
       price: p,
       paymentToken: token,
-      expiresAt: optionalSecondsMs(record['expiration_date'], 'expiration_date'),
+      expiresAt,
     };
     if (kind === 'listing')
-      return {
-        ...base,
+      return orderEvent(
         kind,
-        nft: requireNft(asset, 'listing'),
-        isPrivate: record['is_private_listing'] === true,
-      };
-    if (kind === 'item_offer') return { ...base, kind, nft: requireNft(asset, 'item_offer') };
-    if (kind === 'collection_offer') return { ...base, kind };
-    const traits = criteria?.['traits'];
-    return { ...base, kind, traits: traitCriteria(undefined, traits) };
+        fields,
+        requireNft(asset, 'listing'),
+        record['is_private_listing'] === true,
+        null,
+      );
+    if (kind === 'item_offer') return orderEvent(kind, fields, requireNft(asset, 'item_offer'), false, null);
+    if (kind === 'collection_offer') return orderEvent(kind, fields, null, false, null);
+    return orderEvent(kind, fields, null, false, traitCriteria(undefined, criteria?.['traits']));
   }
   if (type === 'sale') {
     const nft = requireNft(restNft(record['nft'], chain), 'sale');

@@ -17,6 +17,7 @@ import {
   MAX_BLOCK_BYTES,
   TAPE_MAGIC,
   TAPE_MAGIC_BYTES,
+  TAPE_VERSION,
   TapeFormatError,
   type TapeHeader,
   type TapeRecord,
@@ -202,7 +203,7 @@ export function openTape(path: string): Tape {
     header() {
       for (const r of records()) {
         if (r.k !== 'header') throw new TapeFormatError(`${path}: the first record is not the header`);
-        return r;
+        return readable(path, r);
       }
       throw new TapeFormatError(`${path}: the tape has no whole block yet`);
     },
@@ -231,7 +232,18 @@ export interface TapeSurvey extends TapeScan {
   readonly lastAt: number;
 }
 
+/** The header of a tape this harpoon reads; a TapeFormatError for a version it does not know. */
+function readable(path: string, h: TapeHeader): TapeHeader {
+  const v = h.version as unknown;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > TAPE_VERSION)
+    throw new TapeFormatError(
+      `${path} is a tape of version ${JSON.stringify(v)}; this harpoon reads versions 1 to ${TAPE_VERSION} (a newer harpoon wrote it?)`,
+    );
+  return h;
+}
+
 const LINE_HEAD = Buffer.from('{"k":"', 'latin1');
+const EVENT_HEAD = 0x5b; // '[': an event as an array (version 2)
 const AT_HEAD = Buffer.from(',"at":', 'latin1');
 const QUOTE = 0x22;
 const NEWLINE = 0x0a;
@@ -241,24 +253,31 @@ const NEWLINE = 0x0a;
  * as the codec writes it (`{"k":"…","at":123,`), else by parsing the line.
  */
 function kindAndAt(b: Buffer, start: number, end: number): { k: string; at: number } {
-  if (b.compare(LINE_HEAD, 0, LINE_HEAD.length, start, start + LINE_HEAD.length) === 0) {
+  if (b[start] === EVENT_HEAD) {
+    const at = numberAt(b, start + 1, end);
+    if (at !== undefined) return { k: 'event', at };
+  } else if (b.compare(LINE_HEAD, 0, LINE_HEAD.length, start, start + LINE_HEAD.length) === 0) {
     const q = b.indexOf(QUOTE, start + LINE_HEAD.length);
     if (q > 0 && q < end && b.compare(AT_HEAD, 0, AT_HEAD.length, q + 1, q + 1 + AT_HEAD.length) === 0) {
-      let i = q + 1 + AT_HEAD.length;
-      let at = 0;
-      const from = i;
-      for (; i < end && i - from < 16; i++) {
-        const c = b[i] as number;
-        if (c < 0x30 || c > 0x39) break;
-        at = at * 10 + (c - 0x30);
-      }
-      const stop = b[i];
-      if (i > from && i - from < 16 && (stop === 0x2c || stop === 0x7d))
-        return { k: b.toString('latin1', start + LINE_HEAD.length, q), at };
+      const at = numberAt(b, q + 1 + AT_HEAD.length, end);
+      if (at !== undefined) return { k: b.toString('latin1', start + LINE_HEAD.length, q), at };
     }
   }
   const r = decodeRecord(b.toString('utf8', start, end));
   return { k: r.k, at: r.at };
+}
+
+/** The whole number of at most 15 digits at `from`, ended by `,` or `}` (else undefined). */
+function numberAt(b: Buffer, from: number, end: number): number | undefined {
+  let i = from;
+  let n = 0;
+  for (; i < end && i - from < 16; i++) {
+    const c = b[i] as number;
+    if (c < 0x30 || c > 0x39) break;
+    n = n * 10 + (c - 0x30);
+  }
+  const stop = b[i];
+  return i > from && i - from < 16 && (stop === 0x2c || stop === 0x7d) ? n : undefined;
 }
 
 /**
@@ -285,7 +304,7 @@ export function surveyTape(path: string): TapeSurvey {
           counts[k] = (counts[k] ?? 0) + 1;
           records++;
           if (k === 'header') {
-            header ??= decodeRecord(text.toString('utf8', i, end)) as TapeHeader;
+            header ??= readable(path, decodeRecord(text.toString('utf8', i, end)) as TapeHeader);
           } else {
             if (at < firstAt) firstAt = at;
             if (at > lastAt) lastAt = at;

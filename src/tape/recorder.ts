@@ -15,7 +15,7 @@
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import type { MarketApi } from '../market/api.ts';
 import type { NftTraits } from '../market/nft-traits.ts';
-import type { RestCall, TapeHeader, TapeRecord } from './format.ts';
+import { type RestCall, TAPE_VERSION, type TapeHeader, type TapeRecord } from './format.ts';
 import { openTapeWriter, type TapeWriter } from './writer.ts';
 
 export interface TapeRecorderOptions {
@@ -92,7 +92,7 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   const header: TapeHeader = {
     k: 'header',
     at: o.clock.now(),
-    version: 1,
+    version: TAPE_VERSION,
     source: o.source,
     chain: o.chain,
     collections: [...o.collections],

@@ -143,7 +143,8 @@ export function checkTapeToWrite(path: string, market: TapeMarket): void {
   scanToContinue(path, market);
 }
 
-function scanToContinue(path: string, market: TapeMarket): TapeScan | null {
+/** A tape to continue: its whole blocks, and its version (null: no whole block, its header not written yet). */
+function scanToContinue(path: string, market: TapeMarket): (TapeScan & { version: number | null }) | null {
   if (!existsSync(path) || statSync(path).size === 0) return null;
   const scan = scanTape(path);
   if (scan.damaged)
@@ -151,8 +152,10 @@ function scanToContinue(path: string, market: TapeMarket): TapeScan | null {
       `${path} is damaged at byte ${scan.validBytes} (${scan.tornReason}), with ${scan.bytes - scan.validBytes} bytes after it: ` +
         'that is not the tail of a write cut by a crash, and continuing the tape would cut them off. It still replays up to the damage; move it aside and record to a new file',
     );
-  if (scan.blocks > 0) refuseOtherMarket(path, openTape(path).header(), market);
-  return scan;
+  if (scan.blocks === 0) return { ...scan, version: null };
+  const had = openTape(path).header();
+  refuseOtherMarket(path, had, market);
+  return { ...scan, version: had.version };
 }
 
 export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWriter {
@@ -180,6 +183,8 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
     rmSync(path);
   }
   const scan = scanToContinue(path, options.header);
+  // a tape is written on in its own version (events of one tape in one form)
+  let version = scan?.version ?? options.header.version;
   if (scan !== null) {
     fd = openSync(path, 'r+');
     if (scan.validBytes < scan.bytes) {
@@ -248,6 +253,7 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
     size = 0;
     // the new tape's start, its magic and header, written first (and cut off again if that fails)
     const start = Buffer.concat([TAPE_MAGIC_BYTES, blockOf([encodeRecord(options.header)])]);
+    version = options.header.version;
     held.unshift({ block: start, records: 0 });
     heldBytes += start.length;
     options.onNotice?.(
@@ -324,7 +330,7 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
         dropped++;
         return;
       }
-      const line = encodeRecord(record);
+      const line = encodeRecord(record, version);
       lines.push(line);
       pending += line.length + 1;
       records++;

@@ -24,7 +24,7 @@ import type {
   TraitOfferEvent,
 } from '../../domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../domain/ids.ts';
-import type { TapeHeader } from '../../tape/format.ts';
+import { TAPE_VERSION, type TapeHeader } from '../../tape/format.ts';
 import { openTapeWriter } from '../../tape/writer.ts';
 import { COLLECTION_SPECS, type CollectionSpec, MARKETPLACE_FEE_PERCENT } from '../catalog/catalog.ts';
 import { hashString, prng, traitsFor } from '../catalog/traits.ts';
@@ -185,7 +185,7 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
   const header: TapeHeader = {
     k: 'header',
     at: startAt,
-    version: 1,
+    version: TAPE_VERSION,
     source: 'sandbox',
     chain,
     collections: [...slugs],
