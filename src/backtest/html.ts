@@ -8,6 +8,7 @@ import { formatUnits } from '../domain/money.ts';
 import {
   type BacktestFill,
   type BacktestReport,
+  costsWarnings,
   ethValued,
   intentsText,
   type ReportLine,
@@ -274,7 +275,9 @@ Amounts in ETH (ETH and WETH together).</p>${
       : `<p><b>Not replayed faithfully:</b> ${r.notOnTape
           .map((n) => `${esc(n.strategy)} read ${esc(n.reads.join(' and '))}`)
           .join('; ')}, which a tape does not hold: they decided without them (a live run may differ).</p>`
-  }
+  }${costsWarnings(r)
+    .map((w) => `<p><b>Costs not charged:</b> ${esc(w)}.</p>`)
+    .join('')}
 <h2>Per strategy</h2>${table('strategy', [...r.byStrategy, r.total])}
 <h2>Per collection</h2>${table('collection', r.byCollection)}
 <h2>Charts</h2>${equity}${exposure}${floors}

@@ -96,6 +96,11 @@ export interface BacktestReport {
    * without it — a rebalancer never trades, a drop-minter never mints — unlike a live run.
    */
   readonly notOnTape: readonly { readonly strategy: string; readonly reads: readonly string[] }[];
+  /**
+   * Costs a fill needed that the tape did not hold, so were not charged (a recording whose reads of
+   * them failed): the collections whose fees, whether the gas price. The PnL is better than it was.
+   */
+  readonly costsNotOnTape: { readonly fees: readonly string[]; readonly gasPrice: boolean };
   /** Our orders (offers and listings) by their last state; `open` includes partly filled ones. */
   readonly orders: {
     readonly placed: number;
@@ -115,6 +120,21 @@ export interface BacktestReport {
     readonly strategies: Readonly<Record<string, SeriesOf>>;
     readonly collections: Readonly<Record<string, SeriesOf & { readonly floor: readonly (string | null)[] }>>;
   };
+}
+
+/** What fills needed and the tape did not hold (see BacktestReport.costsNotOnTape), said. */
+export function costsWarnings(r: BacktestReport): string[] {
+  const out: string[] = [];
+  const { fees, gasPrice } = r.costsNotOnTape;
+  if (fees.length > 0)
+    out.push(
+      `the tape holds no fees of ${fees.join(', ')} when fills needed them (the recording could not read them then): those fills were charged no fees, so the PnL is better than it was`,
+    );
+  if (gasPrice)
+    out.push(
+      'the tape holds no gas price when transactions needed one (the recording could not read it then): they were charged no gas, so the PnL is better than it was',
+    );
+  return out;
 }
 
 /** ETH and WETH (18 decimals) are summed in the series and totals; other tokens stay in their lines. */
@@ -210,6 +230,8 @@ export interface CollectorParts {
   readonly engine: Engine;
   /** What strategies read that the tape does not hold (see BacktestReport.notOnTape). */
   readonly notOnTape: () => BacktestReport['notOnTape'];
+  /** What fills needed that the tape does not hold (see BacktestReport.costsNotOnTape). */
+  readonly costsNotOnTape: () => BacktestReport['costsNotOnTape'];
 }
 
 /**
@@ -451,6 +473,7 @@ export class ReportCollector {
       skipped: { ...es.skipped.byReason },
       refused: { ...pr.rejected },
       notOnTape: this.p.notOnTape(),
+      costsNotOnTape: this.p.costsNotOnTape(),
       orders: this.orderCounts(),
       total,
       byStrategy,

@@ -279,6 +279,10 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
       }
       return [...by].map(([strategy, reads]) => ({ strategy, reads }));
     },
+    costsNotOnTape: () => ({
+      fees: [...tape.costsNotOnTape.fees].sort(),
+      gasPrice: tape.costsNotOnTape.gasPrice,
+    }),
   });
 
   // the daemon's poll: expiries settle, holdings are read again

@@ -166,8 +166,15 @@ export interface TapeReplay {
   shift(): TapeEvent | undefined;
   /** The market view's API, answering from the tape as of `now()`. */
   readonly api: MarketApi;
+  /** The collection's fees as of now; none (and noted in `costsNotOnTape`) when the tape has none. */
   fees(slug: string): readonly CollectionFeeInfo[];
+  /** The gas price as of now; 0 (and noted in `costsNotOnTape`) when the tape has none. */
   gasPrice(): bigint;
+  /**
+   * What was asked for and the tape did not hold, so was not charged: the collections whose fees
+   * were asked for, whether a gas price was (a recording whose reads failed).
+   */
+  readonly costsNotOnTape: { readonly fees: ReadonlySet<string>; readonly gasPrice: boolean };
   traits(nft: NftRef): readonly { type: string; value: string }[] | undefined;
   /**
    * What strategies read of NFT traits (ctx.nfts): an NFT's newest traits recorded at or before
@@ -411,14 +418,20 @@ class StreamingReplay implements TapeReplay {
     return last === undefined ? 0 : at - last.at;
   }
 
+  readonly costsNotOnTape = { fees: new Set<string>(), gasPrice: false };
+
   fees(slug: string): readonly CollectionFeeInfo[] {
     const at = this.asOfNow();
-    return asOf(this.feeMap.map.get(slug), at) ?? [];
+    const fees = asOf(this.feeMap.map.get(slug), at);
+    if (fees === undefined) this.costsNotOnTape.fees.add(slug);
+    return fees ?? [];
   }
 
   gasPrice(): bigint {
     const at = this.asOfNow();
-    return asOf(this.gas.map.get(0), at) ?? 0n;
+    const price = asOf(this.gas.map.get(0), at);
+    if (price === undefined) this.costsNotOnTape.gasPrice = true;
+    return price ?? 0n;
   }
 
   traits(nft: NftRef): readonly { type: string; value: string }[] | undefined {

@@ -2,7 +2,8 @@
  * Records the market as the market view sees it: give the view `recorder.api` instead of the API
  * client (every REST answer it reads is written with its call, collection and page cursor), and
  * hand every normalized event to `recorder.event`. Besides, what paper execution charges is kept
- * beside it: each collection's fees (once), the gas price (every `gasEveryMs`), the traits of each
+ * beside it: each collection's fees (once read; until then tried again every `gasEveryMs`: a tape
+ * without them would have a backtest charge none), the gas price (every `gasEveryMs`), the traits of each
  * NFT as the daemon learns them (`nftTraits`: every NFT first seen in a listing, again after a
  * metadata update — so trait offers can be matched again, and strategies read them as they did),
  * and once a second the stream's freshness of each collection.
@@ -25,7 +26,7 @@ export interface TapeRecorderOptions {
   readonly collections: readonly string[];
   readonly paymentTokens: readonly PaymentToken[];
   readonly clock: { now(): number };
-  /** The collection's fees (read once per collection, at start). */
+  /** The collection's fees (read once per collection; tried again every gasEveryMs until read). */
   readonly fees?: (
     slug: string,
   ) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
@@ -40,7 +41,11 @@ export interface TapeRecorderOptions {
   /** Default 1000 ms: what a crash may lose. */
   readonly flushMs?: number;
   readonly meta?: TapeHeader['meta'];
-  /** A read for the tape failed (fees, gas price). Writing the tape is told by onWrite. */
+  /**
+   * A read for the tape (fees, gas price) failed: told when it starts failing, at most every
+   * `noteEveryMs` while it keeps failing (`what` then says since when and how often), and to
+   * onNotice once it is read again. Writing the tape is told by onWrite.
+   */
   readonly onError?: (err: unknown, what: string) => void;
   /**
    * Writing the tape failed (disk full, file too large…), still fails, or works again: told once
@@ -173,24 +178,64 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     };
   }
 
+  /** A read for the tape that fails: told as onError says, not once per attempt. */
+  function readNotes(what: string): { failed(err: unknown): void; read(): void } {
+    let failing: { since: number; failures: number; toldAt: number } | undefined;
+    const since = () => new Date((failing as NonNullable<typeof failing>).since).toISOString();
+    return {
+      failed(err) {
+        const now = o.clock.now();
+        if (failing === undefined) {
+          failing = { since: now, failures: 1, toldAt: now };
+          fail(what)(err);
+          return;
+        }
+        failing.failures++;
+        if (now - failing.toldAt < noteEveryMs) return;
+        failing.toldAt = now;
+        fail(`${what} (still failing since ${since()}: ${failing.failures} attempts)`)(err);
+      },
+      read() {
+        if (failing === undefined) return;
+        o.onNotice?.(`${what}: read again (it failed ${failing.failures} times since ${since()})`);
+        failing = undefined;
+      },
+    };
+  }
+
+  /** Collections whose fees are not on the tape yet. */
+  const feesToRead = new Set(o.fees === undefined ? [] : o.collections);
+  const feeNotes = new Map(o.collections.map((slug) => [slug, readNotes(`fees of ${slug}`)]));
+  let readingFees = false;
   async function readFees(): Promise<void> {
-    if (o.fees === undefined) return;
-    for (const slug of o.collections) {
-      try {
-        const fees = await o.fees(slug);
-        write({ k: 'fees', at: o.clock.now(), slug, fees: fees.map((f) => ({ ...f })) });
-      } catch (err) {
-        fail(`fees of ${slug}`)(err);
+    if (o.fees === undefined || readingFees || feesToRead.size === 0) return;
+    readingFees = true;
+    try {
+      for (const slug of [...feesToRead]) {
+        const notes = feeNotes.get(slug) as ReturnType<typeof readNotes>;
+        try {
+          const fees = await o.fees(slug);
+          if (closed) return;
+          write({ k: 'fees', at: o.clock.now(), slug, fees: fees.map((f) => ({ ...f })) });
+          feesToRead.delete(slug);
+          notes.read();
+        } catch (err) {
+          notes.failed(err);
+        }
       }
+    } finally {
+      readingFees = false;
     }
   }
 
+  const gasNotes = readNotes('gas price');
   async function readGas(): Promise<void> {
     if (o.gasPrice === undefined) return;
     try {
       write({ k: 'gas', at: o.clock.now(), price: await o.gasPrice() });
+      gasNotes.read();
     } catch (err) {
-      fail('gas price')(err);
+      gasNotes.failed(err);
     }
   }
 
@@ -217,7 +262,12 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   const flushTimer = setInterval(tick, o.flushMs ?? 1000);
   flushTimer.unref?.();
   const gasTimer =
-    o.gasPrice !== undefined ? setInterval(() => void readGas(), o.gasEveryMs ?? 12_000) : undefined;
+    o.gasPrice !== undefined || o.fees !== undefined
+      ? setInterval(() => {
+          void readGas();
+          void readFees();
+        }, o.gasEveryMs ?? 12_000)
+      : undefined;
   const stopTraits = o.nftTraits?.onLearned((nft, traits, at) => write({ k: 'traits', at, nft, traits }));
   gasTimer?.unref?.();
 

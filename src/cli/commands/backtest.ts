@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { utcMinute } from '../../backtest/report.ts';
+import { costsWarnings, utcMinute } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
 import { TapeFormatError } from '../../tape/format.ts';
@@ -384,6 +384,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     ctx.io.stderr(
       `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which a tape does not hold: it decided without them in this backtest (a live run may differ)\n`,
     );
+  for (const w of costsWarnings(r)) ctx.io.stderr(`harpoon: warning: ${w}\n`);
   const saved =
     out === undefined ||
     saveOutputs(

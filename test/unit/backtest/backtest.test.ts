@@ -16,7 +16,8 @@ import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/bac
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
-import { scanTape } from '../../../src/tape/reader.ts';
+import { openTape, scanTape } from '../../../src/tape/reader.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
 import { gappedTape as writeGappedTape } from '../../helpers/tapes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -427,6 +428,40 @@ describe('backtest', () => {
     expect(r.fills.filter((f) => f.strategy === 'sniper').length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('fees and gas the tape does not hold (its reads failed when recorded) are not charged, and the report says so', async () => {
+    const whole = await runBacktest({
+      tape: openTapeSource(tapePath),
+      setup: setup(),
+      builtinStrategiesDir: strategiesDir,
+    });
+    expect(whole.report.costsNotOnTape).toEqual({ fees: [], gasPrice: false });
+    expect(whole.report.fills.some((f) => f.fees !== '0')).toBe(true);
+    expect(whole.report.fills.some((f) => f.gas !== '0')).toBe(true);
+    expect(renderReportHtml(whole.report)).not.toContain('Costs not charged');
+    // the same tape without its fees and gas records
+    const records = [...openTape(tapePath).records()];
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-nofees-')), 'nofees.tape');
+    const w = openTapeWriter(path, { header: records[0] as TapeHeader, flushMs: 0 });
+    for (const r of records.slice(1)) if (r.k !== 'fees' && r.k !== 'gas') w.write(r);
+    await w.close();
+    const r = (
+      await runBacktest({ tape: openTapeSource(path), setup: setup(), builtinStrategiesDir: strategiesDir })
+    ).report;
+    expect(r.fills.length).toBeGreaterThan(0);
+    expect(r.fills.every((f) => f.fees === '0' && f.gas === '0')).toBe(true);
+    expect(r.costsNotOnTape).toEqual({
+      fees: [...new Set(r.fills.map((f) => f.collection))].sort(),
+      gasPrice: true,
+    });
+    const html = renderReportHtml(r);
+    expect(html).toContain(
+      `<p><b>Costs not charged:</b> the tape holds no fees of ${r.costsNotOnTape.fees.join(', ')} when fills needed them`,
+    );
+    expect(html).toContain(
+      '<p><b>Costs not charged:</b> the tape holds no gas price when transactions needed one',
+    );
+  }, 120_000);
+
   it('parameters change the outcome: a sniper that needs a 90 % discount never buys', async () => {
     const s = withOverrides(setup(), [{ strategy: 'sniper', path: ['discountBps'], value: 9000 }]);
     const r = (
@@ -508,6 +543,7 @@ describe('the page', () => {
     skipped: {},
     refused: {},
     notOnTape: [],
+    costsNotOnTape: { fees: [], gasPrice: false },
     orders: { placed: 0, filled: 0, cancelled: 0, expired: 0, failed: 0, open: 0 },
     total: line('total'),
     byStrategy: [line(strategy)],

@@ -141,6 +141,65 @@ describe('tape recorder', () => {
   });
 });
 
+describe('tape recorder reads that fail', () => {
+  it('fees are read again until they are on the tape; a failing read is told when it starts, a note a minute, and when it works again', async () => {
+    let now = 10_000;
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-rec-')), 'r.tape');
+    let feeFailures = 3;
+    let gasFailures = 8;
+    const errors: string[] = [];
+    const notices: string[] = [];
+    const rec = createTapeRecorder({
+      path,
+      source: 'test',
+      chain: 'ethereum',
+      collections: ['apes'],
+      paymentTokens: [ETH],
+      clock: { now: () => now },
+      fees: async () => {
+        if (feeFailures-- > 0) throw new Error('api down');
+        return [{ fee: 2.5, recipient: '0xfee' }];
+      },
+      gasPrice: async () => {
+        if (gasFailures-- > 0) throw new Error('rpc down');
+        return 9n;
+      },
+      gasEveryMs: 5,
+      noteEveryMs: 60_000,
+      onError: (_err, what) => errors.push(what),
+      onNotice: (m) => notices.push(m),
+    });
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 400 && !ok(); i++) {
+        now += 10_000; // ten seconds of the recorder's clock per try
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await until(() => feeFailures < 0 && gasFailures < 0);
+    await rec.close();
+    // told once as each started failing, the gas once more after a minute of failures, never per attempt
+    expect(errors).toEqual([
+      'fees of apes',
+      'gas price',
+      expect.stringMatching(/^gas price \(still failing since 1970-01-01T00:00:\d\d\.\d+Z: \d attempts\)$/),
+    ]);
+    expect(notices).toEqual([
+      expect.stringMatching(/^fees of apes: read again \(it failed 3 times since /),
+      expect.stringMatching(/^gas price: read again \(it failed 8 times since /),
+    ]);
+    const records = [...openTape(path).records()];
+    expect(records.filter((r) => r.k === 'fees')).toEqual([
+      { k: 'fees', at: expect.any(Number), slug: 'apes', fees: [{ fee: 2.5, recipient: '0xfee' }] },
+    ]);
+    expect(records.filter((r) => r.k === 'gas').length).toBeGreaterThan(0);
+    expect(
+      openTapeSource(path)
+        .replay(() => now)
+        .fees('apes'),
+    ).toEqual([{ fee: 2.5, recipient: '0xfee' }]);
+  });
+});
+
 describe("the daemon's recorder (market.record)", () => {
   it('a file there that is not a tape is a config error naming it, and is left as it was', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'harpoon-daemon-rec-')), 'harpoon.yaml');
