@@ -90,10 +90,15 @@ export function parseTime(flag: string, raw: string, command: string): number {
 }
 
 /** ETH with at most 6 decimals (the summary; the JSON report keeps wei). */
-const eth = (wei: string | null) => {
+/**
+ * Wei as ETH to 6 decimals, cut (not rounded); an amount under 0.000001 ETH shows as `0.000000…`
+ * (`-0.000000…` for a loss): never `-0`, and never 0 for what is not nothing.
+ */
+export const eth = (wei: string | null) => {
   if (wei === null) return '—';
   const [i, f = ''] = formatUnits(BigInt(wei), 18).split('.');
   const d = f.slice(0, 6).replace(/0+$/, '');
+  if (d === '' && f !== '' && /^-?0$/.test(i as string)) return `${i}.000000…`;
   return d === '' ? (i as string) : `${i}.${d}`;
 };
 

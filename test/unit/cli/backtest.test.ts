@@ -3,7 +3,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseTime, replayProgress, saveOutputs, writeProgress } from '../../../src/cli/commands/backtest.ts';
+import {
+  eth,
+  parseTime,
+  replayProgress,
+  saveOutputs,
+  writeProgress,
+} from '../../../src/cli/commands/backtest.ts';
 import { writeFailingStrategy } from '../../helpers/strategies.ts';
 import { gappedTape } from '../../helpers/tapes.ts';
 
@@ -615,6 +621,20 @@ describe('harpoon backtest and the environment', () => {
     // the log's level changes nothing replayed
     expect(set.stderr).not.toMatch(/HARPOON_LOG_LEVEL/);
   }, 120_000);
+});
+
+describe('amounts in the summary', () => {
+  it('ETH to 6 decimals, cut; under 0.000001 ETH is not 0, and a tiny loss is never -0', () => {
+    expect(eth('1234567890123456789')).toBe('1.234567');
+    expect(eth('-1500000000000000000')).toBe('-1.5');
+    expect(eth('0')).toBe('0');
+    expect(eth('2000000000000000000')).toBe('2');
+    expect(eth('-1')).toBe('-0.000000…');
+    expect(eth('999999999999')).toBe('0.000000…');
+    expect(eth('-1000000000001')).toBe('-0.000001');
+    expect(eth('-1000000000000000001')).toBe('-1');
+    expect(eth(null)).toBe('—');
+  });
 });
 
 describe('parseTime', () => {
