@@ -52,12 +52,14 @@ export interface BacktestOptions {
   /** Where built-in strategies live (the package's strategies/). */
   readonly builtinStrategiesDir: string;
   /**
-   * Tells progress as trading begins (0 replayed) and every PROGRESS_EVERY events: events replayed
-   * since, the tape's events, and the tape's time then.
+   * Tells progress as trading begins (0 replayed) and every `progressEvery` events: events
+   * replayed since, the tape's events, and the tape's time then.
    */
   readonly onProgress?: (replayed: number, total: number, at: number) => void;
-  /** Tells progress of the warm-up before `from` every PROGRESS_EVERY events: events read, the tape's time. */
+  /** Tells progress of the warm-up before `from` every `progressEvery` events: events read, the tape's time. */
   readonly onWarmup?: (read: number, at: number) => void;
+  /** How often progress is told (events). Default 50,000. */
+  readonly progressEvery?: number;
   /**
    * Stops the replay (a Ctrl-C): at the next event once trading started — the report then covers
    * the replay up to there (`interrupted`) — or with a BacktestInterrupted while the view warms up.
@@ -80,7 +82,7 @@ export class BacktestInterrupted extends Error {
  */
 const YIELD_EVERY = 2048;
 
-/** Progress is told every this many events (warm-up and trading). */
+/** Progress is told every this many events (warm-up and trading), unless told otherwise. */
 const PROGRESS_EVERY = 50_000;
 
 /** How far into a silence of the recording the clock runs before it skips (the view goes stale). */
@@ -138,6 +140,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   if (end < start) throw new RangeError('nothing to replay: --to is before --from (or outside the tape)');
   const sampleMs = sampleSpacing(end - start, o.sampleMs);
   const latencyMs = o.latencyMs ?? 0;
+  const progressEvery = Math.max(1, Math.floor(o.progressEvery ?? PROGRESS_EVERY));
   const silent = createLogger({ level: 'silent' });
 
   const tokens = new Map<string, PaymentToken>();
@@ -355,7 +358,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     if (!aborted()) await time.advanceTo(r.at, settle, stop);
     if (aborted()) break;
     applyEvent(r.event);
-    if (o.onWarmup !== undefined && ++warmed % PROGRESS_EVERY === 0) o.onWarmup(warmed, r.at);
+    if (o.onWarmup !== undefined && ++warmed % progressEvery === 0) o.onWarmup(warmed, r.at);
   }
   if (!aborted()) await skipSilence(start);
   if (!aborted()) await time.advanceTo(start, settle, stop);
@@ -397,7 +400,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     const settling = settle();
     if (settling !== undefined) await settling;
     replayed++;
-    if (o.onProgress !== undefined && replayed % PROGRESS_EVERY === 0)
+    if (o.onProgress !== undefined && replayed % progressEvery === 0)
       o.onProgress(replayed, source.events, time.now());
   }
   if (!interrupted) {

@@ -11,6 +11,9 @@ parentPort?.on('message', (job: SweepJob) => {
   void (async () => {
     try {
       if (tape === undefined || tape.path !== job.tapePath) tape = openTapeSource(job.tapePath);
+      // how much of its window is done, by the tape's time (as runBacktest bounds it)
+      const from = Math.max(tape.firstAt, job.from ?? tape.firstAt);
+      const to = Math.min(tape.lastAt, job.to ?? tape.lastAt);
       const run = await runBacktest({
         tape,
         setup: job.setup,
@@ -19,6 +22,12 @@ parentPort?.on('message', (job: SweepJob) => {
         ...(job.to !== undefined ? { to: job.to } : {}),
         ...(job.latencyMs !== undefined ? { latencyMs: job.latencyMs } : {}),
         ...(job.sampleMs !== undefined ? { sampleMs: job.sampleMs } : {}),
+        ...(job.progressEvery !== undefined ? { progressEvery: job.progressEvery } : {}),
+        onProgress: (_replayed, _events, at) =>
+          parentPort?.postMessage({
+            index: job.index,
+            fraction: to > from ? Math.min(1, Math.max(0, (at - from) / (to - from))) : 1,
+          }),
       });
       parentPort?.postMessage({
         index: job.index,

@@ -119,6 +119,16 @@ export interface SweepJob {
   readonly to?: number;
   readonly latencyMs?: number;
   readonly sampleMs?: number;
+  /** Progress is told every this many events of the combination (see BacktestOptions). */
+  readonly progressEvery?: number;
+}
+
+/** How far a combination under way is (its worker tells it as it replays). */
+export interface SweepProgress {
+  readonly index: number;
+  readonly params: Record<string, number | string>;
+  /** Of its window, by the tape's time: 0 as it begins trading, 1 at the end. */
+  readonly fraction: number;
 }
 
 export interface SweepResult {
@@ -193,6 +203,13 @@ export interface SweepOptions {
   readonly workers?: number;
   /** Every combination checked, the workers about to start: how many combinations, on how many workers. */
   readonly onStart?: (combinations: number, workers: number) => void;
+  /**
+   * A combination under way got on (every `progressEvery` events of its replay, and as it begins):
+   * a few long combinations are not silent until they end.
+   */
+  readonly onProgress?: (p: SweepProgress) => void;
+  /** Events between two progress reports of a combination. Default 50,000. */
+  readonly progressEvery?: number;
   /** A combination done; `done` counts those finished, failed ones too (for progress). */
   readonly onResult?: (done: number, total: number, r: SweepResult) => void;
   /**
@@ -256,6 +273,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     ...(o.to !== undefined ? { to: o.to } : {}),
     ...(o.latencyMs !== undefined ? { latencyMs: o.latencyMs } : {}),
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
+    ...(o.progressEvery !== undefined ? { progressEvery: o.progressEvery } : {}),
   }));
   await checkParams(o, jobs);
   // no more threads than cores: each loads TypeScript and surveys the tape on its own, and more of
@@ -312,12 +330,18 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
             summary?: SweepResult;
             shared?: SweepShared;
             error?: string;
+            fraction?: number;
           }) => {
             if (m.ready === true) {
               ready = true;
               return;
             }
             if (job === undefined || settled) return;
+            if (m.fraction !== undefined) {
+              if (m.index === job.index)
+                o.onProgress?.({ index: job.index, params: job.label, fraction: m.fraction });
+              return;
+            }
             running--;
             // a combination that fails is told with its params; the others run on and are ranked
             if (m.error !== undefined || m.summary === undefined) fail(job, m.error ?? 'no result');

@@ -276,6 +276,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
           `sweep: ${done}/${n} done${done < n ? `, ${left((sweepClock.seconds() * (n - done)) / done)}` : ''}`,
         );
     };
+    /** How far each combination under way is (of its window). */
+    const running = new Map<number, number>();
     const report = await runSweep({
       tapePath,
       setup,
@@ -291,9 +293,19 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
         sweepTotal = n;
         err(`sweep: ${n} combination(s) on ${on} worker thread(s)`);
       },
-      onResult: (done, n) => progress(done, n),
+      // combinations under way: a line at most every 5 s, so long ones are not silent until they end
+      onProgress: (p) => {
+        running.set(p.index, p.fraction);
+        if (sweepClock.due())
+          err(sweepProgress(sweepDone, sweepTotal, [...running.values()], sweepClock.seconds()));
+      },
+      onResult: (done, n, r) => {
+        running.delete(r.index);
+        progress(done, n);
+      },
       // one combination that fails (its backtest threw, its worker died) is said; the rest run on
       onFailure: (f) => {
+        running.delete(f.index);
         failures++;
         err(`sweep: combination ${JSON.stringify(f.params)} failed: ${f.error}`);
         progress(sweepDone + 1, sweepTotal);
@@ -541,6 +553,22 @@ export function replayProgress(
   seconds: number,
 ): string {
   return `replayed ${replayed.toLocaleString('en-US')} events, ${doneAndLeft(at, from, to, seconds)}`;
+}
+
+/**
+ * A progress line of a sweep while combinations are under way: those done (failed ones too), those
+ * under way, how much of the whole is done (each under way counted by how much of its window is
+ * replayed) and, from the pace so far (`seconds` since the sweep began), what is left.
+ */
+export function sweepProgress(
+  done: number,
+  total: number,
+  running: readonly number[],
+  seconds: number,
+): string {
+  const whole = total > 0 ? Math.min(1, (done + running.reduce((a, f) => a + f, 0)) / total) : 1;
+  const eta = whole > 0 && whole < 1 && seconds > 0 ? `, ${left((seconds * (1 - whole)) / whole)}` : '';
+  return `sweep: ${done}/${total} done, ${running.length} under way (${Math.floor(whole * 100)} % of all)${eta}`;
 }
 
 /** A progress line of `sandbox tape` (as replayProgress; `seconds` since the writing began). */

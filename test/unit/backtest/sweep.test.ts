@@ -145,6 +145,32 @@ describe('runSweep under failure', () => {
     );
   }, 60_000);
 
+  it('combinations under way tell how far they are, so long ones are not silent until they end', async () => {
+    const seen = new Map<number, number[]>();
+    const ended: number[] = [];
+    const report = await runSweep({
+      ...options('bad.mode=0,4'),
+      progressEvery: 100,
+      onProgress: (p) => {
+        expect(p.params).toEqual({ 'bad.mode': p.index === 0 ? 0 : 4 });
+        // nothing is told of a combination after its result
+        expect(ended).not.toContain(p.index);
+        seen.set(p.index, [...(seen.get(p.index) ?? []), p.fraction]);
+      },
+      onResult: (_done, _n, r) => ended.push(r.index),
+    });
+    expect(report.done).toBe(2);
+    for (const index of [0, 1]) {
+      const fractions = seen.get(index) ?? [];
+      // as it begins trading, then every 100 events: more and more of its window, never past it
+      expect(fractions[0]).toBe(0);
+      expect(fractions.length).toBeGreaterThan(3);
+      expect([...fractions].sort((a, b) => a - b)).toEqual(fractions);
+      expect(Math.max(...fractions)).toBeLessThanOrEqual(1);
+      expect(Math.max(...fractions)).toBeGreaterThan(0.5);
+    }
+  }, 120_000);
+
   it('no more worker threads than cores', async () => {
     let on = 0;
     const report = await runSweep({

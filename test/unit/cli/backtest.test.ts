@@ -8,6 +8,7 @@ import {
   parseTime,
   replayProgress,
   saveOutputs,
+  sweepProgress,
   writeProgress,
 } from '../../../src/cli/commands/backtest.ts';
 import { writeFailingStrategy } from '../../helpers/strategies.ts';
@@ -621,6 +622,16 @@ describe('harpoon backtest and the environment', () => {
     // the log's level changes nothing replayed
     expect(set.stderr).not.toMatch(/HARPOON_LOG_LEVEL/);
   }, 120_000);
+});
+
+describe('sweep progress lines', () => {
+  it('combinations under way count by how much of their window is done; what is left from the pace so far', () => {
+    expect(sweepProgress(2, 8, [0.5, 0.5], 300)).toBe(
+      'sweep: 2/8 done, 2 under way (37 % of all), about 8 min left',
+    );
+    expect(sweepProgress(0, 4, [0, 0], 10)).toBe('sweep: 0/4 done, 2 under way (0 % of all)');
+    expect(sweepProgress(3, 4, [1], 60)).toBe('sweep: 3/4 done, 1 under way (100 % of all)');
+  });
 });
 
 describe('amounts in the summary', () => {
