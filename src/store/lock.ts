@@ -4,11 +4,31 @@ import { basename, dirname, join } from 'node:path';
 import { FatalError } from '../errors/index.ts';
 
 /**
- * What this process writes in its locks: its pid and a token of its own. A lock with this pid and
- * another token was left by an earlier process that had the same pid (in a container, node is
- * pid 1 on every start): it is stale, not ours.
+ * When process `pid` started, in this boot of the machine (`<boot id>:<start time>`, from Linux's
+ * /proc), or null where that cannot be read (another system, /proc hidden). A lock holding it is
+ * stale when the pid now names a process that started at another time: after a reboot, or once
+ * the pid is reused, another program may have that pid, and a daemon restarted after the reboot
+ * would be refused its own store for good.
  */
-const OURS = `${process.pid} ${randomUUID()}`;
+function startOf(pid: number): string | null {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state …: the start time is the 22nd field, the 20th after the command's ')'
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return boot !== '' && start !== undefined && /^\d+$/.test(start) ? `${boot}:${start}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What this process writes in its locks: its pid, a token of its own and, where it can be read,
+ * when it started (see startOf). A lock with this pid and another token was left by an earlier
+ * process that had the same pid (in a container, node is pid 1 on every start): it is stale, not
+ * ours.
+ */
+const OURS = [process.pid, randomUUID(), startOf(process.pid)].filter((x) => x !== null).join(' ');
 
 function alive(pid: number): boolean {
   try {
@@ -55,11 +75,20 @@ function ownerOf(lockPath: string): number | null {
     // and a second writer let in beside a live one
     return (e as { code?: string }).code === 'ENOENT' ? null : UNKNOWN_OWNER;
   }
-  const owner = Number.parseInt(text, 10);
+  const [pid, , started] = text.split(' ');
+  const owner = Number.parseInt(pid ?? '', 10);
   if (!Number.isInteger(owner) || owner <= 0) return null;
   // our pid: ours only with our token (else an earlier process's that had our pid)
   if (owner === process.pid) return text === OURS ? owner : null;
-  return alive(owner) ? owner : null;
+  if (!alive(owner)) return null;
+  // the pid lives, but another process may have it now (a reboot, a pid reused): one that started
+  // at another time than the lock's taker is not it (a lock without the time, or a start that
+  // cannot be read here, is taken as held)
+  if (started !== undefined) {
+    const now = startOf(owner);
+    if (now !== null && now !== started) return null;
+  }
+  return owner;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -37,4 +38,46 @@ describe('file locks', () => {
     release();
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
+
+  // Linux's /proc tells when a process started; elsewhere a lock holds the pid and token only
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'a lock whose pid another process has now (after a reboot, a pid reused) is stale; the process that took it holds it',
+    async () => {
+      const path = join(dir, 'rebooted.tape');
+      const release = acquireFileLock(path, () => new Error('held'));
+      const [pid, token, started] = readFileSync(`${path}.lock`, 'utf8').split(' ');
+      expect([Number(pid), token?.length]).toEqual([process.pid, 36]);
+      expect(started).toMatch(/^[0-9a-f-]{36}:\d+$/);
+      release();
+      // a live process that is not the lock's taker: it started at another time
+      const other = spawn('sleep', ['30']);
+      try {
+        await new Promise((r) => other.once('spawn', r));
+        const stat = readFileSync(`/proc/${other.pid}/stat`, 'utf8');
+        const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+        const itsStart = `${boot}:${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]}`;
+        const token0 = '00000000-0000-4000-8000-000000000000';
+        const refuse = vi.fn((owner: number | null) => new Error(`held by ${owner}`));
+        // taken by it: held
+        writeFileSync(`${path}.lock`, `${other.pid} ${token0} ${itsStart}`);
+        expect(lockOwner(path)).toBe(other.pid);
+        expect(() => acquireFileLock(path, refuse)).toThrow(`held by ${other.pid}`);
+        // taken by a process that had its pid before a reboot, or before the pid was reused: stale
+        for (const before of [
+          `${boot}:1`,
+          `00000000-1111-4000-8000-000000000000:${itsStart.split(':')[1]}`,
+        ]) {
+          writeFileSync(`${path}.lock`, `${other.pid} ${token0} ${before}`);
+          expect(lockOwner(path)).toBeNull();
+          acquireFileLock(path, refuse)();
+          expect(existsSync(`${path}.lock`)).toBe(false);
+        }
+        // a lock written without the time (an older harpoon): held while its pid lives, as before
+        writeFileSync(`${path}.lock`, `${other.pid} ${token0}`);
+        expect(lockOwner(path)).toBe(other.pid);
+      } finally {
+        other.kill();
+      }
+    },
+  );
 });

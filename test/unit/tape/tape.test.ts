@@ -315,7 +315,9 @@ describe('tape', () => {
     const a = openTapeWriter(path, { header, flushMs: 0 });
     a.write({ k: 'event', at: 1_001, event: listing(1) });
     a.flush();
-    expect(readFileSync(`${path}.lock`, 'utf8')).toMatch(new RegExp(`^${process.pid} [0-9a-f-]{36}$`));
+    expect(readFileSync(`${path}.lock`, 'utf8')).toMatch(
+      new RegExp(`^${process.pid} [0-9a-f-]{36}( [0-9a-f-]{36}:\\d+)?$`),
+    );
     let refused: unknown;
     try {
       openTapeWriter(path, { header, flushMs: 0 });
