@@ -413,12 +413,13 @@ function beats(
   return sameMoney(token, h.costToken) && sameMoney(token, ctx.params.paymentToken);
 }
 
-/** The best offer not ours on this NFT: the collection's, its traits', an item offer seen. */
+/** The best offer not ours on this NFT: the collection's, its traits' (`traits`), the item offer seen (`seen`). */
 function bestOffer(
   ctx: Ctx,
   h: Holding,
-  keys: HoldingKeys,
   col: CollectionSnapshot,
+  seen: SeenOffer | undefined,
+  traits: Traits | undefined,
   ours: Ours,
 ): Offer | null {
   const refused = ctx.state.get<Record<string, number>>('refused');
@@ -439,7 +440,6 @@ function bestOffer(
     };
     bestUnit = co.price;
   }
-  const traits = ctx.nfts.get(keys.key)?.value;
   if (traits !== undefined) {
     const tk = traitKeysOfList(traits);
     for (let i = 0; i < traits.length; i++) {
@@ -465,7 +465,6 @@ function bestOffer(
       }
     }
   }
-  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[keys.lower];
   if (seen !== undefined) {
     const unit = seenUnit(seen);
     const token = { address: seen.a, symbol: seen.s, decimals: seen.d } as PaymentToken;
@@ -572,18 +571,34 @@ function wantedNow(p: Params, h: Holding): boolean {
  * as the same — until time alone could change its answer (`until`). Ticks read the memo too.
  */
 interface Quiet {
-  readonly inputs: readonly unknown[];
+  readonly h: Holding;
+  readonly ref: bigint;
+  readonly raw: bigint;
+  /** Our listing as read (all undefined: none). */
+  readonly mineHash: string | undefined;
+  readonly minePrice: bigint | undefined;
+  readonly mineExpiresAt: number | null | undefined;
+  /** The collection's best offer, the item offer seen, and per trait of `traits` its best offer. */
+  readonly co: OfferInput;
+  readonly seen: OfferInput;
+  /** The NFT's traits (undefined: not known). */
+  readonly traits: Traits | undefined;
+  readonly traitOffers: readonly OfferInput[];
   /** Least price per unit an offer must have to be accepted (it nets the least acceptance needed). */
   readonly needGross: bigint;
   /** Until when time alone changes nothing (the relist window, the stop-loss age, a refusal's end). */
   readonly until: number;
 }
+/**
+ * An offer among a holding's inputs: null when there is none, 'low' when under `needGross` per
+ * unit (it could not be accepted, whoever made it), else the offer and whether it is ours.
+ */
+type OfferInput = null | 'low' | { readonly level: object; readonly ours: boolean };
+type Traits = readonly { readonly type: string; readonly value: string }[];
 const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
 /** The trait keys of an NFT's traits (built once per traits list). */
 const traitKeysOf = new WeakMap<object, readonly string[]>();
-function traitKeysOfList(
-  traits: readonly { readonly type: string; readonly value: string }[],
-): readonly string[] {
+function traitKeysOfList(traits: Traits): readonly string[] {
   return (
     traitKeysOf.get(traits) ??
     put(
@@ -606,78 +621,132 @@ function keysOfHolding(h: Holding): HoldingKeys {
   return put(keysOf, h, { key, lower: lower(key) });
 }
 
-/** Where a holding's inputs go: into a list (to remember), or compared with a remembered list. */
-interface Inputs {
-  put(v: unknown): void;
-  /** False once a compared input differed (the rest need not be read). */
-  readonly same: boolean;
+/** An offer as an input of a holding that needs `needGross` per unit (see OfferInput). */
+function offerInput(
+  ctx: Ctx,
+  ours: Ours,
+  needGross: bigint,
+  level: object,
+  hash: string | null,
+  maker: string | null,
+  unit: bigint,
+): OfferInput {
+  return unit < needGross ? 'low' : { level, ours: isOurs(ctx, ours, hash, maker) };
 }
-class InputList implements Inputs {
-  readonly list: unknown[] = [];
-  readonly same = true;
-  put(v: unknown): void {
-    this.list.push(v);
-  }
+
+/** Whether an offer is the same input as `was` was (see OfferInput) for a holding needing `needGross`. */
+function sameOffer(
+  ctx: Ctx,
+  ours: Ours,
+  needGross: bigint,
+  was: OfferInput,
+  level: object,
+  hash: string | null,
+  maker: string | null,
+  unit: bigint,
+): boolean {
+  if (unit < needGross) return was === 'low';
+  return was !== null && was !== 'low' && was.level === level && was.ours === isOurs(ctx, ours, hash, maker);
 }
-class InputCompare implements Inputs {
-  #prev: readonly unknown[] = [];
-  #i = 0;
-  same = true;
-  start(prev: readonly unknown[]): this {
-    this.#prev = prev;
-    this.#i = 0;
-    this.same = true;
-    return this;
-  }
-  put(v: unknown): void {
-    if (this.same && this.#prev[this.#i++] !== v) this.same = false;
-  }
-  /** Every input was the same, and there were as many. */
-  get equal(): boolean {
-    return this.same && this.#i === this.#prev.length;
-  }
-}
-const compare = new InputCompare();
 
 /**
- * What the evaluation of holding `h` reads besides time (see `quietHoldings`), into `out`; an
- * offer under `needGross` per unit enters as 'low' (it could not be accepted, whoever made it).
+ * What the evaluation of holding `h` read besides time (see `quietHoldings`), when it asked for
+ * nothing: an offer under `needGross` per unit enters as 'low'.
  */
-function holdingInputs(
-  out: Inputs,
+function quietOf(
   ctx: Ctx,
+  h: Holding,
+  col: CollectionSnapshot,
+  floors: Floors,
+  mine: Mine | null,
+  seen: SeenOffer | undefined,
+  traits: Traits | undefined,
+  ours: Ours,
+  needGross: bigint,
+  until: number,
+): Quiet {
+  const co = col.bestCollectionOffer;
+  const traitOffers: OfferInput[] = [];
+  if (traits !== undefined)
+    for (const k of traitKeysOfList(traits)) {
+      const to = col.bestTraitOffers.get(k);
+      traitOffers.push(
+        to === undefined
+          ? null
+          : offerInput(ctx, ours, needGross, to, to.value.orderHash, to.value.maker, to.value.price),
+      );
+    }
+  return {
+    h,
+    ref: floors.ref,
+    raw: floors.raw,
+    mineHash: mine?.orderHash,
+    minePrice: mine?.price,
+    mineExpiresAt: mine?.expiresAt,
+    co:
+      co === null
+        ? null
+        : offerInput(ctx, ours, needGross, co, co.value.orderHash, co.value.maker, co.value.price),
+    seen: seen === undefined ? null : offerInput(ctx, ours, needGross, seen, seen.h, seen.m, seenUnit(seen)),
+    traits,
+    traitOffers,
+    needGross,
+    until,
+  };
+}
+
+/**
+ * Whether holding `h` reads the same as when `last` was remembered (see `quietHoldings`), read in
+ * the order of the cheapest first: it stops at the first that differs. `seen` is the item offer
+ * seen on its NFT.
+ */
+function stillQuiet(
+  ctx: Ctx,
+  last: Quiet,
   h: Holding,
   col: CollectionSnapshot,
   floors: Floors,
   keys: HoldingKeys,
   mine: Mine | null,
+  seen: SeenOffer | undefined,
   ours: Ours,
-  needGross: bigint | null,
-): void {
-  out.put(h);
-  out.put(floors.ref);
-  out.put(floors.raw);
-  out.put(mine?.orderHash);
-  out.put(mine?.price);
-  out.put(mine?.expiresAt);
+): boolean {
+  if (last.h !== h || last.ref !== floors.ref || last.raw !== floors.raw) return false;
+  if (
+    last.mineHash !== mine?.orderHash ||
+    last.minePrice !== mine?.price ||
+    last.mineExpiresAt !== mine?.expiresAt
+  )
+    return false;
+  const need = last.needGross;
   const co = col.bestCollectionOffer;
-  if (co === null) out.put(null);
-  else offerInput(out, ctx, ours, needGross, co, co.value.orderHash, co.value.maker, co.value.price);
-  const seen = ctx.state.get<Record<string, SeenOffer>>('offers')?.[keys.lower];
-  if (seen === undefined) out.put(undefined);
-  else offerInput(out, ctx, ours, needGross, seen, seen.h, seen.m, seenUnit(seen));
-  if (!out.same) return;
+  if (
+    co === null
+      ? last.co !== null
+      : !sameOffer(ctx, ours, need, last.co, co, co.value.orderHash, co.value.maker, co.value.price)
+  )
+    return false;
+  if (
+    seen === undefined
+      ? last.seen !== null
+      : !sameOffer(ctx, ours, need, last.seen, seen, seen.h, seen.m, seenUnit(seen))
+  )
+    return false;
   const traits = ctx.nfts.get(keys.key)?.value;
-  if (traits !== undefined) {
-    const tk = traitKeysOfList(traits);
-    out.put(traits);
-    for (const k of tk) {
-      if (!out.same) return;
-      const to = col.bestTraitOffers.get(k);
-      if (to === undefined) out.put(undefined);
-      else offerInput(out, ctx, ours, needGross, to, to.value.orderHash, to.value.maker, to.value.price);
-    }
+  if (traits !== last.traits) return false;
+  if (traits === undefined) return true;
+  const tk = traitKeysOfList(traits);
+  for (let i = 0; i < tk.length; i++) {
+    const to = col.bestTraitOffers.get(tk[i] as string);
+    const was = last.traitOffers[i] as OfferInput;
+    if (
+      to === undefined
+        ? was !== null
+        : !sameOffer(ctx, ours, need, was, to, to.value.orderHash, to.value.maker, to.value.price)
+    )
+      return false;
   }
+  return true;
 }
 
 /** When the first refusal of an offer ends (after now): such an offer may be taken again then. */
@@ -706,22 +775,22 @@ function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null, refusals: number): 
   return until;
 }
 
-/** An offer among a holding's inputs: 'low' when under `needGross` per unit, else it and whether it is ours. */
-function offerInput(
-  out: Inputs,
-  ctx: Ctx,
-  ours: Ours,
-  needGross: bigint | null,
-  level: unknown,
-  hash: string | null,
-  maker: string | null,
-  unit: bigint,
-): void {
-  if (needGross !== null && unit < needGross) out.put('low');
-  else {
-    out.put(level);
-    out.put(isOurs(ctx, ours, hash, maker));
-  }
+/** A collection's part of a decision: the same for all its holdings. */
+interface CollectionPart {
+  readonly slug: string;
+  readonly col: CollectionSnapshot | undefined;
+  /** Null: nothing to sell against there now (see floorsOf; not read for a collection not known). */
+  readonly floors: Floors | null;
+  readonly fee: bigint;
+}
+function partOf(ctx: Ctx, slug: string, ours: Ours): CollectionPart {
+  const col = ctx.market.collection(slug);
+  return {
+    slug,
+    col,
+    floors: col === undefined ? null : floorsOf(ctx, col, ours),
+    fee: feeOf(ctx.params, slug),
+  };
 }
 
 function decide(ctx: Ctx, only?: string): Intent[] {
@@ -734,7 +803,10 @@ function decide(ctx: Ctx, only?: string): Intent[] {
   const ours = oursOf(ctx);
   const open = openListings(ctx);
   const out: Intent[] = [];
-  const floorsBySlug = new Map<string, Floors | null>();
+  const offers = ctx.state.get<Record<string, SeenOffer>>('offers');
+  /** Each collection's part, read when its first holding gets that far (see partOf). */
+  const parts = new Map<string, CollectionPart>();
+  let part: CollectionPart | undefined;
   const expiresAt = ctx.now + p.expiryMinutes * MINUTE;
   const quiet = quietHoldings.get(ctx.state) ?? put(quietHoldings, ctx.state, new Map<string, Quiet>());
   /** refusalsEnd, read once (the refusals do not change during a decision). */
@@ -745,17 +817,19 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     if (pending[key] !== undefined) continue;
     const mine = listingOf(ctx, h, keys, open);
     if (mine === 'skip') continue;
-    const col = ctx.market.collection(h.collection);
-    if (col === undefined) continue;
-    if (!floorsBySlug.has(h.collection)) floorsBySlug.set(h.collection, floorsOf(ctx, col, ours));
-    const floors = floorsBySlug.get(h.collection);
-    if (floors == null) continue;
-    const fee = feeOf(p, h.collection);
+    // the holdings of a collection mostly follow one another (an event's are all of one)
+    if (part === undefined || part.slug !== h.collection)
+      part = parts.get(h.collection) ?? put(parts, h.collection, partOf(ctx, h.collection, ours));
+    const { col, floors, fee } = part;
+    if (col === undefined || floors === null) continue;
+    const seen = offers?.[key];
     const last = quiet.get(key);
-    if (last !== undefined && ctx.now < last.until) {
-      holdingInputs(compare.start(last.inputs), ctx, h, col, floors, keys, mine, ours, last.needGross);
-      if (compare.equal) continue;
-    }
+    if (
+      last !== undefined &&
+      ctx.now < last.until &&
+      stillQuiet(ctx, last, h, col, floors, keys, mine, seen, ours)
+    )
+      continue;
     // remembered again below when it asks for nothing
     quiet.delete(key);
     const want = plan(ctx, h, floors, fee);
@@ -770,7 +844,8 @@ function decide(ctx: Ctx, only?: string): Intent[] {
       action = 'relist';
     const listPrice = action === null && mine !== null ? mine.price : want.price;
 
-    const offer = bestOffer(ctx, h, keys, col, ours);
+    const traits = ctx.nfts.get(keys.key)?.value;
+    const offer = bestOffer(ctx, h, col, seen, traits, ours);
     if (offer !== null) {
       const offerNet = netOf(offer.unit, fee);
       const listNet = netOf(listPrice, fee);
@@ -804,10 +879,9 @@ function decide(ctx: Ctx, only?: string): Intent[] {
       );
       // an offer nets at least needNet exactly when its price per unit is at least this
       const needGross = grossFor(needNet, fee);
-      const inputs = new InputList();
-      holdingInputs(inputs, ctx, h, col, floors, keys, mine, ours, needGross);
       refusals ??= refusalsEnd(ctx);
-      quiet.set(key, { inputs: inputs.list, needGross, until: quietUntil(ctx, h, mine, refusals) });
+      const until = quietUntil(ctx, h, mine, refusals);
+      quiet.set(key, quietOf(ctx, h, col, floors, mine, seen, traits, ours, needGross, until));
       continue;
     }
     const priority = toScore(want.price > unitCost ? want.price - unitCost : 0n, p.paymentToken.decimals);
