@@ -586,14 +586,24 @@ interface Quiet {
   readonly traitOffers: readonly OfferInput[];
   /** Least price per unit an offer must have to be accepted (it nets the least acceptance needed). */
   readonly needGross: bigint;
-  /** Until when time alone changes nothing (the relist window, the stop-loss age, a refusal's end). */
-  readonly until: number;
+  /**
+   * Until when time alone changes nothing (the relist window, the stop-loss age, a refusal's end):
+   * set when the holding is remembered (quietOf leaves it at now, no time at all).
+   */
+  until: number;
 }
 /**
  * An offer among a holding's inputs: null when there is none, 'low' when under `needGross` per
  * unit (it could not be accepted, whoever made it), else the offer and whether it is ours.
  */
 type OfferInput = null | 'low' | { readonly level: object; readonly ours: boolean };
+/** Whether any offer of a holding's inputs reaches its `needGross` (only such an offer may be accepted). */
+function anyOfferReaches(q: Quiet): boolean {
+  if (reaches(q.co) || reaches(q.seen)) return true;
+  for (const o of q.traitOffers) if (reaches(o)) return true;
+  return false;
+}
+const reaches = (o: OfferInput): boolean => o !== null && o !== 'low';
 type Traits = readonly { readonly type: string; readonly value: string }[];
 const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
 /** The trait keys of an NFT's traits (built once per traits list). */
@@ -650,8 +660,8 @@ function sameOffer(
 }
 
 /**
- * What the evaluation of holding `h` read besides time (see `quietHoldings`), when it asked for
- * nothing: an offer under `needGross` per unit enters as 'low'.
+ * What the evaluation of holding `h` reads besides time (see `quietHoldings`), remembered when it
+ * asks for nothing: an offer under `needGross` per unit enters as 'low'.
  */
 function quietOf(
   ctx: Ctx,
@@ -663,7 +673,6 @@ function quietOf(
   traits: Traits | undefined,
   ours: Ours,
   needGross: bigint,
-  until: number,
 ): Quiet {
   const co = col.bestCollectionOffer;
   const traitOffers: OfferInput[] = [];
@@ -691,7 +700,7 @@ function quietOf(
     traits,
     traitOffers,
     needGross,
-    until,
+    until: ctx.now,
   };
 }
 
@@ -844,8 +853,17 @@ function decide(ctx: Ctx, only?: string): Intent[] {
       action = 'relist';
     const listPrice = action === null && mine !== null ? mine.price : want.price;
 
+    // the least net an offer must bring to be accepted (see below), while the rest stands
+    const needNet = max(
+      want.netLower,
+      ceilDiv(netOf(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
+    );
+    // an offer nets at least needNet exactly when its price per unit is at least this
+    const needGross = grossFor(needNet, fee);
     const traits = ctx.nfts.get(keys.key)?.value;
-    const offer = bestOffer(ctx, h, col, seen, traits, ours);
+    const inputs = quietOf(ctx, h, col, floors, mine, seen, traits, ours, needGross);
+    // an offer under needGross is not accepted: the best is looked for only when one reaches it
+    const offer = anyOfferReaches(inputs) ? bestOffer(ctx, h, col, seen, traits, ours) : null;
     if (offer !== null) {
       const offerNet = netOf(offer.unit, fee);
       const listNet = netOf(listPrice, fee);
@@ -872,16 +890,9 @@ function decide(ctx: Ctx, only?: string): Intent[] {
       }
     }
     if (action === null) {
-      // the least net an offer must bring to be accepted (see above), while the rest stands
-      const needNet = max(
-        want.netLower,
-        ceilDiv(netOf(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
-      );
-      // an offer nets at least needNet exactly when its price per unit is at least this
-      const needGross = grossFor(needNet, fee);
       refusals ??= refusalsEnd(ctx);
-      const until = quietUntil(ctx, h, mine, refusals);
-      quiet.set(key, quietOf(ctx, h, col, floors, mine, seen, traits, ours, needGross, until));
+      inputs.until = quietUntil(ctx, h, mine, refusals);
+      quiet.set(key, inputs);
       continue;
     }
     const priority = toScore(want.price > unitCost ? want.price - unitCost : 0n, p.paymentToken.decimals);

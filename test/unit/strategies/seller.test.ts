@@ -485,6 +485,34 @@ describe('seller: accepting offers (listing 0.99 standing)', () => {
       expect(brief(await tick(h))).toEqual(want);
     });
 
+  it('accepts an offer exactly when its net reaches the listing’s, to the wei, also once the holding was quiet', async () => {
+    const sale = { kind: 'sale', collection: 'apes' } as unknown as Parameters<
+      NonNullable<typeof seller.onEvent>
+    >[1];
+    for (const feeBps of [0, 250, 333, 999]) {
+      const netOf = (p: bigint) => (p * BigInt(10_000 - feeBps)) / 10_000n;
+      const listNet = netOf(eth('0.99'));
+      // the least price whose net (rounded down) reaches the listing's
+      let least = (listNet * 10_000n) / BigInt(10_000 - feeBps);
+      while (netOf(least) < listNet) least++;
+      while (netOf(least - 1n) >= listNet) least--;
+      const withOffer = (price: bigint, n: number) => ({
+        floor: { price: eth('1'), orderHash: hash(900), maker: OTHER },
+        bestCollectionOffer: offer(price, { n }),
+      });
+      // a tick with the offer a wei short: nothing, the holding is remembered as quiet
+      const h = setup({ ...listed, params: { feeBps }, col: withOffer(least - 1n, 0x50) });
+      expect(await tick(h), `fee ${feeBps}`).toEqual([]);
+      // another offer a wei short: still nothing; one at the least price: accepted
+      h.market.setCollection({ slug: 'apes', ...withOffer(least - 1n, 0x52) });
+      expect(await run(seller.onEvent?.(h.ctx(), sale)), `fee ${feeBps}`).toEqual([]);
+      h.market.setCollection({ slug: 'apes', ...withOffer(least, 0x53) });
+      expect(brief(await run(seller.onEvent?.(h.ctx(), sale))), `fee ${feeBps}`).toEqual([
+        `accept 0053 net ${netOf(least)}`,
+      ]);
+    }
+  });
+
   it('accepts one unit, paid in the offer’s token, with the offer price and minimum proceeds', async () => {
     const h = setup({ ...listed, params: { feeBps: 250 }, col: { bestCollectionOffer: offer(eth('1.1')) } });
     const [a] = await tick(h);
