@@ -123,7 +123,7 @@ export interface BacktestReport {
 }
 
 /** What fills needed and the tape did not hold (see BacktestReport.costsNotOnTape), said. */
-export function costsWarnings(r: BacktestReport): string[] {
+export function costsWarnings(r: Pick<BacktestReport, 'costsNotOnTape'>): string[] {
   const out: string[] = [];
   const { fees, gasPrice } = r.costsNotOnTape;
   if (fees.length > 0)

@@ -138,6 +138,8 @@ export interface SweepResult {
   readonly equity: string;
   readonly total: ReportLine;
   readonly byStrategy: readonly ReportLine[];
+  /** Fees and gas its fills needed and the tape did not hold (see BacktestReport.costsNotOnTape). */
+  readonly costsNotOnTape: BacktestReport['costsNotOnTape'];
 }
 
 export function summarize(
@@ -146,7 +148,14 @@ export function summarize(
   r: BacktestReport,
 ): SweepResult {
   const equity = BigInt(r.total.realized) + BigInt(r.total.unrealized ?? '0');
-  return { index, params, equity: equity.toString(), total: r.total, byStrategy: r.byStrategy };
+  return {
+    index,
+    params,
+    equity: equity.toString(),
+    total: r.total,
+    byStrategy: r.byStrategy,
+    costsNotOnTape: r.costsNotOnTape,
+  };
 }
 
 /** What every combination of a sweep shares: the window replayed and what the tape held (from a combination's report). */

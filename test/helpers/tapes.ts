@@ -29,6 +29,18 @@ export async function gappedTape(
   return { lastAt: last.at, farAt };
 }
 
+/** Writes to `out` the tape at `from` without its records of the kinds in `drop` (`fees`, `gas`…). */
+export async function tapeWithout(
+  from: string,
+  out: string,
+  drop: readonly TapeRecord['k'][],
+): Promise<void> {
+  const records = [...openTape(from).records()];
+  const w = openTapeWriter(out, { header: records[0] as TapeHeader, flushMs: 0 });
+  for (const r of records.slice(1)) if (!drop.includes(r.k)) w.write(r);
+  await w.close();
+}
+
 /** A listing of NFT `id` of collection `apes` (0.05 ETH, order hash `id` padded), received at `at`. */
 export function tapeListing(id: string, at: number): ListingEvent {
   return {

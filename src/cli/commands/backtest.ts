@@ -332,6 +332,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
           .join(' ')}`,
       );
     ctx.io.stdout(`${lines.join('\n')}\n`);
+    // costs some combination's fills needed and the tape did not hold: its PnL is better than it was
+    const fees = new Set(report.ranked.flatMap((r) => r.costsNotOnTape.fees));
+    const gasPrice = report.ranked.some((r) => r.costsNotOnTape.gasPrice);
+    for (const w of costsWarnings({ costsNotOnTape: { fees: [...fees].sort(), gasPrice } }))
+      err(`warning: ${w}`);
     const saved =
       out === undefined || saveOutputs([[`${out}.sweep.json`, `${JSON.stringify(report, null, 2)}\n`]], err);
     err(`sweep took ${((performance.now() - started) / 1000).toFixed(1)} s`);

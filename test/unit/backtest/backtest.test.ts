@@ -16,9 +16,8 @@ import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/bac
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
-import { openTape, scanTape } from '../../../src/tape/reader.ts';
-import { openTapeWriter } from '../../../src/tape/writer.ts';
-import { gappedTape as writeGappedTape } from '../../helpers/tapes.ts';
+import { scanTape } from '../../../src/tape/reader.ts';
+import { tapeWithout, gappedTape as writeGappedTape } from '../../helpers/tapes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const configPath = join(root, 'config/backtest.yaml');
@@ -439,11 +438,8 @@ describe('backtest', () => {
     expect(whole.report.fills.some((f) => f.gas !== '0')).toBe(true);
     expect(renderReportHtml(whole.report)).not.toContain('Costs not charged');
     // the same tape without its fees and gas records
-    const records = [...openTape(tapePath).records()];
     const path = join(mkdtempSync(join(tmpdir(), 'harpoon-nofees-')), 'nofees.tape');
-    const w = openTapeWriter(path, { header: records[0] as TapeHeader, flushMs: 0 });
-    for (const r of records.slice(1)) if (r.k !== 'fees' && r.k !== 'gas') w.write(r);
-    await w.close();
+    await tapeWithout(tapePath, path, ['fees', 'gas']);
     const r = (
       await runBacktest({ tape: openTapeSource(path), setup: setup(), builtinStrategiesDir: strategiesDir })
     ).report;

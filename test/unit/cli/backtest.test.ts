@@ -11,8 +11,9 @@ import {
   sweepProgress,
   writeProgress,
 } from '../../../src/cli/commands/backtest.ts';
+import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import { writeFailingStrategy } from '../../helpers/strategies.ts';
-import { gappedTape } from '../../helpers/tapes.ts';
+import { gappedTape, tapeWithout } from '../../helpers/tapes.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
 
@@ -183,6 +184,35 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(sweep.window).toEqual(single.window);
     expect(sweep.window.sampleMs).toBe(60_000);
     expect(sweep.tapeState).toEqual({ torn: false, damaged: false, unreadBytes: 0 });
+  }, 240_000);
+
+  it('fees and gas a tape does not hold are warned of by a backtest and by a sweep: the PnL is better than it was', async () => {
+    const whole = join(dir, 'costs-whole.tape');
+    await writeSandboxTape({ out: whole, seed: 3, hours: 0.1 });
+    const tape = join(dir, 'costs.tape');
+    await tapeWithout(whole, tape, ['fees', 'gas']);
+    const fees =
+      /warning: the tape holds no fees of harpoon-\w+(, harpoon-\w+)? when fills needed them .*PnL is better/;
+    const gas = /warning: the tape holds no gas price when transactions needed one .*PnL is better/;
+    const b = await harpoon(['backtest', '--tape', tape, '-c', CONFIG]);
+    expect(b.code).toBe(0);
+    expect(b.stderr).toMatch(fees);
+    expect(b.stderr).toMatch(gas);
+    const s = await harpoon([
+      'backtest',
+      '--tape',
+      tape,
+      '-c',
+      CONFIG,
+      '--sweep',
+      'sniper.discountBps=1000,1500',
+    ]);
+    expect(s.code).toBe(0);
+    expect(s.stderr).toMatch(fees);
+    expect(s.stderr).toMatch(gas);
+    // the whole tape: nothing to warn of
+    const ok = await harpoon(['backtest', '--tape', whole, '-c', CONFIG]);
+    expect(ok.stderr).not.toMatch(/holds no (fees|gas)/);
   }, 240_000);
 
   it('a sweep combination that fails in its worker is said with its params; the others are ranked, exit 1', async () => {
