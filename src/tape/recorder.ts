@@ -123,9 +123,40 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   let events = 0;
   let snapshots = 0;
   let closed = false;
-  // writing the tape is failing: since when, how many attempts, when it was last told
-  let failing: { since: number; failures: number; toldAt: number } | undefined;
-  const writeState = (state: TapeWriteState['state'], f: NonNullable<typeof failing>, err?: unknown) => {
+  /**
+   * Something of the recording that fails (writing the tape, a read for it): `tell` hears of it once
+   * when it starts failing, at most every noteEveryMs while it keeps failing (a disk full for hours
+   * is not a warning a second), and once when it works again.
+   */
+  function failureNotes(
+    tell: (state: TapeWriteState['state'], f: { since: number; failures: number }, err?: unknown) => void,
+  ): { failed(err: unknown): void; ok(): void } {
+    let failing: { since: number; failures: number; toldAt: number } | undefined;
+    return {
+      failed(err) {
+        const now = o.clock.now();
+        if (failing === undefined) {
+          failing = { since: now, failures: 1, toldAt: now };
+          tell('failing', failing, err);
+          return;
+        }
+        failing.failures++;
+        if (now - failing.toldAt < noteEveryMs) return;
+        failing.toldAt = now;
+        tell('still failing', failing, err);
+      },
+      ok() {
+        if (failing === undefined) return;
+        tell('recovered', failing);
+        failing = undefined;
+      },
+    };
+  }
+  /**
+   * Writing the tape: told (see onWrite), never thrown at the daemon that trades; it works again
+   * when a block is written (only a flush tells: a record is only buffered).
+   */
+  const writes = failureNotes((state, f, err) => {
     const { held, dropped } = writer.stats();
     tell({
       state,
@@ -135,33 +166,13 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
       held,
       dropped,
     });
-  };
-  /** Writing the tape failed: told (see onWrite), never thrown at the daemon that trades. */
-  function failed(err: unknown): void {
-    const now = o.clock.now();
-    if (failing === undefined) {
-      failing = { since: now, failures: 1, toldAt: now };
-      writeState('failing', failing, err);
-      return;
-    }
-    failing.failures++;
-    if (now - failing.toldAt >= noteEveryMs) {
-      failing.toldAt = now;
-      writeState('still failing', failing, err);
-    }
-  }
-  /** A block was written: when writing had failed, it works again (only a flush tells: a record is only buffered). */
-  function flushed(): void {
-    if (failing === undefined) return;
-    writeState('recovered', failing);
-    failing = undefined;
-  }
+  });
   const write = (r: TapeRecord) => {
     if (closed) return;
     try {
       writer.write(r);
     } catch (err) {
-      failed(err);
+      writes.failed(err);
     }
   };
 
@@ -178,30 +189,15 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     };
   }
 
-  /** A read for the tape that fails: told as onError says, not once per attempt. */
-  function readNotes(what: string): { failed(err: unknown): void; read(): void } {
-    let failing: { since: number; failures: number; toldAt: number } | undefined;
-    const since = () => new Date((failing as NonNullable<typeof failing>).since).toISOString();
-    return {
-      failed(err) {
-        const now = o.clock.now();
-        if (failing === undefined) {
-          failing = { since: now, failures: 1, toldAt: now };
-          fail(what)(err);
-          return;
-        }
-        failing.failures++;
-        if (now - failing.toldAt < noteEveryMs) return;
-        failing.toldAt = now;
-        fail(`${what} (still failing since ${since()}: ${failing.failures} attempts)`)(err);
-      },
-      read() {
-        if (failing === undefined) return;
-        o.onNotice?.(`${what}: read again (it failed ${failing.failures} times since ${since()})`);
-        failing = undefined;
-      },
-    };
-  }
+  /** A read for the tape that fails: told to onError (see there), and to onNotice when it works again. */
+  const readNotes = (what: string) =>
+    failureNotes((state, f, err) => {
+      const since = new Date(f.since).toISOString();
+      if (state === 'failing') fail(what)(err);
+      else if (state === 'still failing')
+        fail(`${what} (still failing since ${since}: ${f.failures} attempts)`)(err);
+      else o.onNotice?.(`${what}: read again (it failed ${f.failures} times since ${since})`);
+    });
 
   /** Collections whose fees are not on the tape yet. */
   const feesToRead = new Set(o.fees === undefined ? [] : o.collections);
@@ -218,7 +214,7 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
           if (closed) return;
           write({ k: 'fees', at: o.clock.now(), slug, fees: fees.map((f) => ({ ...f })) });
           feesToRead.delete(slug);
-          notes.read();
+          notes.ok();
         } catch (err) {
           notes.failed(err);
         }
@@ -233,7 +229,7 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     if (o.gasPrice === undefined) return;
     try {
       write({ k: 'gas', at: o.clock.now(), price: await o.gasPrice() });
-      gasNotes.read();
+      gasNotes.ok();
     } catch (err) {
       gasNotes.failed(err);
     }
@@ -251,9 +247,9 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     }
     try {
       writer.flush();
-      flushed();
+      writes.ok();
     } catch (err) {
-      failed(err);
+      writes.failed(err);
     }
   }
 
