@@ -5,7 +5,7 @@
  * drawdown first on ties. The ranking depends only on the tape, the config and the axes, not on
  * which worker finished first.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { validateDefinition } from '../engine/index.ts';
 import { ConfigError } from '../errors/index.ts';
@@ -210,6 +210,16 @@ export interface SweepOptions {
   readonly sampleMs?: number;
   /** Worker threads; default one per core. */
   readonly workers?: number;
+  /**
+   * Each worker thread's heap limit (MB): one that needs more fails its combination ("ran out of
+   * memory") and a new worker takes its place. Default: defaultWorkerMemoryMb.
+   */
+  readonly workerMemoryMb?: number;
+  /**
+   * A combination still running after this long (ms, wall time) is stopped (its worker thread
+   * terminated) and fails; a new worker takes its place. Default: none.
+   */
+  readonly combinationTimeoutMs?: number;
   /** Every combination checked, the workers about to start: how many combinations, on how many workers. */
   readonly onStart?: (combinations: number, workers: number) => void;
   /**
@@ -228,6 +238,22 @@ export interface SweepOptions {
   readonly onFailure?: (f: SweepFailure) => void;
   /** Stops the sweep (a Ctrl-C): the combinations under way are dropped, those done are ranked. */
   readonly signal?: AbortSignal;
+}
+
+/** The least heap a worker is given: it loads TypeScript and holds a replay (~60-80 MB). */
+export const MIN_WORKER_MEMORY_MB = 256;
+/** The most heap a worker is given by default (V8's own limit on a 64-bit machine is about this). */
+const MAX_DEFAULT_WORKER_MEMORY_MB = 4096;
+
+/**
+ * The default heap limit of each of `workers` worker threads: together, and with the main thread's
+ * share, at most ~60 % of the machine's memory, so that the sweep's workers run out of memory one by
+ * one (each failing its combination, said) before the machine does (which ends the whole process,
+ * and every combination, at once). Between MIN_WORKER_MEMORY_MB and 4 GB.
+ */
+export function defaultWorkerMemoryMb(workers: number, totalBytes = totalmem()): number {
+  const share = Math.floor((totalBytes * 0.6) / (Math.max(1, workers) + 1) / 2 ** 20);
+  return Math.max(MIN_WORKER_MEMORY_MB, Math.min(MAX_DEFAULT_WORKER_MEMORY_MB, share));
 }
 
 export function rank(results: readonly SweepResult[]): (SweepResult & { rank: number })[] {
@@ -269,6 +295,8 @@ async function checkParams(o: SweepOptions, jobs: readonly SweepJob[]): Promise<
     }
 }
 
+const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
 export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const combos = combinations(o.axes);
   // every combination is checked before any worker starts (an unknown strategy fails at once)
@@ -289,6 +317,12 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   // them only compete for the cores (64 on 2 cores: 7 times slower, 3.6 GB; 256 would need ~14 GB)
   const cores = availableParallelism();
   const n = Math.max(1, Math.min(jobs.length, o.workers ?? cores, cores));
+  const memoryMb = o.workerMemoryMb ?? defaultWorkerMemoryMb(n);
+  if (!(Number.isInteger(memoryMb) && memoryMb >= 64))
+    throw new RangeError(`workerMemoryMb must be a whole number of MB, at least 64 (got ${memoryMb})`);
+  const timeoutMs = o.combinationTimeoutMs;
+  if (timeoutMs !== undefined && !(timeoutMs > 0))
+    throw new RangeError(`combinationTimeoutMs must be above 0 (got ${timeoutMs})`);
   o.onStart?.(jobs.length, n);
   const results: SweepResult[] = [];
   const failed: SweepFailure[] = [];
@@ -315,11 +349,21 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         o.onFailure?.(f);
       };
       const start = () => {
-        const w = new Worker(new URL('./sweep-worker.mjs', import.meta.url));
+        const w = new Worker(new URL('./sweep-worker.mjs', import.meta.url), {
+          resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+        });
         workers.add(w);
         let job: SweepJob | undefined;
         let ready = false;
         let error: Error | undefined;
+        /** The combination's time limit (wall time); set when it is handed to the worker. */
+        let limit: ReturnType<typeof setTimeout> | undefined;
+        /** The worker was stopped for running over the time limit (its exit says so). */
+        let overTime = false;
+        const unlimit = () => {
+          if (limit !== undefined) clearTimeout(limit);
+          limit = undefined;
+        };
         const feed = () => {
           if (settled || o.signal?.aborted) return;
           job = jobs[next];
@@ -329,6 +373,12 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
           }
           next++;
           running++;
+          if (timeoutMs !== undefined)
+            limit = setTimeout(() => {
+              limit = undefined;
+              overTime = true;
+              void w.terminate();
+            }, timeoutMs);
           w.postMessage(job);
         };
         w.on(
@@ -345,13 +395,15 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
               ready = true;
               return;
             }
-            if (job === undefined || settled) return;
+            // one stopped for its time limit is ended by its exit (said there), not by a late answer
+            if (job === undefined || settled || overTime) return;
             if (m.fraction !== undefined) {
               if (m.index === job.index)
                 o.onProgress?.({ index: job.index, params: job.label, fraction: m.fraction });
               return;
             }
             running--;
+            unlimit();
             // a combination that fails is told with its params; the others run on and are ranked
             if (m.error !== undefined || m.summary === undefined) fail(job, m.error ?? 'no result');
             else {
@@ -371,6 +423,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         // a new worker takes its place.
         w.on('exit', (code) => {
           workers.delete(w);
+          unlimit();
           if (settled) return;
           // one that dies before it is ready is no combination's fault, and every other would too
           if (!ready)
@@ -379,7 +432,14 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
             );
           if (job !== undefined) {
             running--;
-            fail(job, `its worker thread died (${error?.message ?? `exit code ${code}`})`);
+            fail(
+              job,
+              overTime
+                ? `it ran longer than the time limit of ${seconds(timeoutMs ?? 0)} (--combination-timeout): stopped`
+                : (error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+                  ? `its worker thread ran out of memory (${memoryMb} MB a worker: --worker-memory)`
+                  : `its worker thread died (${error?.message ?? `exit code ${code}`})`,
+            );
             job = undefined;
           }
           if (next < jobs.length && !o.signal?.aborted) start();

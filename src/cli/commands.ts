@@ -12,6 +12,7 @@ import { ExitCode, UsageError } from './exit.ts';
 import {
   ACTIVITY_FLAG,
   CHAIN_ID_FLAG,
+  COMBINATION_TIMEOUT_FLAG,
   CONFIG_FLAG,
   DAYS_FLAG,
   EVERY_FLAG,
@@ -37,6 +38,7 @@ import {
   TAPE_SEED_FLAG,
   TO_FLAG,
   URL_FLAG,
+  WORKER_MEMORY_FLAG,
   WORKERS_FLAG,
 } from './flags.ts';
 import { renderCommandHelp, renderMainHelp } from './help.ts';
@@ -200,7 +202,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'The series and the drawdown take a sample every minute of the tape (--sample to choose; over',
       'more than ~35 days, fewer, so a report holds at most 50,000 samples by default).',
       '--sweep (repeatable) runs every combination of parameter values in worker threads (one per core)',
-      'and ranks them by final equity; with --out it writes PATH.sweep.json.',
+      'and ranks them by final equity; with --out it writes PATH.sweep.json. A combination that runs out',
+      "of its worker's memory (--worker-memory) or time (--combination-timeout) fails, said; the rest run on.",
       'Ctrl-C stops a replay at the next event and writes its report up to there; a sweep drops the',
       'combinations under way and ranks those done (exit 130 either way).',
     ].join('\n'),
@@ -214,6 +217,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       SAMPLE_FLAG,
       SWEEP_FLAG,
       WORKERS_FLAG,
+      WORKER_MEMORY_FLAG,
+      COMBINATION_TIMEOUT_FLAG,
     ],
     examples: [
       'harpoon backtest --tape market.tape --config harpoon.yaml --out report',

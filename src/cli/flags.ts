@@ -498,6 +498,26 @@ export const WORKERS_FLAG: FlagSpec = flag({
   example: '2',
 });
 
+export const WORKER_MEMORY_FLAG: FlagSpec = flag({
+  name: 'worker-memory',
+  type: 'string',
+  valueName: 'MB',
+  defaultText: "a share of the machine's memory: 60 % over the workers and the main thread, 256-4096 MB each",
+  help: 'heap limit of each sweep worker thread (64-65536 MB): a combination that needs more fails ("ran out of memory"), said, and the others run on',
+  check: { kind: 'integer', min: 64, max: 65_536, unit: 'MB' },
+  example: '1024',
+});
+
+export const COMBINATION_TIMEOUT_FLAG: FlagSpec = flag({
+  name: 'combination-timeout',
+  type: 'string',
+  valueName: 'S',
+  defaultText: 'none',
+  help: 'a sweep combination still running after S seconds of wall time (1-604800) is stopped and fails, said; the others run on (a strategy caught in a loop holds its worker for good otherwise)',
+  check: { kind: 'integer', min: 1, max: 604_800, unit: 'seconds' },
+  example: '3600',
+});
+
 export const LATENCY_FLAG: FlagSpec = flag({
   name: 'latency',
   type: 'string',

@@ -6,7 +6,8 @@ const STRATEGY_API = resolve(import.meta.dirname, '../../src/strategy.ts');
 /**
  * Writes `bad.ts` into `dir`: a strategy (id `bad`, param `mode`) whose params pass the check in
  * the main thread and go wrong in a sweep's worker thread — mode 1 throws (the backtest rejects),
- * 2 exits the thread, 3 throws outside any promise; any other mode trades nothing. Returns its path.
+ * 2 exits the thread, 3 throws outside any promise, 100 takes memory without end, 101 never returns
+ * (a loop); any other mode trades nothing. Returns its path.
  */
 export function writeFailingStrategy(dir: string): string {
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
@@ -24,6 +25,8 @@ export default defineStrategy({
       if (m === 1) throw new Error('mode 1 refused at run time');
       if (m === 2) process.exit(9);
       if (m === 3) queueMicrotask(() => { throw new Error('thrown outside the backtest'); });
+      if (m === 100) { const kept = []; for (;;) kept.push(new Array(100000).fill(m)); }
+      if (m === 101) for (;;) {}
       return true;
     }),
   }),

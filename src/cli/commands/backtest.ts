@@ -10,6 +10,7 @@ import { formatUnits } from '../../domain/money.ts';
 import { TapeFormatError } from '../../tape/format.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import {
+  COMBINATION_TIMEOUT_FLAG,
   CONFIG_FLAG,
   FROM_FLAG,
   HOURS_FLAG,
@@ -27,6 +28,7 @@ import {
   TAPE_SEED_FLAG,
   TO_FLAG,
   textFlag,
+  WORKER_MEMORY_FLAG,
   WORKERS_FLAG,
 } from '../flags.ts';
 import { commandLogger } from '../log.ts';
@@ -157,12 +159,21 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   if (out !== undefined)
     for (const ext of sweeps.length > 0 ? ['.sweep.json'] : ['.json', '.html'])
       writableOut(`${out}${ext}`, `${example} --out report`);
-  if (ctx.flags.workers !== undefined && sweeps.length === 0)
-    throw new UsageError(
-      '--workers goes with --sweep',
-      `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500' --workers 2`,
-    );
+  for (const f of [WORKERS_FLAG, WORKER_MEMORY_FLAG, COMBINATION_TIMEOUT_FLAG])
+    if (ctx.flags[f.name] !== undefined && sweeps.length === 0)
+      throw new UsageError(
+        `--${f.name} goes with --sweep`,
+        `e.g. ${example} --sweep 'sniper.discountBps=1000..3000:500' --${f.name} ${f.example}`,
+      );
   const workers = numberFlag(ctx.flags, WORKERS_FLAG, availableParallelism(), command);
+  const workerMemoryMb =
+    ctx.flags[WORKER_MEMORY_FLAG.name] !== undefined
+      ? numberFlag(ctx.flags, WORKER_MEMORY_FLAG, 0, command)
+      : undefined;
+  const combinationTimeoutMs =
+    ctx.flags[COMBINATION_TIMEOUT_FLAG.name] !== undefined
+      ? numberFlag(ctx.flags, COMBINATION_TIMEOUT_FLAG, 0, command) * 1000
+      : undefined;
 
   const file = textFlag(ctx.flags, CONFIG_FLAG, command);
   const loaded = loadConfig({ ...(file !== undefined ? { file } : {}), env: ctx.io.env, cwd: ctx.io.cwd });
@@ -284,6 +295,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       axes: sweeps,
       builtinStrategiesDir: STRATEGIES_DIR,
       workers,
+      ...(workerMemoryMb !== undefined ? { workerMemoryMb } : {}),
+      ...(combinationTimeoutMs !== undefined ? { combinationTimeoutMs } : {}),
       latencyMs,
       sampleMs,
       ...(from !== undefined ? { from } : {}),

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backtestSetupFromConfig } from '../../../src/backtest/setup.ts';
 import {
   combinations,
+  defaultWorkerMemoryMb,
+  MIN_WORKER_MEMORY_MB,
   parseSweep,
   parseSweeps,
   rank,
@@ -170,6 +172,35 @@ describe('runSweep under failure', () => {
       expect(Math.max(...fractions)).toBeGreaterThan(0.5);
     }
   }, 120_000);
+
+  it('a combination that takes too much memory or too long fails, said; a new worker runs the rest', async () => {
+    const told: string[] = [];
+    const report = await runSweep({
+      ...options('bad.mode=100,0,101,4'),
+      workers: 1,
+      workerMemoryMb: 128,
+      combinationTimeoutMs: 4_000,
+      onFailure: (f) => told.push(f.error),
+    });
+    // one worker: each failure ended it, and the next combination ran on a new one
+    expect(report.ranked.map((r) => r.params['bad.mode'])).toEqual([0, 4]);
+    expect(report.failed.map((f) => [f.params['bad.mode'], f.error])).toEqual([
+      [100, 'its worker thread ran out of memory (128 MB a worker: --worker-memory)'],
+      [101, 'it ran longer than the time limit of 4 s (--combination-timeout): stopped'],
+    ]);
+    expect(told).toHaveLength(2);
+  }, 120_000);
+
+  it('a worker is given a share of the machine: the workers run out of memory before it does', async () => {
+    const GiB = 2 ** 30;
+    // 24 GB, 2 workers: 60 % over 3 (the main thread's share too), at most 4 GB
+    expect(defaultWorkerMemoryMb(2, 24 * GiB)).toBe(4096);
+    expect(defaultWorkerMemoryMb(8, 24 * GiB)).toBe(Math.floor((24 * 1024 * 0.6) / 9));
+    expect(defaultWorkerMemoryMb(64, 8 * GiB)).toBe(MIN_WORKER_MEMORY_MB);
+    await expect(runSweep({ ...options('bad.mode=0'), workerMemoryMb: 10 })).rejects.toThrow(
+      /workerMemoryMb must be a whole number of MB, at least 64/,
+    );
+  });
 
   it('no more worker threads than cores', async () => {
     let on = 0;

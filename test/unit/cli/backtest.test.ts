@@ -233,18 +233,22 @@ describe('harpoon sandbox tape, backtest', () => {
       ),
     );
     const out = join(dir, 'failing');
+    // mode 101 never returns: the time limit stops it, its worker is replaced
     const r = await harpoon([
-      ...['backtest', '--tape', tape, '-c', config, '--sweep', 'bad.mode=0,1,4'],
-      ...['--workers', '2', '--out', out],
+      ...['backtest', '--tape', tape, '-c', config, '--sweep', 'bad.mode=0,1,4,101'],
+      ...['--workers', '2', '--combination-timeout', '5', '--out', out],
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/sweep: combination \{"bad\.mode":1\} failed: .*mode 1 refused at run time/);
-    expect(r.stderr).toMatch(/sweep: 3\/3 done\n/);
+    expect(r.stderr).toContain(
+      'sweep: combination {"bad.mode":101} failed: it ran longer than the time limit of 5 s (--combination-timeout): stopped',
+    );
+    expect(r.stderr).toMatch(/sweep: 4\/4 done\n/);
     expect(r.stderr).toMatch(
-      /1 of 3 combination\(s\) failed \(said above, and in \S+failing\.sweep\.json under "failed"\): they are not ranked/,
+      /2 of 4 combination\(s\) failed \(said above, and in \S+failing\.sweep\.json under "failed"\): they are not ranked/,
     );
     expect(r.stderr).not.toMatch(/interrupted/);
-    expect(r.stdout).toMatch(/Sweep of fail\.tape: 2 of 3 combination\(s\), best first/);
+    expect(r.stdout).toMatch(/Sweep of fail\.tape: 2 of 4 combination\(s\), best first/);
     const sweep = JSON.parse(readFileSync(`${out}.sweep.json`, 'utf8')) as {
       ranked: { params: Record<string, number> }[];
       failed: { params: Record<string, number>; error: string }[];
@@ -252,6 +256,7 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(sweep.ranked.map((x) => x.params['bad.mode']).sort()).toEqual([0, 4]);
     expect(sweep.failed).toEqual([
       { index: 1, params: { 'bad.mode': 1 }, error: expect.stringContaining('mode 1 refused at run time') },
+      { index: 3, params: { 'bad.mode': 101 }, error: expect.stringContaining('--combination-timeout') },
     ]);
   }, 240_000);
 
