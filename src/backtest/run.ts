@@ -24,7 +24,7 @@ import {
   type StrategyEntry,
 } from '../engine/index.ts';
 import { MemoryJournal, MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
-import { createPaperExecutor, type PaperExecutor } from '../execution/paper.ts';
+import { createPaperExecutor, type PaperExecutor, type PaperFill } from '../execution/paper.ts';
 import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger } from '../observability/index.ts';
@@ -100,6 +100,22 @@ export interface BacktestRun {
   readonly heldMax: number;
   /** Stopped by the signal: the report ends where the replay did. */
   readonly interrupted: boolean;
+}
+
+/**
+ * The collections (sorted) of which a fill was charged no fees because the tape held none: a fill
+ * in the collection at a time its fees were asked for in vain. Fees asked for by what charges
+ * nothing (a listing posted, an offer accepted and then refused) name no collection.
+ */
+export function feesNotCharged(
+  missedAt: ReadonlyMap<string, ReadonlySet<number>>,
+  fills: readonly Pick<PaperFill, 'at' | 'collection'>[],
+): string[] {
+  const out = new Set<string>();
+  if (missedAt.size > 0)
+    for (const f of fills)
+      if (f.collection !== null && missedAt.get(f.collection)?.has(f.at)) out.add(f.collection);
+  return [...out].sort();
 }
 
 /** A configured strategy as the loader takes it. */
@@ -283,7 +299,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
       return [...by].map(([strategy, reads]) => ({ strategy, reads }));
     },
     costsNotOnTape: () => ({
-      fees: [...tape.costsNotOnTape.fees].sort(),
+      fees: feesNotCharged(tape.costsNotOnTape.feesMissedAt, paper.fills()),
       gasPrice: tape.costsNotOnTape.gasPrice,
     }),
   });

@@ -171,10 +171,15 @@ export interface TapeReplay {
   /** The gas price as of now; 0 (and noted in `costsNotOnTape`) when the tape has none. */
   gasPrice(): bigint;
   /**
-   * What was asked for and the tape did not hold, so was not charged: the collections whose fees
-   * were asked for, whether a gas price was (a recording whose reads failed).
+   * What was asked for and the tape did not hold, so was not charged (a recording whose reads
+   * failed): when each collection's fees were asked for in vain (times, ms), whether a gas price
+   * was. Fees are also asked for what charges nothing (a listing posted, an offer accepted that is
+   * then refused): which asks a fill charged is the caller's to tell (see feesNotCharged).
    */
-  readonly costsNotOnTape: { readonly fees: ReadonlySet<string>; readonly gasPrice: boolean };
+  readonly costsNotOnTape: {
+    readonly feesMissedAt: ReadonlyMap<string, ReadonlySet<number>>;
+    readonly gasPrice: boolean;
+  };
   traits(nft: NftRef): readonly { type: string; value: string }[] | undefined;
   /**
    * What strategies read of NFT traits (ctx.nfts): an NFT's newest traits recorded at or before
@@ -418,12 +423,17 @@ class StreamingReplay implements TapeReplay {
     return last === undefined ? 0 : at - last.at;
   }
 
-  readonly costsNotOnTape = { fees: new Set<string>(), gasPrice: false };
+  readonly costsNotOnTape = { feesMissedAt: new Map<string, Set<number>>(), gasPrice: false };
 
   fees(slug: string): readonly CollectionFeeInfo[] {
     const at = this.asOfNow();
     const fees = asOf(this.feeMap.map.get(slug), at);
-    if (fees === undefined) this.costsNotOnTape.fees.add(slug);
+    if (fees === undefined) {
+      const missed = this.costsNotOnTape.feesMissedAt;
+      const times = missed.get(slug);
+      if (times === undefined) missed.set(slug, new Set([at]));
+      else times.add(at);
+    }
     return fees ?? [];
   }
 

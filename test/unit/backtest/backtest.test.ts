@@ -10,7 +10,7 @@ import {
   sampleSpacing,
   TooManySamplesError,
 } from '../../../src/backtest/report.ts';
-import { BacktestInterrupted, runBacktest } from '../../../src/backtest/run.ts';
+import { BacktestInterrupted, feesNotCharged, runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/setup.ts';
 import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
@@ -457,6 +457,23 @@ describe('backtest', () => {
       '<p><b>Costs not charged:</b> the tape holds no gas price when transactions needed one',
     );
   }, 120_000);
+
+  it('fees asked for in vain by what charged nothing (a listing posted, an offer refused) name no collection', () => {
+    const missed = new Map([
+      ['apes', new Set([1_000, 5_000])],
+      ['punks', new Set([2_000])],
+    ]);
+    // punks' fees were asked for at 2,000 (a listing posted): no fill then, nothing uncharged
+    const fills = [
+      { at: 1_000, collection: 'apes' },
+      { at: 2_500, collection: 'punks' },
+      { at: 2_000, collection: null },
+      { at: 3_000, collection: 'cats' },
+    ];
+    expect(feesNotCharged(missed, fills)).toEqual(['apes']);
+    expect(feesNotCharged(missed, [...fills, { at: 2_000, collection: 'punks' }])).toEqual(['apes', 'punks']);
+    expect(feesNotCharged(new Map(), fills)).toEqual([]);
+  });
 
   it('parameters change the outcome: a sniper that needs a 90 % discount never buys', async () => {
     const s = withOverrides(setup(), [{ strategy: 'sniper', path: ['discountBps'], value: 9000 }]);
