@@ -505,7 +505,100 @@ export class ReportCollector {
   }
 }
 
-/** The report as JSON (stable: same report, same bytes). */
+/** The report as JSON (stable: same report, same bytes). For a report of any size: reportJsonChunks. */
 export function reportJson(r: BacktestReport): string {
-  return `${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
+  return reportJsonChunks(r).join('');
+}
+
+/** Amounts (bigint) as text in the report's JSON. */
+const amountsAsText = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
+
+/** Whole elements of an array stringified in one call (see reportJsonChunks). */
+const LEAVES_AT_ONCE = 1000;
+
+/** How long a piece of a report's JSON grows before the next one starts. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * The report's JSON (as `JSON.stringify(r, amounts as text, 2)` and a newline, the same bytes) in
+ * pieces of about a MB, to be written one after another: a long backtest's fills (a year of a busy
+ * market is over a million) make a text longer than the longest string Node can hold, and one
+ * string would throw at the end of the replay, with nothing saved. Objects and arrays are taken
+ * apart down to `depth` levels; what is below is one JSON.stringify each (a fill, a sample).
+ */
+export function reportJsonChunks(r: unknown, chunkChars = CHUNK_CHARS, depth = 2): string[] {
+  const chunks: string[] = [];
+  let cur = '';
+  const put = (s: string) => {
+    cur += s;
+    if (cur.length >= chunkChars) {
+      chunks.push(cur);
+      cur = '';
+    }
+  };
+  const pad = (n: number) => '  '.repeat(n);
+  /** Writes `v` (not undefined: the caller skips or nulls those) at indent `n`. */
+  const value = (key: string, v: unknown, n: number, levels: number): void => {
+    const x = amountsAsText(key, v);
+    const plain =
+      x !== null &&
+      typeof x === 'object' &&
+      typeof (x as { toJSON?: unknown }).toJSON !== 'function' &&
+      levels > 0;
+    if (!plain) {
+      const text = JSON.stringify(x, amountsAsText, 2) ?? 'null';
+      put(n === 0 ? text : text.replaceAll('\n', `\n${pad(n)}`));
+      return;
+    }
+    if (Array.isArray(x)) {
+      if (x.length === 0) {
+        put('[]');
+        return;
+      }
+      if (levels === 1) {
+        // its elements are whole: stringified a thousand at a time (one call each is 3 times
+        // slower), inside n arrays so that JSON.stringify indents them to this depth itself; the
+        // brackets around them are cut off
+        let open = '';
+        let close = '';
+        for (let k = 0; k <= n; k++) {
+          open += `[\n${pad(k + 1)}`;
+          close = `\n${pad(k)}]${close}`;
+        }
+        const from = open.length - 2 * (n + 1);
+        for (let i = 0; i < x.length; i += LEAVES_AT_ONCE) {
+          let run: unknown = x.slice(i, i + LEAVES_AT_ONCE);
+          for (let k = 0; k < n; k++) run = [run];
+          const text = JSON.stringify(run, amountsAsText, 2);
+          put(`${i === 0 ? '[' : ','}\n${text.slice(from, text.length - close.length)}`);
+        }
+        put(`\n${pad(n)}]`);
+        return;
+      }
+      put('[');
+      for (let i = 0; i < x.length; i++) {
+        put(`${i === 0 ? '' : ','}\n${pad(n + 1)}`);
+        const el: unknown = x[i];
+        // as JSON.stringify: what JSON has no value for is null in an array
+        if (el === undefined || typeof el === 'function' || typeof el === 'symbol') put('null');
+        else value(String(i), el, n + 1, levels - 1);
+      }
+      put(`\n${pad(n)}]`);
+      return;
+    }
+    let first = true;
+    for (const k of Object.keys(x)) {
+      const el = (x as Record<string, unknown>)[k];
+      // and is left out of an object
+      if (el === undefined || typeof el === 'function' || typeof el === 'symbol') continue;
+      put(`${first ? '{' : ','}\n${pad(n + 1)}${JSON.stringify(k)}: `);
+      first = false;
+      value(k, el, n + 1, levels - 1);
+    }
+    put(first ? '{}' : `\n${pad(n)}}`);
+  };
+  value('', r, 0, depth);
+  put('\n');
+  if (cur.length > 0) chunks.push(cur);
+  return chunks;
 }

@@ -1,6 +1,6 @@
 // `harpoon backtest`, `harpoon sandbox tape` and `harpoon record`: tapes of the market and
 // strategies run over them again.
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -365,7 +365,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   }
 
   const { BacktestInterrupted, runBacktest } = await import('../../backtest/run.ts');
-  const { intentsText, reportJson } = await import('../../backtest/report.ts');
+  const { intentsText, reportJsonChunks } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
   if (winFrom > tape.firstAt)
     err(`warming the market view up on the tape before ${when(winFrom)} (no trading there)`);
@@ -424,7 +424,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     out === undefined ||
     saveOutputs(
       [
-        [`${out}.json`, reportJson(r)],
+        [`${out}.json`, reportJsonChunks(r)],
         [`${out}.html`, renderReportHtml(r)],
       ],
       err,
@@ -436,6 +436,26 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   return run.interrupted ? ExitCode.interrupted : ExitCode.ok;
 }
 
+/** A file's text: one string, or pieces written one after another (a report too long for one string). */
+type Text = string | readonly string[];
+
+/** Writes (or replaces) a file with `text`, piece by piece. */
+function writeText(path: string, text: Text, mode?: number): void {
+  if (typeof text === 'string') {
+    writeFileSync(path, text, mode !== undefined ? { mode } : undefined);
+    return;
+  }
+  const fd = openSync(path, 'w', mode);
+  try {
+    for (const piece of text) {
+      const bytes = Buffer.from(piece);
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Writes a replay's outputs where --out says. --out was checked before the replay, but a disk can
  * fill or a file change in the hours a replay takes: what cannot be written there goes to a new
@@ -443,16 +463,16 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
  * the command exits 1. Nothing is lost unless neither can be written either, which is said too.
  */
 export function saveOutputs(
-  files: readonly (readonly [path: string, text: string])[],
+  files: readonly (readonly [path: string, text: Text])[],
   err: (line: string) => void,
 ): boolean {
   const written: string[] = [];
   const replaced: string[] = [];
-  const failed: { path: string; text: string; why: string }[] = [];
+  const failed: { path: string; text: Text; why: string }[] = [];
   for (const [path, text] of files) {
     const there = existsSync(path);
     try {
-      writeFileSync(path, text);
+      writeText(path, text);
       written.push(path);
       if (there) replaced.push(basename(path));
     } catch (e) {
@@ -470,7 +490,7 @@ export function saveOutputs(
       const dir = mkdtempSync(join(base, 'harpoon-report-'));
       const kept = failed.map((f) => {
         const to = join(dir, basename(f.path));
-        writeFileSync(to, f.text, { mode: 0o600 });
+        writeText(to, f.text, 0o600);
         return to;
       });
       err(`error: could not write ${what}: saved ${kept.join(' and ')} instead`);

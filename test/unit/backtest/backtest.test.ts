@@ -7,6 +7,7 @@ import { renderReportHtml } from '../../../src/backtest/html.ts';
 import {
   type BacktestReport,
   reportJson,
+  reportJsonChunks,
   sampleSpacing,
   TooManySamplesError,
 } from '../../../src/backtest/report.ts';
@@ -128,6 +129,12 @@ describe('backtest', () => {
     });
     const ja = reportJson(a.report);
     expect(reportJson(b.report)).toBe(ja);
+    // written in pieces (a report can outgrow one string): the same bytes as one JSON.stringify
+    const asText = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+    expect(ja).toBe(`${JSON.stringify(a.report, asText, 2)}\n`);
+    const pieces = reportJsonChunks(a.report, 4096);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(ja);
     const r = a.report;
     expect(r.events).toBe(openTapeSource(tapePath).events);
     // a busy quarter hour: the sniper bought, offers filled, the seller sold
@@ -457,6 +464,25 @@ describe('backtest', () => {
       '<p><b>Costs not charged:</b> the tape holds no gas price when transactions needed one',
     );
   }, 120_000);
+
+  it("a report in pieces is JSON.stringify's text to the byte, at any depth, with what JSON leaves out or nulls", () => {
+    const asText = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+    const odd = {
+      a: [],
+      b: {},
+      c: [1, undefined, () => 0, Symbol('x'), [[], {}], { d: undefined, e: 2n }],
+      f: { g: { h: { i: { j: ['deep', { k: 'line\nbreak "quoted"' }] } } } },
+      l: undefined,
+      m: new Date(0),
+      n: [Number.NaN, Number.POSITIVE_INFINITY, -0, 1.5e300, null],
+      o: { only: undefined },
+    };
+    const whole = `${JSON.stringify(odd, asText, 2)}\n`;
+    for (const depth of [0, 1, 2, 3, 8])
+      for (const size of [1, 7, 1 << 20]) expect(reportJsonChunks(odd, size, depth).join('')).toBe(whole);
+    expect(reportJsonChunks([], 1).join('')).toBe('[]\n');
+    expect(reportJsonChunks(5n).join('')).toBe('"5"\n');
+  });
 
   it('fees asked for in vain by what charged nothing (a listing posted, an offer refused) name no collection', () => {
     const missed = new Map([
