@@ -220,8 +220,11 @@ export interface SweepOptions {
    * terminated) and fails; a new worker takes its place. Default: none.
    */
   readonly combinationTimeoutMs?: number;
-  /** Every combination checked, the workers about to start: how many combinations, on how many workers. */
-  readonly onStart?: (combinations: number, workers: number) => void;
+  /**
+   * Every combination checked, the workers about to start: how many combinations, on how many
+   * workers, each with how much heap (MB).
+   */
+  readonly onStart?: (combinations: number, workers: number, memoryMb: number) => void;
   /**
    * A combination under way got on (every `progressEvery` events of its replay, and as it begins):
    * a few long combinations are not silent until they end.
@@ -323,7 +326,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const timeoutMs = o.combinationTimeoutMs;
   if (timeoutMs !== undefined && !(timeoutMs > 0))
     throw new RangeError(`combinationTimeoutMs must be above 0 (got ${timeoutMs})`);
-  o.onStart?.(jobs.length, n);
+  o.onStart?.(jobs.length, n, memoryMb);
   const results: SweepResult[] = [];
   const failed: SweepFailure[] = [];
   let shared: SweepShared | undefined;

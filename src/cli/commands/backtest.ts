@@ -302,9 +302,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
       // said once every combination's params are checked
-      onStart: (n, on) => {
+      onStart: (n, on, memoryMb) => {
         sweepTotal = n;
-        err(`sweep: ${n} combination(s) on ${on} worker thread(s)`);
+        err(
+          `sweep: ${n} combination(s) on ${on} worker thread(s) of at most ${memoryMb} MB each${combinationTimeoutMs !== undefined ? `, ${combinationTimeoutMs / 1000} s each combination` : ''}`,
+        );
       },
       // combinations under way: a line at most every 5 s, so long ones are not silent until they end
       onProgress: (p) => {

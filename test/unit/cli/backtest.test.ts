@@ -243,6 +243,9 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(r.stderr).toContain(
       'sweep: combination {"bad.mode":101} failed: it ran longer than the time limit of 5 s (--combination-timeout): stopped',
     );
+    expect(r.stderr).toMatch(
+      /sweep: 4 combination\(s\) on \d worker thread\(s\) of at most \d+ MB each, 5 s each combination\n/,
+    );
     expect(r.stderr).toMatch(/sweep: 4\/4 done\n/);
     expect(r.stderr).toMatch(
       /2 of 4 combination\(s\) failed \(said above, and in \S+failing\.sweep\.json under "failed"\): they are not ranked/,
