@@ -7,6 +7,7 @@
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { formatDuration } from '../alerts/format.ts';
 import { validateDefinition } from '../engine/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import type { BacktestReport, ReportLine } from './report.ts';
@@ -298,8 +299,6 @@ async function checkParams(o: SweepOptions, jobs: readonly SweepJob[]): Promise<
     }
 }
 
-const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
-
 export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const combos = combinations(o.axes);
   // every combination is checked before any worker starts (an unknown strategy fails at once)
@@ -438,7 +437,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
             fail(
               job,
               overTime
-                ? `it ran longer than the time limit of ${seconds(timeoutMs ?? 0)} (--combination-timeout): stopped`
+                ? `it ran longer than the time limit of ${formatDuration(timeoutMs ?? 0)} (--combination-timeout): stopped`
                 : (error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
                   ? `its worker thread ran out of memory (${memoryMb} MB a worker: --worker-memory)`
                   : `its worker thread died (${error?.message ?? `exit code ${code}`})`,
