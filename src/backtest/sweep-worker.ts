@@ -11,6 +11,8 @@ parentPort?.on('message', (job: SweepJob) => {
   void (async () => {
     try {
       if (tape === undefined || tape.path !== job.tapePath) tape = openTapeSource(job.tapePath);
+      // the tape surveyed (once per worker: seconds for a month's tape): the time limit starts now
+      parentPort?.postMessage({ index: job.index, began: true });
       // how much of its window is done, by the tape's time (as runBacktest bounds it)
       const from = Math.max(tape.firstAt, job.from ?? tape.firstAt);
       const to = Math.min(tape.lastAt, job.to ?? tape.lastAt);

@@ -218,7 +218,9 @@ export interface SweepOptions {
   readonly workerMemoryMb?: number;
   /**
    * A combination still running after this long (ms, wall time) is stopped (its worker thread
-   * terminated) and fails; a new worker takes its place. Default: none.
+   * terminated) and fails; a new worker takes its place. Counted from when its worker has the tape
+   * surveyed (each worker surveys it once, before its first combination: seconds for a month's
+   * tape, not the combination's doing). Default: none.
    */
   readonly combinationTimeoutMs?: number;
   /**
@@ -358,7 +360,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         let job: SweepJob | undefined;
         let ready = false;
         let error: Error | undefined;
-        /** The combination's time limit (wall time); set when it is handed to the worker. */
+        /** The combination's time limit (wall time); set when the worker begins it (tape surveyed). */
         let limit: ReturnType<typeof setTimeout> | undefined;
         /** The worker was stopped for running over the time limit (its exit says so). */
         let overTime = false;
@@ -375,12 +377,6 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
           }
           next++;
           running++;
-          if (timeoutMs !== undefined)
-            limit = setTimeout(() => {
-              limit = undefined;
-              overTime = true;
-              void w.terminate();
-            }, timeoutMs);
           w.postMessage(job);
         };
         w.on(
@@ -392,6 +388,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
             shared?: SweepShared;
             error?: string;
             fraction?: number;
+            began?: true;
           }) => {
             if (m.ready === true) {
               ready = true;
@@ -399,6 +396,15 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
             }
             // one stopped for its time limit is ended by its exit (said there), not by a late answer
             if (job === undefined || settled || overTime) return;
+            if (m.began === true) {
+              if (m.index === job.index && timeoutMs !== undefined && limit === undefined)
+                limit = setTimeout(() => {
+                  limit = undefined;
+                  overTime = true;
+                  void w.terminate();
+                }, timeoutMs);
+              return;
+            }
             if (m.fraction !== undefined) {
               if (m.index === job.index)
                 o.onProgress?.({ index: job.index, params: job.label, fraction: m.fraction });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backtestSetupFromConfig } from '../../../src/backtest/setup.ts';
 import {
@@ -189,6 +190,58 @@ describe('runSweep under failure', () => {
       [101, 'it ran longer than the time limit of 4 s (--combination-timeout): stopped'],
     ]);
     expect(told).toHaveLength(2);
+  }, 120_000);
+
+  it('a worker says it began a combination once the tape is surveyed, before it replays: the time limit starts there', async () => {
+    const o = options('bad.mode=0');
+    const w = new Worker(new URL('../../../src/backtest/sweep-worker.mjs', import.meta.url));
+    const seen: string[] = [];
+    try {
+      const done = new Promise<void>((resolve, reject) => {
+        let jobs = 0;
+        w.on('error', reject);
+        w.on(
+          'message',
+          (m: { ready?: true; index?: number; began?: true; fraction?: number; error?: string }) => {
+            if (m.error !== undefined) return reject(new Error(m.error));
+            seen.push(
+              m.ready
+                ? 'ready'
+                : m.began
+                  ? `began ${m.index}`
+                  : m.fraction !== undefined
+                    ? `progress ${m.index}`
+                    : `result ${m.index}`,
+            );
+            if (m.ready || (m.index !== undefined && m.began === undefined && m.fraction === undefined)) {
+              // ready, or a result: the next job (the second finds the tape surveyed already)
+              if (jobs === 2) return resolve();
+              w.postMessage({
+                index: jobs,
+                label: { 'bad.mode': 0 },
+                tapePath,
+                setup: o.setup,
+                builtinStrategiesDir: o.builtinStrategiesDir,
+              });
+              jobs++;
+            }
+          },
+        );
+      });
+      await done;
+    } finally {
+      await w.terminate();
+    }
+    const squeezed = seen.filter((x, i) => x !== seen[i - 1]);
+    expect(squeezed).toEqual([
+      'ready',
+      'began 0',
+      'progress 0',
+      'result 0',
+      'began 1',
+      'progress 1',
+      'result 1',
+    ]);
   }, 120_000);
 
   it('a worker is given a share of the machine: the workers run out of memory before it does', async () => {
