@@ -101,7 +101,9 @@ function prune<T>(l: Timed<T>[], floor: number): number {
 function deepFreeze<T>(v: T): T {
   if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
     Object.freeze(v);
-    for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
+    // (no Object.values: an array of every member of every object of an answer, made to be dropped)
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) deepFreeze(v[i]);
+    else for (const k in v) deepFreeze((v as Record<string, unknown>)[k]);
   }
   return v;
 }

@@ -391,6 +391,11 @@ const REST_BODY = Buffer.from(',"response":', 'latin1');
  * nearly half the bytes of a tape); any other line is decoded whole.
  */
 export function decodeLine(buf: Buffer, start: number, end: number): TapeRecord {
+  // an event as an array (version 2): most lines
+  if (buf[start] === 0x5b) {
+    const line = buf.toString('utf8', start, end);
+    return decodeEvent(JSON.parse(line), line);
+  }
   if (
     end - start > REST_HEAD.length &&
     buf.compare(REST_HEAD, 0, REST_HEAD.length, start, start + REST_HEAD.length) === 0
