@@ -266,8 +266,8 @@ class StreamingReplay implements TapeReplay {
   private done = false;
   /** The latest `at` read so far. */
   private watermark = Number.NEGATIVE_INFINITY;
-  /** Events read, not taken yet: queue[head…]. */
-  private queue: TapeEvent[] = [];
+  /** Events read, not taken yet: queue[head…] (those taken are let go: undefined). */
+  private queue: (TapeEvent | undefined)[] = [];
   private head = 0;
   /** REST records: their answers are parsed and frozen when first handed out. */
   private readonly rest = new Keyed<string, TapeRest>();
@@ -394,6 +394,8 @@ class StreamingReplay implements TapeReplay {
   shift(): TapeEvent | undefined {
     const e = this.peek();
     if (e === undefined) return undefined;
+    // let go at once: an event held here until the queue is cut would outlive the young generation
+    this.queue[this.head] = undefined;
     this.head++;
     this.held--;
     if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
