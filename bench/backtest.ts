@@ -22,8 +22,8 @@
  * reading, inflating and decoding the tape costs alone — the most any replay of it can reach
  * (best of three, after the replays above warmed the code).
  * sweepSpeedup = time of a sweep on one worker / time of the same sweep on one worker per core
- * (each worker surveys the tape and loads the strategies itself, a second or two: short
- * combinations gain less; --sweep-hours sets their length).
+ * (the tape surveyed once; each worker loads TypeScript and the strategies itself, a second or
+ * two: short combinations gain less; --sweep-hours sets their length).
  * Prints progress lines, then one JSON object as the last line.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -107,12 +107,14 @@ async function main(): Promise<void> {
     // the sweep: the same combinations on one worker, then on one worker per core
     const sweepTape = join(dir, 'sweep.tape');
     await writeSandboxTape({ out: sweepTape, seed: 8, hours: sweepHours });
+    // surveyed once, as `harpoon backtest --sweep` does: the workers replay it as surveyed
+    const sweepSource = openTapeSource(sweepTape);
     const cores = availableParallelism();
     const axes = [parseSweep(`sniper.discountBps=1000..${1000 + 500 * (Math.max(2, cores) * 2 - 1)}:500`)];
     const timed = async (workers: number) => {
       const s = performance.now();
       const r = await runSweep({
-        tapePath: sweepTape,
+        tape: sweepSource,
         setup,
         axes,
         builtinStrategiesDir: STRATEGIES,

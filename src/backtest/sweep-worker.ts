@@ -1,5 +1,5 @@
 // One sweep worker: runs the combinations it is sent, one at a time, each a whole backtest, and
-// answers with its summary. The tape is surveyed once per worker; each backtest streams it.
+// answers with its summary. The tape comes surveyed (once, by the sweep); each backtest streams it.
 import { parentPort } from 'node:worker_threads';
 import { runBacktest } from './run.ts';
 import { type SweepJob, sharedOf, summarize } from './sweep.ts';
@@ -10,8 +10,8 @@ let tape: TapeSource | undefined;
 parentPort?.on('message', (job: SweepJob) => {
   void (async () => {
     try {
-      if (tape === undefined || tape.path !== job.tapePath) tape = openTapeSource(job.tapePath);
-      // the tape surveyed (once per worker: seconds for a month's tape): the time limit starts now
+      if (tape === undefined || tape.path !== job.tapePath) tape = openTapeSource(job.tapePath, job.survey);
+      // the worker started and the tape opened: the time limit starts now
       parentPort?.postMessage({ index: job.index, began: true });
       // how much of its window is done, by the tape's time (as runBacktest bounds it)
       const from = Math.max(tape.firstAt, job.from ?? tape.firstAt);

@@ -3,16 +3,19 @@
  * `collection-bidder.distanceBps=300,500,800`) backtested on the same tape, in worker threads (one
  * per core by default), then ranked by final equity (realized + unrealized at the floor), smaller
  * drawdown first on ties. The ranking depends only on the tape, the config and the axes, not on
- * which worker finished first.
+ * which worker finished first. The tape is surveyed once, by the caller: every combination replays
+ * the same bytes of it, also of a tape still being recorded.
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { formatDuration } from '../alerts/format.ts';
 import { validateDefinition } from '../engine/index.ts';
 import { ConfigError } from '../errors/index.ts';
+import type { TapeSurvey } from '../tape/reader.ts';
 import type { BacktestReport, ReportLine } from './report.ts';
 import { loadAll, strategyEntry } from './run.ts';
 import { type BacktestSetup, type ParamOverride, withOverrides } from './setup.ts';
+import type { TapeSource } from './tape-source.ts';
 
 export interface SweepAxis {
   /** As written: `sniper.discountBps=1000..3000:500`. */
@@ -114,6 +117,8 @@ export interface SweepJob {
   readonly index: number;
   readonly label: Record<string, number | string>;
   readonly tapePath: string;
+  /** The sweep's one survey of the tape: every worker replays the same bytes, none reads it first. */
+  readonly survey: TapeSurvey;
   readonly setup: BacktestSetup;
   readonly builtinStrategiesDir: string;
   readonly from?: number;
@@ -200,7 +205,8 @@ export interface SweepFailure {
 }
 
 export interface SweepOptions {
-  readonly tapePath: string;
+  /** The tape, opened (surveyed) once for the whole sweep: its workers replay it as surveyed. */
+  readonly tape: Pick<TapeSource, 'path' | 'survey'>;
   readonly setup: BacktestSetup;
   readonly axes: readonly SweepAxis[];
   readonly builtinStrategiesDir: string;
@@ -218,9 +224,8 @@ export interface SweepOptions {
   readonly workerMemoryMb?: number;
   /**
    * A combination still running after this long (ms, wall time) is stopped (its worker thread
-   * terminated) and fails; a new worker takes its place. Counted from when its worker has the tape
-   * surveyed (each worker surveys it once, before its first combination: seconds for a month's
-   * tape, not the combination's doing). Default: none.
+   * terminated) and fails; a new worker takes its place. Counted from when its worker begins it
+   * (the worker started: loading TypeScript is not the combination's doing). Default: none.
    */
   readonly combinationTimeoutMs?: number;
   /**
@@ -307,7 +312,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   const jobs: SweepJob[] = combos.map((c, index) => ({
     index,
     label: overrideLabel(c),
-    tapePath: o.tapePath,
+    tapePath: o.tape.path,
+    survey: o.tape.survey,
     setup: withOverrides(o.setup, c),
     builtinStrategiesDir: o.builtinStrategiesDir,
     ...(o.from !== undefined ? { from: o.from } : {}),
@@ -317,7 +323,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     ...(o.progressEvery !== undefined ? { progressEvery: o.progressEvery } : {}),
   }));
   await checkParams(o, jobs);
-  // no more threads than cores: each loads TypeScript and surveys the tape on its own, and more of
+  // no more threads than cores: each loads TypeScript on its own, and more of
   // them only compete for the cores (64 on 2 cores: 7 times slower, 3.6 GB; 256 would need ~14 GB)
   const cores = availableParallelism();
   const n = Math.max(1, Math.min(jobs.length, o.workers ?? cores, cores));
@@ -360,7 +366,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
         let job: SweepJob | undefined;
         let ready = false;
         let error: Error | undefined;
-        /** The combination's time limit (wall time); set when the worker begins it (tape surveyed). */
+        /** The combination's time limit (wall time); set when the worker begins it (started). */
         let limit: ReturnType<typeof setTimeout> | undefined;
         /** The worker was stopped for running over the time limit (its exit says so). */
         let overTime = false;
@@ -474,7 +480,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
   return {
     kind: 'harpoon-sweep',
     version: 1,
-    tape: o.tapePath.split('/').pop() ?? o.tapePath,
+    tape: o.tape.path.split('/').pop() ?? o.tape.path,
     window: shared?.window ?? null,
     tapeState: shared?.tapeState ?? null,
     axes: o.axes.map((a) => a.spec),

@@ -21,6 +21,8 @@
  * Memory then follows the window, not the tape: what the replay holds is bounded by the records of
  * LOOK_AHEAD_MS + REST_AHEAD_MS (or the latency, if longer) plus one latest value per key.
  */
+
+import { statSync } from 'node:fs';
 import type { MarketEvent, NftRef } from '../domain/events.ts';
 import { nftKey } from '../domain/events.ts';
 import type { CollectionFeeInfo } from '../execution/fill-model.ts';
@@ -28,7 +30,8 @@ import type { MarketApi } from '../market/api.ts';
 import type { Known } from '../market/snapshot.ts';
 import type { NftTraitsView } from '../strategy.ts';
 import type { RestCall, TapeEvent, TapeHeader, TapeRecord, TapeRest } from '../tape/format.ts';
-import { openTape, surveyTape } from '../tape/reader.ts';
+import { TapeFormatError } from '../tape/format.ts';
+import { openTape, surveyTape, type TapeSurvey } from '../tape/reader.ts';
 
 interface Timed<T> {
   readonly at: number;
@@ -157,6 +160,11 @@ export interface TapeSource {
   /** Bytes past the last whole block, which no replay reads. */
   readonly unreadBytes: number;
   readonly counts: Readonly<Record<string, number>>;
+  /**
+   * The survey it was opened with (plain data): what opens the same tape again without another
+   * pass over it — a sweep's workers, which then all replay the same bytes of a tape still written.
+   */
+  readonly survey: TapeSurvey;
   /** A new replay from the tape's start, answering as of `now()` (a clock that never goes back). */
   replay(now: () => number): TapeReplay;
 }
@@ -213,9 +221,24 @@ export interface TapeReplay {
   close(): void;
 }
 
-/** Surveys the tape (one cheap pass: see surveyTape); its replays stream it. */
-export function openTapeSource(path: string): TapeSource {
-  const s = surveyTape(path);
+/**
+ * Surveys the tape (one cheap pass: see surveyTape); its replays stream it, up to its last whole
+ * block as surveyed (records written after the survey are not replayed). With `surveyed` (a
+ * TapeSource's `survey` of the same file), the file is not read again: it must still hold those
+ * bytes and that header (a tape being written only grows), or it is a TapeFormatError.
+ */
+export function openTapeSource(path: string, surveyed?: TapeSurvey): TapeSource {
+  const s = surveyed ?? surveyTape(path);
+  if (surveyed !== undefined) {
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      throw new TapeFormatError(`${path}: the tape is gone since it was surveyed`);
+    }
+    if (size < s.validBytes || JSON.stringify(openTape(path).header()) !== JSON.stringify(s.header))
+      throw new TapeFormatError(`${path}: not the tape that was surveyed (replaced or cut since)`);
+  }
   return {
     path,
     header: s.header,
@@ -228,6 +251,7 @@ export function openTapeSource(path: string): TapeSource {
     damaged: s.damaged,
     unreadBytes: s.bytes - s.validBytes,
     counts: s.counts,
+    survey: s,
     replay: (now) => new StreamingReplay(path, s.validBytes, now),
   };
 }

@@ -513,7 +513,7 @@ export const COMBINATION_TIMEOUT_FLAG: FlagSpec = flag({
   type: 'string',
   valueName: 'S',
   defaultText: 'none',
-  help: 'a sweep combination still running after S seconds of wall time (1-604800) is stopped and fails, said; the others run on (a strategy caught in a loop holds its worker for good otherwise); counted from when its worker has surveyed the tape (once per worker)',
+  help: 'a sweep combination still running after S seconds of wall time (1-604800) is stopped and fails, said; the others run on (a strategy caught in a loop holds its worker for good otherwise); counted from when its worker begins it',
   check: { kind: 'integer', min: 1, max: 604_800, unit: 'seconds' },
   example: '3600',
 });

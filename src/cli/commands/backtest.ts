@@ -290,7 +290,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     /** How far each combination under way is (of its window). */
     const running = new Map<number, number>();
     const report = await runSweep({
-      tapePath,
+      tape,
       setup,
       axes: sweeps,
       builtinStrategiesDir: STRATEGIES_DIR,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +15,10 @@ import {
   runSweep,
   type SweepResult,
 } from '../../../src/backtest/sweep.ts';
+import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import { TapeFormatError } from '../../../src/tape/format.ts';
 import { writeFailingStrategy } from '../../helpers/strategies.ts';
 
 describe('sweep specs', () => {
@@ -106,7 +108,7 @@ describe('runSweep under failure', () => {
       configPath,
     );
     return {
-      tapePath,
+      tape: openTapeSource(tapePath),
       setup: {
         ...s,
         strategies: [
@@ -192,7 +194,7 @@ describe('runSweep under failure', () => {
     expect(told).toHaveLength(2);
   }, 120_000);
 
-  it('a worker says it began a combination once the tape is surveyed, before it replays: the time limit starts there', async () => {
+  it('a worker says it began a combination once it has started and opened the tape, before it replays: the time limit starts there', async () => {
     const o = options('bad.mode=0');
     const w = new Worker(new URL('../../../src/backtest/sweep-worker.mjs', import.meta.url));
     const seen: string[] = [];
@@ -214,12 +216,13 @@ describe('runSweep under failure', () => {
                     : `result ${m.index}`,
             );
             if (m.ready || (m.index !== undefined && m.began === undefined && m.fraction === undefined)) {
-              // ready, or a result: the next job (the second finds the tape surveyed already)
+              // ready, or a result: the next job (the second finds the tape open already)
               if (jobs === 2) return resolve();
               w.postMessage({
                 index: jobs,
                 label: { 'bad.mode': 0 },
                 tapePath,
+                survey: o.tape.survey,
                 setup: o.setup,
                 builtinStrategiesDir: o.builtinStrategiesDir,
               });
@@ -254,6 +257,40 @@ describe('runSweep under failure', () => {
       /workerMemoryMb must be a whole number of MB, at least 64/,
     );
   });
+
+  it('every combination replays the tape as the sweep surveyed it, also one that grows meanwhile (a recording)', async () => {
+    const full = join(dir, 'hour.tape');
+    await writeSandboxTape({ out: full, seed: 6, hours: 1 });
+    const bytes = readFileSync(full);
+    // a recording caught mid-write: the first half of the file, cut inside a block
+    const growing = join(dir, 'growing.tape');
+    writeFileSync(growing, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const surveyed = openTapeSource(growing);
+    expect(surveyed.torn).toBe(true);
+    const whole = join(dir, 'surveyed-part.tape');
+    writeFileSync(whole, bytes.subarray(0, surveyed.survey.validBytes));
+    // the recording goes on after the survey: the file now holds the whole hour
+    copyFileSync(full, growing);
+    const o = options('bad.mode=0,4');
+    const onGrown = await runSweep({ ...o, tape: surveyed });
+    const onPart = await runSweep({ ...o, tape: openTapeSource(whole) });
+    const onFull = await runSweep({ ...o, tape: openTapeSource(growing) });
+    expect(onGrown.done).toBe(2);
+    expect(onGrown.ranked).toEqual(onPart.ranked);
+    expect(onGrown.window).toEqual(onPart.window);
+    // what was written after the survey would have changed the results
+    expect(onFull.window).not.toEqual(onPart.window);
+    expect(onFull.ranked).not.toEqual(onPart.ranked);
+
+    // a file that is not the surveyed tape any more is refused, not replayed
+    truncateSync(growing, surveyed.survey.validBytes - 1);
+    expect(() => openTapeSource(growing, surveyed.survey)).toThrow(TapeFormatError);
+    await writeSandboxTape({ out: join(dir, 'other.tape'), seed: 9, hours: 1 });
+    copyFileSync(join(dir, 'other.tape'), growing);
+    expect(() => openTapeSource(growing, surveyed.survey)).toThrow(/not the tape that was surveyed/);
+    rmSync(growing);
+    expect(() => openTapeSource(growing, surveyed.survey)).toThrow(/gone since it was surveyed/);
+  }, 120_000);
 
   it('no more worker threads than cores', async () => {
     let on = 0;
