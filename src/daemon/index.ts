@@ -125,7 +125,7 @@ import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { routerAmountOut } from './router.ts';
-import { buildStatus, type DaemonStatus, type TapeStatus } from './status.ts';
+import { buildStatus, type DaemonStatus, liveAtStopLine, type TapeStatus } from './status.ts';
 import {
   createBalancesReader,
   createDropsReader,
@@ -1076,19 +1076,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         state: o.state as string,
         reason:
           o.state === 'open' || o.state === 'partly_filled'
-            ? 'left standing: the daemon stopped without cancelling it (the next start resumes it; the kill switch cancels)'
+            ? 'left standing: the daemon stops without cancelling (the next start resumes them; the kill switch cancels)'
             : o.state === 'posted'
               ? 'its post was not answered: read back at the next start'
               : (o.reason ?? o.state),
       }));
       if (liveAtStop.length > 0) {
         log.warn({ orders: liveAtStop }, 'stopping with orders still live on the marketplace');
-        progress(
-          `${liveAtStop.length} order(s) of ours still live on the marketplace (kept in the store): ${liveAtStop
-            .slice(0, 10)
-            .map((o) => `${o.orderHash.slice(0, 10)}… ${o.state}${o.reason ? ` (${o.reason})` : ''}`)
-            .join('; ')}`,
-        );
+        progress(liveAtStopLine(liveAtStop));
       }
     }
     persistWatermarks();

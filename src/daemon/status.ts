@@ -350,6 +350,18 @@ function pnlRow(l: PnlLine): PnlRow {
   };
 }
 
+/**
+ * The line said as the daemon stops with orders of ours still live on the marketplace: the first
+ * ten, grouped by why they stand, each reason said once.
+ */
+export function liveAtStopLine(orders: NonNullable<DaemonStatus['orders']['liveAtStop']>): string {
+  const byReason = new Map<string | null, string[]>();
+  for (const o of orders.slice(0, 10))
+    byReason.set(o.reason, [...(byReason.get(o.reason) ?? []), `${o.orderHash.slice(0, 10)}… ${o.state}`]);
+  const groups = [...byReason].map(([reason, list]) => `${list.join(', ')}${reason ? ` (${reason})` : ''}`);
+  return `${orders.length} order(s) of ours still live on the marketplace (kept in the store): ${groups.join('; ')}${orders.length > 10 ? '; …' : ''}`;
+}
+
 /** The daemon's status: every amount in its own token's decimals. */
 export function buildStatus(s: StatusSources): DaemonStatus {
   const es = s.engine;

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createDaemonMetrics } from '../../../src/daemon/metrics.ts';
-import { buildStatus, type DaemonStatus, describeTape, renderStatus } from '../../../src/daemon/status.ts';
+import {
+  buildStatus,
+  type DaemonStatus,
+  describeTape,
+  liveAtStopLine,
+  renderStatus,
+} from '../../../src/daemon/status.ts';
 import { createOrderLedger } from '../../../src/ledger/index.ts';
 
 const status: DaemonStatus = {
@@ -302,5 +308,32 @@ describe('buildStatus: amounts in their own token', () => {
     ]);
     expect(renderStatus(st)).toMatch(/12\.5 USDC ×2 \[cancelling\]/);
     expect(renderStatus(st)).toMatch(/1 being cancelled, still counted/);
+  });
+});
+
+describe('orders still live as the daemon stops', () => {
+  const order = (n: number, state: string, reason: string | null) => ({
+    orderHash: `0x${String(n).padStart(64, '0')}`,
+    state,
+    reason,
+  });
+  it('says each reason once, with the orders it holds, in one line', () => {
+    const standing = 'left standing: the daemon stops without cancelling (the next start resumes them)';
+    const line = liveAtStopLine([
+      order(1, 'open', standing),
+      order(2, 'posted', 'its post was not answered'),
+      order(3, 'partly_filled', standing),
+      order(4, 'cancelling', null),
+    ]);
+    expect(line).toBe(
+      `4 order(s) of ours still live on the marketplace (kept in the store): 0x00000000… open, 0x00000000… partly_filled (${standing}); 0x00000000… posted (its post was not answered); 0x00000000… cancelling`,
+    );
+    expect(line.split(standing)).toHaveLength(2);
+  });
+  it('names ten at most and says there are more', () => {
+    const line = liveAtStopLine(Array.from({ length: 12 }, (_, i) => order(i, 'open', 'r')));
+    expect(line.startsWith('12 order(s)')).toBe(true);
+    expect(line.match(/… open/g)).toHaveLength(10);
+    expect(line.endsWith('(r); …')).toBe(true);
   });
 });
