@@ -195,6 +195,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'listings sell when a sale at or above them happens; buys fill if the listing still stands after',
       '--latency; fees and gas as paper), in virtual time from the tape: cron and timers fire as the',
       'tape passes them. Deterministic: the same tape and config give the same report, byte for byte.',
+      'A tape still being recorded (market.record of a running daemon) is replayed as it stands when',
+      'the backtest starts, every sweep combination alike; what is written after is not replayed.',
       'Prints a summary; with --out PATH writes (or replaces) PATH.json (per strategy and collection:',
       'realized and unrealized PnL in wei, fills, win rate, max drawdown, capital in offers, time',
       'series) and PATH.html (a self-contained page with charts: equity over time, exposure, fills on',
