@@ -1,6 +1,7 @@
 // Prometheus metrics of one daemon (its own Registry, no global default registry): counters follow
-// the daemon's running totals, gauges are read from the status at scrape time.
-import { Counter, Gauge, Registry } from 'prom-client';
+// the daemon's running totals, gauges are read from the status at scrape time; beside them the
+// process's own (memory, CPU, event-loop delay, GC), by their usual names.
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { formatUnits } from '../domain/money.ts';
 
 /** The numbers the metrics are read from at each scrape. */
@@ -155,5 +156,22 @@ export function createDaemonMetrics(source: MetricsSource): Registry {
           );
     },
   });
-  return registry;
+  return Registry.merge([registry, processMetrics()]);
+}
+
+let processRegistry: Registry | undefined;
+
+/**
+ * The process's metrics — resident memory and heap (`process_resident_memory_bytes`,
+ * `nodejs_heap_size_used_bytes`: a daemon left alone for weeks that grows shows it here), CPU,
+ * event-loop delay (`nodejs_eventloop_lag_seconds`: what a slow hook costs every other one),
+ * GC, open handles. One set a process (its event-loop and GC observers are never undone), shared by
+ * the registry of every daemon in it.
+ */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
 }

@@ -276,6 +276,7 @@ describe('live: every strategy trades for real on the sandbox', () => {
     expect(m).toMatch(/harpoon_fills_total [1-9]/);
     expect(m).toMatch(/harpoon_rate_budget_available\{group="write"\} \d+/);
     expect(m).toMatch(/harpoon_stream_age_seconds\{channel=/);
+    expect(m).toMatch(/^process_resident_memory_bytes [1-9]/m);
   });
 
   it("the dashboard's data: fills with strategy, fees and gas; our open orders with rank; the market; live events", async () => {

@@ -215,6 +215,23 @@ describe('daemon metrics', () => {
     expect(text).toMatch(/harpoon_events_total 10/);
     expect(text).toMatch(/harpoon_fills_total 4/);
     expect(text).toMatch(/harpoon_rate_budget_available\{group="write"\} 27/);
+    // the process's own, by their usual names: memory a long run can watch grow, event-loop delay
+    expect(text).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes [1-9]\d*$/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    // a second daemon in the process shares them: no name registered twice
+    const again = await createDaemonMetrics({
+      events: () => 0,
+      intents: () => ({}),
+      ordersPlaced: () => 0,
+      fills: () => 0,
+      guardRejections: () => ({}),
+      rateGroups: () => [],
+      streamAges: () => [],
+      spend: () => [],
+    }).metrics();
+    expect(again.match(/^process_resident_memory_bytes /gm)).toHaveLength(1);
+    expect(again).toMatch(/^harpoon_events_total 0$/m);
   });
 });
 
