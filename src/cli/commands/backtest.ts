@@ -2,7 +2,7 @@
 // strategies run over them again.
 import { closeSync, existsSync, mkdtempSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { availableParallelism, homedir, tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { costsWarnings, utcMinute } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
@@ -32,6 +32,7 @@ import {
   WORKERS_FLAG,
 } from '../flags.ts';
 import { commandLogger } from '../log.ts';
+import { PACKAGE_ROOT } from '../package-info.ts';
 import type { CommandContext } from '../spec.ts';
 
 const STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../strategies');
@@ -190,11 +191,14 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       ctx.io.stderr(
         `harpoon: warning: ${o.name} is set: it overrides ${o.path} of the config in this backtest (the report does not record it)\n`,
       );
-  if (loaded.config.strategies.length === 0)
+  if (loaded.config.strategies.length === 0) {
+    // the shipped example, named so that it opens from where the command runs
+    const shipped = relative(ctx.io.cwd, join(PACKAGE_ROOT, 'config', 'backtest.yaml'));
     throw new UsageError(
       'the config has no strategies to backtest',
-      `e.g. ${example} (config/backtest.yaml has five)`,
+      `e.g. harpoon backtest --tape ${tapePath} --config ${shipped} (five strategies), or copy it and edit`,
     );
+  }
   const { backtestSetupFromConfig, checkSetupAgainstTape } = await import('../../backtest/setup.ts');
   const { openTapeSource } = await import('../../backtest/tape-source.ts');
   const setup = backtestSetupFromConfig(loaded.config, loaded.file);

@@ -428,6 +428,19 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(existsSync(join(dir, 'x.tape'))).toBe(false);
   }, 120_000);
 
+  it('a config without strategies names the shipped example by a path that opens from where the command runs', async () => {
+    const tape = join(dir, 'nostrat.tape');
+    await writeSandboxTape({ out: tape, seed: 4, hours: 0.01 });
+    // no --config, no HARPOON_CONFIG: the built-in defaults, which have no strategy
+    const r = await harpoon(['backtest', '--tape', tape]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the config has no strategies to backtest/);
+    const hint = /--config (\S+) \(five strategies\)/.exec(r.stderr);
+    expect(hint, r.stderr).not.toBeNull();
+    // the test runs in a temporary folder, far from the package: the path still opens from there
+    expect(readFileSync(resolve(dir, hint?.[1] ?? ''), 'utf8')).toBe(readFileSync(CONFIG, 'utf8'));
+  }, 60_000);
+
   it('--sample: the report samples as asked; a window of 40 days samples every 2 minutes, said; too many samples are refused first', async () => {
     const tape = join(dir, 's.tape');
     expect((await harpoon(['sandbox', 'tape', '--seed', '5', '--hours', '0.1', '--out', tape])).code).toBe(0);
