@@ -1076,7 +1076,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         state: o.state as string,
         reason:
           o.state === 'open' || o.state === 'partly_filled'
-            ? 'left standing: the daemon stops without cancelling (resumed at the next start; the kill switch cancels)'
+            ? 'left standing: the daemon stops without cancelling them; resumed at the next start, cancelled by the kill switch'
             : o.state === 'posted'
               ? 'its post was not answered: read back at the next start'
               : (o.reason ?? o.state),

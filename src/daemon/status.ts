@@ -254,8 +254,14 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
     L.push(
       `    ${o.strategy.padEnd(18)} ${o.side.padEnd(10)} ${o.collection.padEnd(16)} ${trim(o.price)} ${o.symbol}${o.quantity !== '1' ? ` ×${o.quantity}` : ''}${o.state !== 'open' ? ` [${o.state}]` : ''}`,
     );
+  // each reason once, then its orders (whole hashes: the operator may look them up)
+  const live = new Map<string, string[]>();
   for (const o of s.orders.liveAtStop ?? [])
-    L.push(`  STILL LIVE on the marketplace: ${o.orderHash} ${o.state}${o.reason ? ` (${o.reason})` : ''}`);
+    live.set(o.reason ?? '', [...(live.get(o.reason ?? '') ?? []), `${o.orderHash} ${o.state}`]);
+  for (const [reason, list] of live) {
+    L.push(`  STILL LIVE on the marketplace: ${list.length} order(s)${reason ? `, ${reason}` : ''}`);
+    for (const line of list) L.push(`    ${line}`);
+  }
   for (const d of s.drops ?? [])
     L.push(
       `  drop ${d.slug}: ${d.stage}, ${d.eligible === null ? 'eligibility unknown (no wallet JWT: public stages only)' : d.eligible ? 'eligible' : 'not eligible'}`,
@@ -272,8 +278,9 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
             : ''
         }`,
       );
-  L.push(`  fills: ${s.fills.total}`);
-  for (const f of s.fills.recent.slice(-6))
+  const shown = s.fills.recent.slice(-6);
+  L.push(`  fills: ${s.fills.total}${shown.length < s.fills.total ? ` (the last ${shown.length})` : ''}`);
+  for (const f of shown)
     L.push(
       `    ${new Date(f.at).toISOString().slice(11, 19)} ${f.strategy.padEnd(18)} ${f.kind.padEnd(12)} ${(f.collection ?? '').padEnd(16)} ${trim(f.price)} ${f.symbol}`,
     );

@@ -123,7 +123,7 @@ describe('renderStatus', () => {
     expect(t).toMatch(
       /orders placed: 3; open offers: 1\n {4}collection-bidder +collection +apes +0\.0475 WETH/,
     );
-    expect(t).toMatch(/fills: 2\n.*sniper +buy +apes +0\.03003 ETH/);
+    expect(t).toMatch(/fills: 2 \(the last 1\)\n.*sniper +buy +apes +0\.03003 ETH/);
     expect(t).toMatch(/ETH\+WETH +spent 0\.63 of 2\/day; open offers 0\.0475 of 0\.3; budget 3/);
     expect(t).toMatch(
       /rate budget left: read 570\/600 per 1h, write 12\/30 per 1h \(1 queued\), fulfillment 5\/5 per 1m/,
@@ -352,5 +352,27 @@ describe('orders still live as the daemon stops', () => {
     expect(line.startsWith('12 order(s)')).toBe(true);
     expect(line.match(/… open/g)).toHaveLength(10);
     expect(line.endsWith('(r); …')).toBe(true);
+  });
+  it('the final summary says each reason once, then its orders with their whole hashes', () => {
+    const standing = 'left standing: the daemon stops without cancelling them';
+    const liveAtStop = [order(1, 'open', standing), order(2, 'posted', null), order(3, 'open', standing)];
+    const t = renderStatus({ ...status, orders: { ...status.orders, liveAtStop } });
+    expect(t).toContain(
+      `\n  STILL LIVE on the marketplace: 2 order(s), ${standing}\n    0x${'1'.padStart(64, '0')} open\n    0x${'3'.padStart(64, '0')} open\n  STILL LIVE on the marketplace: 1 order(s)\n    0x${'2'.padStart(64, '0')} posted\n`,
+    );
+    expect(t.split(standing)).toHaveLength(2);
+  });
+});
+
+describe('fills in the summary', () => {
+  const fill = (n: number) =>
+    ({ ...status.fills.recent[0], at: n * 1000 }) as DaemonStatus['fills']['recent'][number];
+  it('says when it shows only the last of them', () => {
+    const one = { total: 1, recent: [fill(0)] };
+    expect(renderStatus({ ...status, fills: one })).toMatch(/\n {2}fills: 1\n/);
+    const many = { total: 11, recent: Array.from({ length: 11 }, (_, i) => fill(i)) };
+    const t = renderStatus({ ...status, fills: many });
+    expect(t).toMatch(/\n {2}fills: 11 \(the last 6\)\n/);
+    expect(t.match(/\n {4}00:00:\d\d /g)).toHaveLength(6);
   });
 });
