@@ -1,6 +1,7 @@
 /**
- * Headless Chromium for the dashboard tests and the dashboard benchmark: Debian's `chromium`
- * (apt-get install -y chromium; .ci/run installs it when CI=true), driven by playwright-core.
+ * Headless Chromium for the dashboard tests, the backtest report page's test and the dashboard
+ * benchmark: Debian's `chromium` (apt-get install -y chromium; .ci/run installs it when CI=true),
+ * driven by playwright-core.
  * Nothing here downloads a browser: without the binary the tests fail and say what to install.
  */
 import { existsSync, mkdirSync } from 'node:fs';
