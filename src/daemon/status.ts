@@ -274,7 +274,9 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
       L.push(
         `  PnL ${title} ${r.key}: realized ${trim(r.realized)} ${r.symbol} over ${r.sales} sale(s); ${r.held} held${
           r.held > 0
-            ? `, unrealized ${r.unrealizedAtFloor !== null ? trim(r.unrealizedAtFloor) : '?'} at the floor / ${r.unrealizedAtBestOffer !== null ? trim(r.unrealizedAtBestOffer) : '?'} at the best offer`
+            ? r.unrealizedAtFloor === null && r.unrealizedAtBestOffer === null
+              ? ', unrealized not known (the market view knows no floor and no offer for them)'
+              : `, unrealized ${r.unrealizedAtFloor !== null ? trim(r.unrealizedAtFloor) : 'not known'} at the floor / ${r.unrealizedAtBestOffer !== null ? trim(r.unrealizedAtBestOffer) : 'not known'} at the best offer`
             : ''
         }`,
       );

@@ -312,7 +312,23 @@ describe('buildStatus: amounts in their own token', () => {
       },
     ]);
     expect(renderStatus(st)).toMatch(
-      /PnL strategy seller: realized -1\.5 USDC over 2 sale\(s\); 1 held, unrealized 0\.25 at the floor \/ \? at the best offer/,
+      /PnL strategy seller: realized -1\.5 USDC over 2 sale\(s\); 1 held, unrealized 0\.25 at the floor \/ not known at the best offer/,
+    );
+    // neither known (a minted collection the market view does not follow): said in words
+    const unknown = {
+      ...st,
+      pnl: {
+        byStrategy: [
+          {
+            ...(st.pnl?.byStrategy[0] as NonNullable<typeof st.pnl>['byStrategy'][number]),
+            unrealizedAtFloor: null,
+          },
+        ],
+        byCollection: [],
+      },
+    };
+    expect(renderStatus(unknown)).toMatch(
+      /1 held, unrealized not known \(the market view knows no floor and no offer for them\)\n/,
     );
     expect(st.orders.open).toEqual([
       expect.objectContaining({
