@@ -255,12 +255,9 @@ export function renderStatus(s: DaemonStatus, options: { readonly title?: string
       `    ${o.strategy.padEnd(18)} ${o.side.padEnd(10)} ${o.collection.padEnd(16)} ${trim(o.price)} ${o.symbol}${o.quantity !== '1' ? ` ×${o.quantity}` : ''}${o.state !== 'open' ? ` [${o.state}]` : ''}`,
     );
   // each reason once, then its orders (whole hashes: the operator may look them up)
-  const live = new Map<string, string[]>();
-  for (const o of s.orders.liveAtStop ?? [])
-    live.set(o.reason ?? '', [...(live.get(o.reason ?? '') ?? []), `${o.orderHash} ${o.state}`]);
-  for (const [reason, list] of live) {
+  for (const [reason, list] of byReason(s.orders.liveAtStop ?? [])) {
     L.push(`  STILL LIVE on the marketplace: ${list.length} order(s)${reason ? `, ${reason}` : ''}`);
-    for (const line of list) L.push(`    ${line}`);
+    for (const o of list) L.push(`    ${o.orderHash} ${o.state}`);
   }
   for (const d of s.drops ?? [])
     L.push(
@@ -359,15 +356,24 @@ function pnlRow(l: PnlLine): PnlRow {
   };
 }
 
+type LiveAtStop = NonNullable<DaemonStatus['orders']['liveAtStop']>;
+
+/** Orders still live at the stop, grouped by why they stand (reasons in the order first met). */
+function byReason(orders: LiveAtStop): [string | null, LiveAtStop[number][]][] {
+  const groups = new Map<string | null, LiveAtStop[number][]>();
+  for (const o of orders) groups.set(o.reason, [...(groups.get(o.reason) ?? []), o]);
+  return [...groups];
+}
+
 /**
  * The line said as the daemon stops with orders of ours still live on the marketplace: the first
  * ten, grouped by why they stand, each reason said once.
  */
-export function liveAtStopLine(orders: NonNullable<DaemonStatus['orders']['liveAtStop']>): string {
-  const byReason = new Map<string | null, string[]>();
-  for (const o of orders.slice(0, 10))
-    byReason.set(o.reason, [...(byReason.get(o.reason) ?? []), `${o.orderHash.slice(0, 10)}… ${o.state}`]);
-  const groups = [...byReason].map(([reason, list]) => `${list.join(', ')}${reason ? ` (${reason})` : ''}`);
+export function liveAtStopLine(orders: LiveAtStop): string {
+  const groups = byReason(orders.slice(0, 10)).map(
+    ([reason, list]) =>
+      `${list.map((o) => `${o.orderHash.slice(0, 10)}… ${o.state}`).join(', ')}${reason ? ` (${reason})` : ''}`,
+  );
   return `${orders.length} order(s) of ours still live on the marketplace (kept in the store): ${groups.join('; ')}${orders.length > 10 ? '; …' : ''}`;
 }
 

@@ -194,9 +194,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   if (loaded.config.strategies.length === 0) {
     // the shipped example, named so that it opens from where the command runs
     const shipped = relative(ctx.io.cwd, join(PACKAGE_ROOT, 'config', 'backtest.yaml'));
+    // paths as a shell reads them back (a space or a quote in a folder's name)
+    const word = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
     throw new UsageError(
       'the config has no strategies to backtest',
-      `e.g. harpoon backtest --tape ${tapePath} --config ${shipped} (five strategies), or copy it and edit`,
+      `e.g. harpoon backtest --tape ${word(tapePath)} --config ${word(shipped)} (five strategies), or copy it and edit`,
     );
   }
   const { backtestSetupFromConfig, checkSetupAgainstTape } = await import('../../backtest/setup.ts');

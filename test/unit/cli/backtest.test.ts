@@ -1,5 +1,14 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -439,6 +448,12 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(hint, r.stderr).not.toBeNull();
     // the test runs in a temporary folder, far from the package: the path still opens from there
     expect(readFileSync(resolve(dir, hint?.[1] ?? ''), 'utf8')).toBe(readFileSync(CONFIG, 'utf8'));
+    // a path a shell would split is quoted as a shell reads it back
+    const spaced = join(dir, "Bob's tapes");
+    mkdirSync(spaced, { recursive: true });
+    copyFileSync(tape, join(spaced, 'day 1.tape'));
+    const q = await harpoon(['backtest', '--tape', join(spaced, 'day 1.tape')]);
+    expect(q.stderr).toContain(`--tape '${dir}/Bob'\\''s tapes/day 1.tape' --config`);
   }, 60_000);
 
   it('--sample: the report samples as asked; a window of 40 days samples every 2 minutes, said; too many samples are refused first', async () => {
