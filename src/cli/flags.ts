@@ -263,11 +263,6 @@ function allowedText(check: FlagCheck): string {
   }
 }
 
-/** What `check` allows, in words (for help and tests). */
-export function describeCheck(check: FlagCheck): string {
-  return allowedText(check);
-}
-
 const INTEGER_RE = /^[-+]?\d+$/;
 /** The port of `scheme://[user@]host:PORT[/?#…]` (a bracketed IPv6 host included), as written. */
 const URL_PORT_RE = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]/?#]*\]|[^/?#:@[\]]*):(\d+)(?=[/?#]|$)/i;

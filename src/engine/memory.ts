@@ -27,7 +27,6 @@ import type {
   ExecutionContext,
   ExecutionResult,
   Executor,
-  IntentGuard,
   IntentJournal,
   IntentState,
   JournalPatch,
@@ -235,18 +234,12 @@ export function recordInLedger(
   ledger.note(result.orderHash, { kind: 'opened' });
 }
 
-export const allowAllGuard: IntentGuard = Object.freeze({ check: () => undefined });
-
 export class FixedWriteBudget implements WriteBudget {
   constructor(public available: number) {}
   writesAvailable(): number {
     return this.available;
   }
 }
-
-export const unlimitedWrites: WriteBudget = Object.freeze({
-  writesAvailable: () => Number.POSITIVE_INFINITY,
-});
 
 export class ManualClock implements EngineClock {
   constructor(public t: number) {}

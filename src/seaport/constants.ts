@@ -1,6 +1,4 @@
 /** Seaport 1.6 constants: item and order types, EIP-712 type strings, the zero values. */
-import { SEAPORT_ORDER_TYPES } from '../domain/seaport.ts';
-
 export { SEAPORT_NAME, SEAPORT_VERSION } from '../domain/seaport.ts';
 
 export const ItemType = Object.freeze({
@@ -36,9 +34,6 @@ export const ORDER_COMPONENTS_TYPE =
 export const EIP712_DOMAIN_TYPE =
   'EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)';
 export const ORDER_HASH_TYPE = 'OrderHash(bytes32 orderHash)';
-
-/** The EIP-712 `types` object of an order, for generic typed-data signers (ethers). */
-export const EIP712_ORDER_TYPES = SEAPORT_ORDER_TYPES;
 
 /** ABI fragments the daemon uses on Seaport, WETH and NFT contracts (human-readable, ethers). */
 const ORDER_COMPONENTS_TUPLE =

@@ -4,7 +4,7 @@
  */
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { TypedDataEncoder, type TypedDataField, ZeroHash } from 'ethers';
+import { TypedDataEncoder, type TypedDataField } from 'ethers';
 import { seaportOrderTypes } from '../../domain/seaport.ts';
 import type { DecodedCall } from './calldata.ts';
 import { isNative, sameAddress, ZERO_ADDRESS } from './calldata.ts';
@@ -580,5 +580,3 @@ export function checkAcceptOffer(
   const orderHash = checkOrderHash(f, intent.orderHash, counter);
   return { ...(orderHash ? { orderHash } : {}), proceeds };
 }
-
-export const ZERO_CONDUIT_KEY = ZeroHash;

@@ -51,11 +51,6 @@ export function controlAccess(ctx: CommandContext, command = 'status'): { url: s
   return newest !== undefined ? { url, token: newest.token } : { url };
 }
 
-/** The control endpoint's URL (see controlAccess). */
-export function controlUrl(ctx: CommandContext, command = 'status'): string {
-  return controlAccess(ctx, command).url;
-}
-
 class NotRunningError extends BaseError {
   constructor(url: string, cause: unknown) {
     super('daemon_unreachable', `no daemon answers at ${url} (is "harpoon run" running with this config?)`, {

@@ -1,13 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  Contract,
-  ContractFactory,
-  type ContractRunner,
-  getAddress,
-  NonceManager,
-  type Signer,
-} from 'ethers';
+import { Contract, ContractFactory, type ContractRunner, getAddress, type Signer } from 'ethers';
 import { type CompiledContract, type CompileOptions, compile, contractOf, PROJECT_ROOT } from './compile.ts';
 
 const CONTRACTS_DIR = join(PROJECT_ROOT, 'contracts');
@@ -61,8 +54,4 @@ export function attach(
   runner: ContractRunner,
 ): Contract {
   return new Contract(address, artifacts.get(name).abi as never[], runner);
-}
-
-export function withNonceManager(signer: Signer): Signer {
-  return signer instanceof NonceManager ? signer : new NonceManager(signer);
 }

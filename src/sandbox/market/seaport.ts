@@ -50,8 +50,6 @@ export { SEAPORT_NAME, SEAPORT_VERSION } from '../../domain/seaport.ts';
 export const ZONE_DOMAIN_NAME = 'SandboxSignedZone';
 export const ZONE_DOMAIN_VERSION = '1';
 export const UINT256_MAX = (1n << 256n) - 1n;
-export const UINT120_MAX = (1n << 120n) - 1n;
-
 export type { ConsiderationItem, OfferItem } from '../../domain/seaport.ts';
 
 /** Seaport OrderComponents (what is signed) plus `totalOriginalConsiderationItems` of the wire. */

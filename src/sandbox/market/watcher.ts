@@ -8,7 +8,7 @@ import type { Log, LogDescription } from 'ethers';
 import type { CatalogCollection } from '../catalog/catalog.ts';
 import { isFinal, type StoredOrder } from './book.ts';
 import { criteriaInfo, type MarketContext, orderEventBase, priceInfo, sameAddress } from './context.ts';
-import { erc20Interface, ItemType, nftInterface, OrderType, seaportInterface } from './seaport.ts';
+import { erc20Interface, ItemType, nftInterface, seaportInterface } from './seaport.ts';
 import type { OrderStatus } from './types.ts';
 import { operatorOf } from './verify.ts';
 
@@ -406,6 +406,3 @@ export class ChainWatcher {
     }
   }
 }
-
-export const isRestricted = (orderType: number): boolean =>
-  orderType === OrderType.FULL_RESTRICTED || orderType === OrderType.PARTIAL_RESTRICTED;

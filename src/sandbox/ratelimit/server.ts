@@ -10,8 +10,6 @@ import { type BucketLimit, type LimiterClock, type LimitGroup, TokenBucketLimite
  * request with `{ok:true}` and records each one with its outcome and time.
  */
 
-export const LIMIT_GROUPS: readonly LimitGroup[] = Object.freeze(['read', 'write', 'fulfillment']);
-
 export interface RateLimitServerOptions {
   /** Bucket sizes the server really enforces. */
   readonly limits: Readonly<Record<LimitGroup, BucketLimit>>;
