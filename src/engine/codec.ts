@@ -1,29 +1,4 @@
-// JSON text for values that hold bigints (intents, journal records, state): a bigint is written as
-// {"$bigint":"<decimal>"} and read back as a bigint, so money never passes through a JS number.
-import type { Intent } from '../strategy.ts';
-
-export function encodeJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? { $bigint: v.toString() } : v));
-}
-
-export function decodeJson<T = unknown>(text: string): T {
-  return JSON.parse(text, (_k, v: unknown) => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const o = v as Record<string, unknown>;
-      const b = o.$bigint;
-      if (typeof b === 'string' && Object.keys(o).length === 1 && /^-?\d+$/.test(b)) return BigInt(b);
-    }
-    return v;
-  }) as T;
-}
-
-export function encodeIntent(intent: Intent): string {
-  return encodeJson(intent);
-}
-
-export function decodeIntent(text: string): Intent {
-  return decodeJson<Intent>(text);
-}
+// Values made JSON-able for output. (Stored JSON that keeps bigints is store/json.ts.)
 
 /** A JSON-able copy with bigints as decimal strings (status output). */
 export function plain(value: unknown): unknown {

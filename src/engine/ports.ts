@@ -89,7 +89,7 @@ export interface JournalPatch {
 /**
  * Write-ahead journal of intents. `append` happens before anything is sent; a crash between
  * `sent` and `done` leaves the record `sent`, which start-up reconciliation resolves.
- * (Use ./codec.ts to store intents as text.)
+ * (The store keeps intents as text through store/json.ts, bigints intact.)
  */
 export interface IntentJournal {
   append(record: JournalRecord): void | Promise<void>;

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeBudgetFromScheduler } from '../../../src/engine/budget.ts';
-import { decodeIntent, encodeIntent } from '../../../src/engine/codec.ts';
 import { createEngine } from '../../../src/engine/engine.ts';
 import { loadStrategy } from '../../../src/engine/loader.ts';
 import {
@@ -13,6 +12,7 @@ import {
   MemoryStateStore,
 } from '../../../src/engine/memory.ts';
 import type { SchedulerStatus } from '../../../src/ratelimit/types.ts';
+import { fromJson, toJson } from '../../../src/store/json.ts';
 import { defineStrategy, type Intent, z } from '../../../src/strategy.ts';
 import { eth, hash, listing, NOW, USDC, WETH } from '../strategies/helpers.ts';
 import { limits, load, offer } from './fixtures.ts';
@@ -191,9 +191,9 @@ describe('engine: stop and ports', () => {
     expect(budget.writesAvailable()).toBe(0);
   });
 
-  it('intents round-trip through the journal codec with bigints intact', () => {
+  it("intents round-trip through the journal's JSON with bigints intact", () => {
     const i = offer('apes', 123456789012345678901234567890n);
-    expect(decodeIntent(encodeIntent(i))).toEqual(i);
+    expect(fromJson(toJson(i))).toEqual(i);
   });
 });
 
