@@ -10,7 +10,7 @@ import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
 import { engineTimingFromConfig, riskLimitsFromConfig } from '../engine/config.ts';
 import type { RiskLimits } from '../engine/risk/limits.ts';
-import type { TapeHeader } from '../tape/format.ts';
+import { recordedWallet, type TapeHeader } from '../tape/format.ts';
 
 export interface BacktestSetup {
   /** The chain the config trades on (the replay runs on the tape's; see checkSetupAgainstTape). */
@@ -49,10 +49,10 @@ export function backtestSetupFromConfig(config: Config, configPath?: string): Ba
 }
 
 /**
- * The setup of a daemon's options (what `harpoon run` would trade with); the wallet is the
- * daemon's when it is known (`wallet.address`, or the key's address passed as `wallet`).
+ * The setup of a daemon's options (what `harpoon run` would trade with); the wallet is its
+ * `wallet.address` when it names one without a key, else as for a config (see walletForTape).
  */
-export function backtestSetupFromOptions(o: DaemonOptions, wallet?: string): BacktestSetup {
+export function backtestSetupFromOptions(o: DaemonOptions): BacktestSetup {
   return setupOf({
     chain: o.chain.name,
     collections: o.collections,
@@ -63,7 +63,7 @@ export function backtestSetupFromOptions(o: DaemonOptions, wallet?: string): Bac
     engine: o.engine,
     market: o.market,
     tokens: o.tokens,
-    wallet: wallet ?? (o.wallet.source === 'none' ? o.wallet.address : undefined),
+    wallet: o.wallet.source === 'none' ? o.wallet.address : undefined,
     pollIntervalMs: o.pollIntervalMs,
   });
 }
@@ -135,6 +135,30 @@ export function checkSetupAgainstTape(
     );
   }
   return { errors, warnings };
+}
+
+/**
+ * The wallet a backtest trades as, against the one the tape names (a trading daemon's
+ * `market.record`): that wallet's orders on the tape were the daemon's own, so a config that names
+ * no `wallet.address` trades as it (said in `note`: strategies then leave those orders alone, as
+ * they did live, instead of bidding against them); a config that names another is kept, with a
+ * `warning` (that wallet's orders are another trader's in this backtest).
+ */
+export function walletForTape(
+  setup: BacktestSetup,
+  tape: Pick<TapeHeader, 'meta'>,
+): { readonly setup: BacktestSetup; readonly note?: string; readonly warning?: string } {
+  const recorded = recordedWallet(tape);
+  if (recorded === undefined || recorded === setup.wallet) return { setup };
+  if (setup.wallet === BACKTEST_WALLET)
+    return {
+      setup: { ...setup, wallet: recorded as Address },
+      note: `the tape was recorded by a daemon trading as ${recorded}: this backtest trades as it (the config names no wallet.address of its own), so that wallet's orders on the tape are ours`,
+    };
+  return {
+    setup,
+    warning: `the tape was recorded by a daemon trading as ${recorded} and this backtest trades as ${setup.wallet} (wallet.address): ${recorded}'s orders on the tape are another trader's here`,
+  };
 }
 
 /** One parameter override: `strategyId.param.path` = value. */

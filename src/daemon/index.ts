@@ -688,6 +688,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         fees: async (slug) => (await collection(slug)).fees,
         freshness: (slug) => s.freshness(slug),
         logger: log.child({ part: 'tape' }),
+        // a daemon that trades names its wallet (its orders on the tape are its own); one that
+        // only records (harpoon record) names none
+        ...(options.strategies.length > 0 ? { wallet } : {}),
       });
     view = createMarketView({
       api: recorder?.wrapApi(api) ?? api,

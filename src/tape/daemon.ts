@@ -22,6 +22,8 @@ export interface DaemonRecorderOptions {
   readonly fees: (slug: string) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
   readonly freshness: (slug: string) => { readonly ageMs: number; readonly stale: boolean } | undefined;
   readonly logger: Logger;
+  /** The wallet the daemon trades as, when it trades (strategies): named in a new tape's header. */
+  readonly wallet?: string;
 }
 
 export function createDaemonRecorder(o: DaemonRecorderOptions): TapeRecorder {
@@ -45,6 +47,7 @@ function recorderOf(o: DaemonRecorderOptions): TapeRecorder {
     chain: o.chain,
     collections: o.collections,
     paymentTokens: o.paymentTokens,
+    ...(o.wallet !== undefined ? { meta: { wallet: o.wallet.toLowerCase() } } : {}),
     clock: o.clock,
     fees: o.fees,
     ...(rpc !== undefined

@@ -59,7 +59,11 @@ export interface TapeHeader {
   readonly collections: readonly string[];
   /** Payment tokens of the chain (the view needs their decimals by symbol). */
   readonly paymentTokens: readonly { address: string; symbol: string; decimals: number }[];
-  /** Free-form facts about the recording (seed, hours…). */
+  /**
+   * Free-form facts about the recording (seed, hours…). `wallet`: the address a trading daemon
+   * that recorded it trades as (lower case): its orders on the tape were its own (see
+   * backtest/setup.ts walletForTape); absent when the recorder traded nothing (harpoon record).
+   */
   readonly meta?: Readonly<Record<string, string | number | boolean>>;
 }
 
@@ -459,4 +463,10 @@ export function decodeRecord(line: string): TapeRecord {
   }
   if (o.k === 'gas') return { k: 'gas', at: o.at, price: BigInt(String(o.price)) };
   return o as unknown as TapeRecord;
+}
+
+/** The wallet a tape's recorder traded as (its header's meta.wallet), lower case; undefined when none is named. */
+export function recordedWallet(header: Pick<TapeHeader, 'meta'>): string | undefined {
+  const w = header.meta?.wallet;
+  return typeof w === 'string' && /^0x[0-9a-fA-F]{40}$/.test(w) ? w.toLowerCase() : undefined;
 }

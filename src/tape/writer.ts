@@ -32,6 +32,7 @@ import { acquireFileLock, lockOwner, UNKNOWN_OWNER } from '../store/lock.ts';
 import {
   BLOCK_HEADER_BYTES,
   encodeRecord,
+  recordedWallet,
   TAPE_MAGIC_BYTES,
   TapeFormatError,
   type TapeHeader,
@@ -116,7 +117,7 @@ export interface TapeWriter {
 }
 
 /** What a tape records: its chain and collections, simulated or not (see checkTapeToWrite). */
-export type TapeMarket = Pick<TapeHeader, 'chain' | 'collections' | 'source'>;
+export type TapeMarket = Pick<TapeHeader, 'chain' | 'collections' | 'source' | 'meta'>;
 
 /**
  * A tape is one market: continuing it with a recording of another chain or other collections, or
@@ -128,6 +129,13 @@ function refuseOtherMarket(path: string, had: TapeMarket, now: TapeMarket): void
   if (market(had) !== market(now))
     throw new TapeFormatError(
       `${path} is a tape of ${market(had)} and this recording is of ${market(now)}: continuing it would mix two markets on one tape; record to a new file`,
+    );
+  // the orders of the wallet a tape names are ours in its backtests: one wallet a tape
+  const a = recordedWallet(had);
+  const b = recordedWallet(now);
+  if (a !== undefined && b !== undefined && a !== b)
+    throw new TapeFormatError(
+      `${path} was recorded by a daemon trading as ${a} and this one trades as ${b}: continuing it would make one wallet's orders pass for the other's in a backtest; record to a new file`,
     );
 }
 

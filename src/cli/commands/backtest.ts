@@ -201,9 +201,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `e.g. harpoon backtest --tape ${word(tapePath)} --config ${word(shipped)} (five strategies), or copy it and edit`,
     );
   }
-  const { backtestSetupFromConfig, checkSetupAgainstTape } = await import('../../backtest/setup.ts');
+  const { backtestSetupFromConfig, checkSetupAgainstTape, walletForTape } = await import(
+    '../../backtest/setup.ts'
+  );
   const { openTapeSource } = await import('../../backtest/tape-source.ts');
-  const setup = backtestSetupFromConfig(loaded.config, loaded.file);
+  let setup = backtestSetupFromConfig(loaded.config, loaded.file);
   const started = performance.now();
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
   // the window is checked against the tape before anything runs (a sweep's workers too): a survey
@@ -224,6 +226,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   for (const w of against.warnings) ctx.io.stderr(`harpoon: warning: ${w}\n`);
   const refused = against.errors[0];
   if (refused !== undefined) throw new UsageError(refused.message, refused.hint);
+  // the wallet the tape's recorder traded as (a sweep's combinations trade as it too)
+  const wallet = walletForTape(setup, tape.header);
+  setup = wallet.setup;
+  if (wallet.note !== undefined) err(wallet.note);
+  if (wallet.warning !== undefined) err(`warning: ${wallet.warning}`);
   if (tape.events === 0)
     err(
       'warning: the tape holds no market event (a recording that got nothing from the stream): strategies see only its REST answers',

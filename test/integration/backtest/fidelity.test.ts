@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseUnits } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../src/backtest/run.ts';
-import { backtestSetupFromOptions } from '../../../src/backtest/setup.ts';
+import { backtestSetupFromOptions, walletForTape } from '../../../src/backtest/setup.ts';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
@@ -63,9 +63,15 @@ describe('paper run vs backtest of its tape', () => {
       copyFileSync(tapePath, join(process.env.HARPOON_FIDELITY_KEEP, 'fidelity.tape'));
     const tape = openTapeSource(tapePath);
     expect(tape.torn).toBe(false);
+    // the daemon traded: its tape names its wallet, and the backtest trades as it (as a user's
+    // would, whose config holds the key and not the address)
+    expect(tape.header.meta?.wallet).toBe(wallet.toLowerCase());
+    const chosen = walletForTape(backtestSetupFromOptions(options), tape.header);
+    expect(chosen.setup.wallet).toBe(wallet.toLowerCase());
+    expect(chosen.note).toMatch(/this backtest trades as it/);
     const run = await runBacktest({
       tape,
-      setup: backtestSetupFromOptions(options, wallet),
+      setup: chosen.setup,
       builtinStrategiesDir: STRATEGIES,
       from: engineAt,
     });

@@ -103,6 +103,8 @@ describe('harpoon record', () => {
       chain: 'ethereum',
       collections: ['harpoon-apes', 'harpoon-punks'],
     });
+    // harpoon record trades nothing: the tape names no wallet of its own
+    expect(once.header.meta?.wallet).toBeUndefined();
     expect(once.events).toBeGreaterThan(10);
     const rest = [...openTape(tape).records()].filter((r) => r.k === 'rest');
     for (const slug of ['harpoon-apes', 'harpoon-punks'])

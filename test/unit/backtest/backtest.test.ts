@@ -12,12 +12,14 @@ import {
   TooManySamplesError,
 } from '../../../src/backtest/report.ts';
 import { BacktestInterrupted, feesNotCharged, runBacktest } from '../../../src/backtest/run.ts';
-import { backtestSetupFromConfig, withOverrides } from '../../../src/backtest/setup.ts';
+import { backtestSetupFromConfig, walletForTape, withOverrides } from '../../../src/backtest/setup.ts';
 import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
+import type { Address } from '../../../src/domain/ids.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
-import { scanTape } from '../../../src/tape/reader.ts';
+import { openTape, scanTape } from '../../../src/tape/reader.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
 import { tapeWithout, gappedTape as writeGappedTape } from '../../helpers/tapes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -530,6 +532,59 @@ describe('backtest', () => {
     expect(buys(base)).toBeGreaterThan(0);
     expect(buys(slow)).toBeLessThan(buys(base));
     expect(slow.report.refused.paper_listing_gone ?? 0).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("a tape a trading daemon recorded names its wallet: the backtest trades as it and never buys that wallet's own listings", async () => {
+    const records = [...openTape(tapePath).records()];
+    // who listed what at which price (an item's listing at a price: its maker)
+    const makerOf = new Map<string, string>();
+    for (const r of records)
+      if (r.k === 'event' && r.event.kind === 'listing') {
+        const n = r.event.nft;
+        makerOf.set(`${n.chain}/${n.contract}/${n.identifier} ${r.event.price}`, r.event.maker.toLowerCase());
+      }
+    const sellers = (run: { report: BacktestReport }) =>
+      run.report.fills
+        .filter((f) => f.strategy === 'sniper' && f.kind === 'buy')
+        .map((f) => makerOf.get(`${f.item} ${f.price}`));
+    const plain = await runBacktest({
+      tape: openTapeSource(tapePath),
+      setup: setup(),
+      builtinStrategiesDir: strategiesDir,
+    });
+    // the trader whose listings the sniper bought most: as if the tape were that trader's daemon's
+    const counts = new Map<string, number>();
+    for (const m of sellers(plain)) if (m !== undefined) counts.set(m, (counts.get(m) ?? 0) + 1);
+    const [wallet, bought] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+    expect(bought).toBeGreaterThan(0);
+
+    const named = join(mkdtempSync(join(tmpdir(), 'harpoon-wallet-')), 'named.tape');
+    const header = records[0] as TapeHeader;
+    const w = openTapeWriter(named, { header: { ...header, meta: { ...header.meta, wallet } }, flushMs: 0 });
+    for (const r of records.slice(1)) w.write(r);
+    await w.close();
+    const tape = openTapeSource(named);
+    const chosen = walletForTape(setup(), tape.header);
+    expect(chosen.setup.wallet).toBe(wallet);
+    expect(chosen.note).toBe(
+      `the tape was recorded by a daemon trading as ${wallet}: this backtest trades as it (the config names no wallet.address of its own), so that wallet's orders on the tape are ours`,
+    );
+    const run = await runBacktest({ tape, setup: chosen.setup, builtinStrategiesDir: strategiesDir });
+    expect(sellers(run)).not.toContain(wallet);
+    expect(sellers(run).length).toBeGreaterThan(0);
+
+    // a config that names another wallet trades as that one, warned
+    const other = '0x00000000000000000000000000000000000000bb' as Address;
+    const kept = walletForTape({ ...setup(), wallet: other }, tape.header);
+    expect(kept.setup.wallet).toBe(other);
+    expect(kept.warning).toBe(
+      `the tape was recorded by a daemon trading as ${wallet} and this backtest trades as ${other} (wallet.address): ${wallet}'s orders on the tape are another trader's here`,
+    );
+    // the same wallet, or a tape that names none: nothing to say
+    expect(walletForTape({ ...setup(), wallet: wallet as Address }, tape.header)).toEqual({
+      setup: { ...setup(), wallet },
+    });
+    expect(walletForTape(setup(), openTapeSource(tapePath).header)).toEqual({ setup: setup() });
   }, 120_000);
 });
 

@@ -21,6 +21,9 @@ import {
   writeProgress,
 } from '../../../src/cli/commands/backtest.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import type { TapeHeader } from '../../../src/tape/format.ts';
+import { openTape } from '../../../src/tape/reader.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
 import { writeFailingStrategy } from '../../helpers/strategies.ts';
 import { gappedTape, tapeWithout } from '../../helpers/tapes.ts';
 
@@ -435,6 +438,40 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
     expect(statSync(join(dir, 'fifo.tape')).isFIFO()).toBe(true);
     expect(existsSync(join(dir, 'x.tape'))).toBe(false);
+  }, 120_000);
+
+  it('a tape a trading daemon recorded is backtested as its wallet, said; a config naming another wallet is warned', async () => {
+    const plain = join(dir, 'plain-w.tape');
+    await writeSandboxTape({ out: plain, seed: 4, hours: 0.02 });
+    const records = [...openTape(plain).records()];
+    const header = records[0] as TapeHeader;
+    const wallet = '0x00000000000000000000000000000000000000aa';
+    const named = join(dir, 'named-w.tape');
+    const w = openTapeWriter(named, { header: { ...header, meta: { ...header.meta, wallet } }, flushMs: 0 });
+    for (const r of records.slice(1)) w.write(r);
+    await w.close();
+    const as = await harpoon(['backtest', '--tape', named, '--config', CONFIG]);
+    expect(as.code).toBe(0);
+    expect(as.stderr).toContain(
+      `the tape was recorded by a daemon trading as ${wallet}: this backtest trades as it`,
+    );
+    // another wallet.address: kept, warned
+    const other = join(dir, 'other-wallet.yaml');
+    writeFileSync(
+      other,
+      readFileSync(CONFIG, 'utf8').replace(
+        /address: "0x0+b7e57"/,
+        'address: "0x00000000000000000000000000000000000000bb"',
+      ),
+    );
+    const warned = await harpoon(['backtest', '--tape', named, '--config', other]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain(
+      `warning: the tape was recorded by a daemon trading as ${wallet} and this backtest trades as 0x00000000000000000000000000000000000000bb (wallet.address)`,
+    );
+    // a tape that names no wallet: nothing said of it
+    const none = await harpoon(['backtest', '--tape', plain, '--config', CONFIG]);
+    expect(none.stderr).not.toMatch(/trading as/);
   }, 120_000);
 
   it('a config without strategies names the shipped example by a path that opens from where the command runs', async () => {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ListingEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
-import { TAPE_MAGIC, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
+import { recordedWallet, TAPE_MAGIC, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape, surveyTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter, TapeInUseError } from '../../../src/tape/writer.ts';
 
@@ -251,6 +251,38 @@ describe('tape', () => {
     again.write({ k: 'event', at: 9_001, event: listing(1) });
     await again.close();
     expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event', 'event']);
+  });
+
+  it("a tape is one wallet's: continuing a trading daemon's tape as another wallet is refused; a recorder that trades nothing continues it", async () => {
+    const path = join(dir(), 'w.tape');
+    const A = '0x00000000000000000000000000000000000000aa';
+    const B = '0x00000000000000000000000000000000000000bb';
+    const w = openTapeWriter(path, {
+      header: { ...header, source: 'daemon', meta: { wallet: A } },
+      flushMs: 0,
+    });
+    w.write({ k: 'event', at: 1_000, event: listing(0) });
+    await w.close();
+    const before = readFileSync(path);
+    expect(() =>
+      openTapeWriter(path, { header: { ...header, source: 'daemon', meta: { wallet: B } }, flushMs: 0 }),
+    ).toThrow(
+      new RegExp(
+        `was recorded by a daemon trading as ${A} and this one trades as ${B}: continuing it would make one wallet's orders pass for the other's`,
+      ),
+    );
+    expect(readFileSync(path).equals(before)).toBe(true);
+    // the same wallet (written in capitals), and harpoon record (no wallet), continue it; the header stays the first
+    for (const meta of [{ wallet: A.toUpperCase().replace('0X', '0x') }, undefined]) {
+      const again = openTapeWriter(path, {
+        header: { ...header, source: 'daemon', ...(meta !== undefined ? { meta } : {}) },
+        flushMs: 0,
+      });
+      again.write({ k: 'event', at: 2_000, event: listing(1) });
+      await again.close();
+    }
+    expect(recordedWallet(openTape(path).header())).toBe(A);
+    expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event', 'event', 'event']);
   });
 
   it('continuing a tape whose first block a crash cut writes the header again (else nothing could read it)', async () => {
