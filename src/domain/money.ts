@@ -59,17 +59,6 @@ export function formatEther(value: Wei): string {
   return formatUnits(value, ETH_DECIMALS);
 }
 
-/** Parses an integer amount in smallest units as the wire sends it (decimal string or 0x hex). */
-export function parseWireInteger(v: unknown, what = 'amount'): bigint {
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-  if (typeof v === 'string' && /^(0|[1-9]\d*)$/.test(v)) return BigInt(v);
-  if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return BigInt(v);
-  throw new RangeError(
-    `${what} must be an integer in smallest units (decimal or 0x hex string), got ${String(v)}`,
-  );
-}
-
 /** Basis points of an amount, rounded down (fees). */
 export function bps(value: bigint, basisPoints: number | bigint): bigint {
   return (value * BigInt(basisPoints)) / 10_000n;

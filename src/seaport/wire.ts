@@ -7,7 +7,9 @@ const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 function bad(path: string, v: unknown, want: string): never {
-  throw new RejectedError('seaport_invalid_order', `${path} must be ${want}, got ${JSON.stringify(v)}`, {
+  // a bigint (a caller's, never the wire's) is shown as a number: JSON has none and would throw
+  const got = typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
+  throw new RejectedError('seaport_invalid_order', `${path} must be ${want}, got ${got.slice(0, 120)}`, {
     details: { field: path },
   });
 }

@@ -7,7 +7,6 @@ import {
   formatUnits,
   parseEther,
   parseUnits,
-  parseWireInteger,
 } from '../../../src/domain/money.ts';
 
 describe('parseUnits', () => {
@@ -93,24 +92,6 @@ describe('amount, wire integers, bps', () => {
     expect(Object.isFrozen(a)).toBe(true);
     expect(() => amount(1n, -2)).toThrow(RangeError);
   });
-
-  it.each([
-    ['1000', 1000n],
-    ['0', 0n],
-    ['0x10', 16n],
-    [7, 7n],
-    [9n, 9n],
-    ['115792089237316195423570985008687907853269984665640564039457584007913129639935', (1n << 256n) - 1n],
-  ])('parseWireInteger(%s)', (input, expected) => {
-    expect(parseWireInteger(input)).toBe(expected);
-  });
-
-  it.each(['01', '1.5', '-1', '', 'abc', 1.5, Number.MAX_SAFE_INTEGER + 2, null, undefined, {}])(
-    'parseWireInteger rejects %j',
-    (input) => {
-      expect(() => parseWireInteger(input, 'price')).toThrow(/price must be an integer in smallest units/);
-    },
-  );
 
   it('bps rounds down', () => {
     expect(bps(10_000n, 250)).toBe(250n);
