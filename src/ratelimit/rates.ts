@@ -33,13 +33,6 @@ export function parseGroupRates(rateLimits: unknown, where = 'rate_limits'): Gro
   return Object.freeze(out);
 }
 
-export function formatRate(rate: Rate): string {
-  for (const [unit, ms] of Object.entries(UNIT_MS)) {
-    if (rate.windowMs === ms) return `${rate.count}/${unit}`;
-  }
-  return `${rate.count}/${rate.windowMs}ms`;
-}
-
 /** The documented free-tier rates, used only until a key response or headers say otherwise. */
 export const DEFAULT_RATES: GroupRates = Object.freeze({
   read: parseRate('600/h'),

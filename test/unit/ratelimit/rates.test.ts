@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors/index.ts';
-import { formatRate, parseGroupRates, parseRate } from '../../../src/ratelimit/rates.ts';
+import { parseGroupRates, parseRate } from '../../../src/ratelimit/rates.ts';
 
 describe('rate parsing', () => {
   it('reads <count>/<unit>', () => {
     expect(parseRate('600/h')).toEqual({ count: 600, windowMs: 3_600_000 });
     expect(parseRate(' 5 / m ')).toEqual({ count: 5, windowMs: 60_000 });
-    expect(formatRate(parseRate('30/h'))).toBe('30/h');
+    expect(parseRate('30/h')).toEqual({ count: 30, windowMs: 3_600_000 });
+    expect(parseRate('2/s')).toEqual({ count: 2, windowMs: 1_000 });
+    expect(parseRate('1/d')).toEqual({ count: 1, windowMs: 86_400_000 });
   });
 
   it.each(['600/x', '600', '/h', '0/h', '-5/m', '5/10s', '1.5/m', ''])(
