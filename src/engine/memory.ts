@@ -35,7 +35,6 @@ import type {
   SpendEntry,
   SpendLedger,
   StrategyStateStore,
-  WriteBudget,
 } from './ports.ts';
 
 export class MemoryJournal implements IntentJournal {
@@ -232,13 +231,6 @@ export function recordInLedger(
     expiresAt: intent.expiresAt,
   });
   ledger.note(result.orderHash, { kind: 'opened' });
-}
-
-export class FixedWriteBudget implements WriteBudget {
-  constructor(public available: number) {}
-  writesAvailable(): number {
-    return this.available;
-  }
 }
 
 export class ManualClock implements EngineClock {

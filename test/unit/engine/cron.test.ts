@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualCron, nodeCron } from '../../../src/engine/cron.ts';
+import { nodeCron } from '../../../src/engine/cron.ts';
+import { ManualCron } from './fixtures.ts';
 
 describe('cron', () => {
   it('node-cron adapter validates expressions and fires a seconds schedule until stopped', async () => {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MarketEvent, SaleEvent } from '../../../src/domain/events.ts';
-import { ManualCron } from '../../../src/engine/cron.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../../src/engine/engine.ts';
 import type { LoadedStrategy } from '../../../src/engine/loader.ts';
 import {
-  FixedWriteBudget,
   ManualClock,
   MemoryExecutor,
   MemoryJournal,
@@ -17,7 +15,7 @@ import { createOrderLedger, type OrderLedger, type OrderSide } from '../../../sr
 import { partMask } from '../../../src/market/snapshot.ts';
 import { cancelOrder, defineStrategy, type Intent, type OrderUpdate, z } from '../../../src/strategy.ts';
 import { eth, hash, listing, NOW, nft, OTHER, WALLET } from '../strategies/helpers.ts';
-import { limits, load, offer, scripted } from './fixtures.ts';
+import { FixedWriteBudget, limits, load, ManualCron, offer, scripted } from './fixtures.ts';
 
 function setup(strategies: LoadedStrategy[], o: Partial<EngineOptions> = {}) {
   const clock = new ManualClock(NOW);

@@ -1,5 +1,7 @@
+import cron from 'node-cron';
 import type { LoadedStrategy } from '../../../src/engine/loader.ts';
 import { validateDefinition } from '../../../src/engine/loader.ts';
+import type { CronPort, WriteBudget } from '../../../src/engine/ports.ts';
 import { DEFAULT_RISK_TIMING, type RiskLimits, type TokenLimits } from '../../../src/engine/risk/limits.ts';
 import type { Strategy } from '../../../src/strategy.ts';
 import { type DropStatus, defineStrategy, type Intent, placeOffer, z } from '../../../src/strategy.ts';
@@ -67,3 +69,35 @@ export function scripted(
 }
 
 export type { DropStatus };
+
+/** A cron that fires only when told. */
+export class ManualCron implements CronPort {
+  readonly tasks = new Map<number, { expression: string; fn: () => void }>();
+  private seq = 0;
+  validate(expression: string): boolean {
+    return cron.validate(expression);
+  }
+  schedule(expression: string, fn: () => void): { stop(): void } {
+    const id = this.seq++;
+    this.tasks.set(id, { expression, fn });
+    return { stop: () => this.tasks.delete(id) };
+  }
+  /** Fires every task with `expression` (all when omitted). */
+  fire(expression?: string): number {
+    let n = 0;
+    for (const t of [...this.tasks.values()])
+      if (expression === undefined || t.expression === expression) {
+        t.fn();
+        n++;
+      }
+    return n;
+  }
+}
+
+/** A write budget that says what it is told. */
+export class FixedWriteBudget implements WriteBudget {
+  constructor(public available: number) {}
+  writesAvailable(): number {
+    return this.available;
+  }
+}
