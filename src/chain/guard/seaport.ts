@@ -254,25 +254,6 @@ export function fillOrderHash(f: SeaportFill, counter: bigint): string {
   return `0x${h.toString('hex')}`;
 }
 
-/** The same hash through ethers' generic EIP-712 encoder (slow; for tests). */
-export function fillOrderHashReference(f: SeaportFill, counter: bigint): string {
-  return typeEncoder
-    .hash({
-      offerer: f.offerer,
-      zone: f.zone,
-      offer: f.offer,
-      consideration: f.consideration.slice(0, Number(f.totalOriginalConsiderationItems)),
-      orderType: f.orderType,
-      startTime: f.startTime,
-      endTime: f.endTime,
-      zoneHash: f.zoneHash,
-      salt: f.salt,
-      conduitKey: f.conduitKey,
-      counter,
-    })
-    .toLowerCase();
-}
-
 // ── checks ─────────────────────────────────────────────────────────────────────────────────
 
 export interface SeaportPolicy {

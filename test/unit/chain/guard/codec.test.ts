@@ -1,3 +1,4 @@
+import { TypedDataEncoder } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import { functionBySignature } from '../../../../src/chain/guard/abis.ts';
 import { AbiCodecError, decodeCanonical, encodeValues } from '../../../../src/chain/guard/codec.ts';
@@ -7,12 +8,33 @@ import {
   lookupFunction,
   seaportFill,
 } from '../../../../src/chain/guard/index.ts';
-import { fillOrderHashReference } from '../../../../src/chain/guard/seaport.ts';
+import type { SeaportFill } from '../../../../src/chain/guard/seaport.ts';
+import { seaportOrderTypes } from '../../../../src/domain/seaport.ts';
 import { prng } from '../../../fixtures/guard/mutations.ts';
 import { advancedListing, basicListing, dangerI, listingParams, ME, reasonOf, seaportI } from './helpers.ts';
 
 const advanced = functionBySignature(seaportI.getFunction('fulfillAdvancedOrder')!.format('sighash'))!;
 const buf = (hex: string) => Buffer.from(hex.slice(2), 'hex');
+
+/** The order hash through ethers' generic EIP-712 encoder: the reference the guard's own is checked against. */
+const reference = TypedDataEncoder.from(seaportOrderTypes());
+function fillOrderHashReference(f: SeaportFill, counter: bigint): string {
+  return reference
+    .hash({
+      offerer: f.offerer,
+      zone: f.zone,
+      offer: f.offer,
+      consideration: f.consideration.slice(0, Number(f.totalOriginalConsiderationItems)),
+      orderType: f.orderType,
+      startTime: f.startTime,
+      endTime: f.endTime,
+      zoneHash: f.zoneHash,
+      salt: f.salt,
+      conduitKey: f.conduitKey,
+      counter,
+    })
+    .toLowerCase();
+}
 
 function randomListing(rnd: () => number) {
   const r = (n: number) => BigInt(Math.floor(rnd() * n));
