@@ -361,7 +361,11 @@ type LiveAtStop = NonNullable<DaemonStatus['orders']['liveAtStop']>;
 /** Orders still live at the stop, grouped by why they stand (reasons in the order first met). */
 function byReason(orders: LiveAtStop): [string | null, LiveAtStop[number][]][] {
   const groups = new Map<string | null, LiveAtStop[number][]>();
-  for (const o of orders) groups.set(o.reason, [...(groups.get(o.reason) ?? []), o]);
+  for (const o of orders) {
+    const list = groups.get(o.reason);
+    if (list === undefined) groups.set(o.reason, [o]);
+    else list.push(o);
+  }
   return [...groups];
 }
 

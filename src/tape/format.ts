@@ -28,6 +28,7 @@
  * it continues.
  */
 import type { MarketEvent } from '../domain/events.ts';
+import { isAddress } from '../domain/ids.ts';
 
 export const TAPE_MAGIC = 'HARPOON-TAPE/1\n';
 /** The version new tapes are written in (see above); a reader reads this one and those before. */
@@ -468,5 +469,5 @@ export function decodeRecord(line: string): TapeRecord {
 /** The wallet a tape's recorder traded as (its header's meta.wallet), lower case; undefined when none is named. */
 export function recordedWallet(header: Pick<TapeHeader, 'meta'>): string | undefined {
   const w = header.meta?.wallet;
-  return typeof w === 'string' && /^0x[0-9a-fA-F]{40}$/.test(w) ? w.toLowerCase() : undefined;
+  return isAddress(w) ? w.toLowerCase() : undefined;
 }
