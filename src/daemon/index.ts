@@ -61,7 +61,7 @@ import {
 } from '../chain/index.ts';
 import { outFileProblem } from '../config/load.ts';
 import { type MarketEvent, nftKey, type PaymentToken } from '../domain/events.ts';
-import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
+import { type Address, isHash32, ZERO_ADDRESS } from '../domain/ids.ts';
 import { formatUnits } from '../domain/money.ts';
 import type { Secret } from '../domain/secret.ts';
 import {
@@ -998,7 +998,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         },
         'orders/:hash/cancel': async (_b, p) => {
           const hash = p.hash as string;
-          if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new Error('not an order hash');
+          if (!isHash32(hash)) throw new Error('not an order hash');
           log.warn({ orderHash: hash }, 'cancel asked by the operator');
           if (!running().cancelOrder(hash.toLowerCase(), 'operator'))
             throw new Error('no such order of ours is open (it may be gone already)');

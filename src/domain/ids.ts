@@ -25,42 +25,16 @@ export function isAddress(v: unknown): v is string {
   return typeof v === 'string' && ADDRESS_RE.test(v);
 }
 
-/** Returns the lower-cased address, or throws a TypeError naming what was wrong. */
-export function toAddress(v: unknown, what = 'address'): Address {
-  if (!isAddress(v))
-    throw new TypeError(`${what} must be a 0x-prefixed 20-byte hex string, got ${describe(v)}`);
-  return v.toLowerCase() as Address;
-}
-
 export function isHash32(v: unknown): v is string {
   return typeof v === 'string' && HASH32_RE.test(v);
-}
-
-export function toHash32(v: unknown, what = 'hash'): Hash32 {
-  if (!isHash32(v))
-    throw new TypeError(`${what} must be a 0x-prefixed 32-byte hex string, got ${describe(v)}`);
-  return v.toLowerCase() as Hash32;
 }
 
 export function isTokenId(v: unknown): v is string {
   return typeof v === 'string' && TOKEN_ID_RE.test(v) && BigInt(v) <= UINT256_MAX;
 }
 
-export function toTokenId(v: unknown, what = 'token id'): TokenId {
-  const s =
-    typeof v === 'bigint' ? v.toString() : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
-  if (!isTokenId(s)) throw new TypeError(`${what} must be a decimal uint256, got ${describe(v)}`);
-  return s as TokenId;
-}
-
 export function isSlug(v: unknown): v is string {
   return typeof v === 'string' && SLUG_RE.test(v);
-}
-
-export function toSlug(v: unknown, what = 'collection slug'): CollectionSlug {
-  if (!isSlug(v))
-    throw new TypeError(`${what} must be letters, digits, '-' or '_' (1-128 chars), got ${describe(v)}`);
-  return v as CollectionSlug;
 }
 
 /** A short, safe description of an unexpected value for error messages (never the whole value). */

@@ -59,33 +59,6 @@ export function parseConsiderationItem(v: unknown, path: string): ConsiderationI
   return Object.freeze({ ...item, recipient });
 }
 
-/** Parses wire parameters (e.g. a posted order read back) into OrderComponents. */
-export function fromWire(p: unknown, path = 'parameters'): OrderComponents {
-  if (typeof p !== 'object' || p === null) bad(path, p, 'an object');
-  const o = p as Record<string, unknown>;
-  const list = (v: unknown, key: string) => {
-    if (!Array.isArray(v)) bad(`${path}.${key}`, v, 'an array');
-    return v as unknown[];
-  };
-  return Object.freeze({
-    offerer: parseAddress(o['offerer'], `${path}.offerer`),
-    zone: parseAddress(o['zone'], `${path}.zone`),
-    offer: Object.freeze(list(o['offer'], 'offer').map((x, i) => parseOfferItem(x, `${path}.offer[${i}]`))),
-    consideration: Object.freeze(
-      list(o['consideration'], 'consideration').map((x, i) =>
-        parseConsiderationItem(x, `${path}.consideration[${i}]`),
-      ),
-    ),
-    orderType: parseSmall(o['orderType'], `${path}.orderType`, 4),
-    startTime: parseUint(o['startTime'], `${path}.startTime`),
-    endTime: parseUint(o['endTime'], `${path}.endTime`),
-    zoneHash: parseBytes32(o['zoneHash'], `${path}.zoneHash`),
-    salt: parseUint(o['salt'], `${path}.salt`),
-    conduitKey: parseBytes32(o['conduitKey'], `${path}.conduitKey`),
-    counter: parseUint(o['counter'] ?? 0, `${path}.counter`),
-  });
-}
-
 const offerItemWire = (i: OfferItem) => ({
   itemType: i.itemType,
   token: i.token,

@@ -64,14 +64,3 @@ export class JwtSigner {
     return createHmac('sha256', this.#key).update(body).digest('base64url');
   }
 }
-
-/** The claims of a JWT without checking it (tests and clients reading `exp`). */
-export function decodeClaims(token: string): Record<string, unknown> | undefined {
-  const p = token.split('.')[1];
-  if (p === undefined) return undefined;
-  try {
-    return JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-}

@@ -10,9 +10,6 @@ import { ParseError } from './seaport.ts';
 
 const word = (n: bigint) => toBeHex(n, 32);
 
-/** Seaport's leaf for a token id: keccak256 of the id as one 32-byte word. */
-export const leafOf = (id: bigint): bigint => BigInt(tokenIdLeaf(id));
-
 /**
  * A merkle tree over token ids in Seaport's proof format (`CriteriaResolution.sol`; the layout of
  * merkletreejs with `sort: true`, as seaport-js uses): the sandbox's sorted-pair tree over
@@ -57,21 +54,6 @@ export function encodeTokenIds(ids: readonly bigint[]): string {
     i++;
   }
   return parts.join(',');
-}
-
-/** Parses `encoded_token_ids` into a membership test (`*` = every id). */
-export function decodeTokenIds(encoded: string): (id: bigint) => boolean {
-  if (encoded === '*') return () => true;
-  const ranges: [bigint, bigint][] = [];
-  for (const part of encoded.split(',')) {
-    const m = /^([0-9]+)(?::([0-9]+))?$/.exec(part.trim());
-    if (!m) throw new ParseError(`encoded token ids: bad element '${part}'`);
-    const a = BigInt(m[1] as string);
-    const b = m[2] === undefined ? a : BigInt(m[2]);
-    if (b < a) throw new ParseError(`encoded token ids: range '${part}' is reversed`);
-    ranges.push([a, b]);
-  }
-  return (id) => ranges.some(([a, b]) => id >= a && id <= b);
 }
 
 // ---------------------------------------------------------------------------------------------

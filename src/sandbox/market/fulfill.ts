@@ -5,6 +5,7 @@
  */
 import type { FulfillListingResponse } from '@opensea/api-types';
 import { getAddress, ZeroAddress, ZeroHash } from 'ethers';
+import { isHash32 } from '../../domain/ids.ts';
 import { HttpError } from '../errors.ts';
 import { isFinal, type StoredOrder } from './book.ts';
 import { checkChain, checkProtocolAddress, type MarketContext, sameAddress } from './context.ts';
@@ -72,7 +73,7 @@ export function parseFulfillmentRequest(
     const ref = body[side];
     if (!isRecord(ref))
       throw new ParseError(`request invalid: '${side}' {hash, chain, protocol_address} is required`);
-    if (typeof ref.hash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(ref.hash)) {
+    if (!isHash32(ref.hash)) {
       throw new ParseError(`request invalid: ${side}.hash must be a 32-byte order hash`);
     }
     checkChain(ctx, ref.chain, `${side}.chain`);

@@ -10,6 +10,7 @@ import type {
   Offer,
 } from '@opensea/api-types';
 import { ZeroAddress, ZeroHash } from 'ethers';
+import { isHash32 } from '../../domain/ids.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ChainFixture } from '../chain/fixture.ts';
 import { badRequest, notFound } from '../errors.ts';
@@ -103,8 +104,6 @@ export interface SandboxMarket extends Market {
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const ORDER_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
 
 export function createMarket(options: MarketOptions): SandboxMarket {
   const fx = options.fixture;
@@ -320,8 +319,7 @@ export function createMarket(options: MarketOptions): SandboxMarket {
     getOrder(chain: string, protocol: string, hash: string): Listing | Offer {
       checkChain(ctx, chain);
       checkProtocolAddress(ctx, protocol);
-      if (typeof hash !== 'string' || !ORDER_HASH_RE.test(hash))
-        throw badRequest('order_hash must be a 32-byte hex string');
+      if (!isHash32(hash)) throw badRequest('order_hash must be a 32-byte hex string');
       sweepExpired(ctx, counters);
       const o = ctx.book.get(hash);
       if (!o) throw notFound(`order ${hash} not found`);
@@ -501,7 +499,7 @@ export function createMarket(options: MarketOptions): SandboxMarket {
     ): Promise<CancelResponse> {
       checkChain(ctx, chain);
       checkProtocolAddress(ctx, protocol);
-      if (typeof orderHash !== 'string' || !ORDER_HASH_RE.test(orderHash)) {
+      if (!isHash32(orderHash)) {
         throw badRequest('order_hash must be a 32-byte hex string');
       }
       const o = ctx.book.get(orderHash);

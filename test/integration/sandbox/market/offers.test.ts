@@ -1,8 +1,8 @@
 import type { BuildOfferResponse, Offer } from '@opensea/api-types';
 import { MaxUint256, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeTokenIds } from '../../../../src/sandbox/market/criteria.ts';
 import type { WireParameters } from '../../../../src/sandbox/market/seaport.ts';
+import { decodeTokenIds } from '../../../helpers/token-ids.ts';
 import {
   approveNft,
   ETH,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog, type MarketEventInput } from '../../../../src/sandbox/events/log.ts';
-import { LEGACY_RECORD_FIELDS } from '../../../../src/sandbox/server/render-events.ts';
+import { LEGACY_RECORD_FIELDS } from '../../../helpers/legacy-events.ts';
 import { expectValidResponse } from '../../../helpers/openapi.ts';
 import {
   ALICE,

@@ -2,7 +2,7 @@ import { Contract, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
 import { SEAPORT_ABI } from '../../../../src/sandbox/market/seaport.ts';
-import { LEGACY_RECORD_FIELDS } from '../../../../src/sandbox/server/render-events.ts';
+import { LEGACY_RECORD_FIELDS } from '../../../helpers/legacy-events.ts';
 import { expectValidResponse } from '../../../helpers/openapi.ts';
 import { approveNft, execute, listingParameters, type MarketHarness, sign } from '../market/helpers.ts';
 

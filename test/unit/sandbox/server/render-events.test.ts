@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventLog, type MarketEvent, type MarketEventInput } from '../../../../src/sandbox/events/log.ts';
 import {
-  LEGACY_RECORD_FIELDS,
   legacyTimestamp,
   legacyTimestampSeconds,
   numericId,
@@ -9,6 +8,7 @@ import {
   renderEvent,
   renderLegacyEvent,
 } from '../../../../src/sandbox/server/render-events.ts';
+import { LEGACY_RECORD_FIELDS } from '../../../helpers/legacy-events.ts';
 import { expectValidResponse } from '../../../helpers/openapi.ts';
 import {
   ALICE,
