@@ -334,54 +334,6 @@ export interface LegacyAssetEvent {
   readonly sell_order: number | null;
 }
 
-/** `created` (a listing): sell order, seller, auction type, prices and payment token set. */
-export interface LegacyCreatedEvent extends LegacyAssetEvent {
-  readonly event_type: 'created';
-  readonly sell_order: number;
-  readonly seller: LegacyAccount;
-  readonly auction_type: string;
-  readonly starting_price: string;
-  readonly ending_price: string;
-  readonly payment_token: LegacyPaymentToken;
-  readonly total_price: null;
-}
-
-/** `offer_entered`: buy order and bid amount set, no seller. */
-export interface LegacyOfferEnteredEvent extends LegacyAssetEvent {
-  readonly event_type: 'offer_entered';
-  readonly buy_order: number;
-  readonly bid_amount: string;
-  readonly seller: null;
-}
-
-/** `transfer`: from/to accounts and log index set; usually a transaction; no payment token. */
-export interface LegacyTransferEvent extends LegacyAssetEvent {
-  readonly event_type: 'transfer';
-  readonly from_account: LegacyAccount;
-  readonly to_account: LegacyAccount;
-  readonly log_index: string;
-  readonly payment_token: null;
-}
-
-/** `successful` (a sale): total price, winner, seller, payment token and transaction set. */
-export interface LegacySuccessfulEvent extends LegacyAssetEvent {
-  readonly event_type: 'successful';
-  readonly total_price: string;
-  readonly winner_account: LegacyAccount;
-  readonly seller: LegacyAccount;
-  readonly payment_token: LegacyPaymentToken;
-  readonly transaction: LegacyTransaction;
-  readonly from_account: null;
-  readonly to_account: null;
-}
-
-/** The observed shapes of the four documented event types. */
-export type KnownLegacyAssetEvent =
-  | LegacyCreatedEvent
-  | LegacyOfferEnteredEvent
-  | LegacyTransferEvent
-  | LegacySuccessfulEvent;
-
 /** `GET /api/v1/events/` (wrapper fields other than `asset_events` are not documented). */
 export interface LegacyEventsResponse {
   readonly asset_events: readonly LegacyAssetEvent[];

@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import type { Config } from '../config/types.ts';
-import { collectionsOf, type DaemonOptions, tokensOfStrategies } from '../daemon/options.ts';
+import { collectionsOf, tokensOfStrategies } from '../daemon/options.ts';
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
 import { engineTimingFromConfig, riskLimitsFromConfig } from '../engine/config.ts';
@@ -34,7 +34,7 @@ export interface BacktestSetup {
 export const BACKTEST_WALLET = '0x00000000000000000000000000000000000b7e57' as Address;
 
 export function backtestSetupFromConfig(config: Config, configPath?: string): BacktestSetup {
-  return setupOf({
+  return backtestSetupOf({
     chain: config.chain.name,
     collections: collectionsOf(config),
     strategies: config.strategies,
@@ -49,27 +49,10 @@ export function backtestSetupFromConfig(config: Config, configPath?: string): Ba
 }
 
 /**
- * The setup of a daemon's options (what `harpoon run` would trade with); the wallet is its
- * `wallet.address` when it names one without a key, else as for a config (see walletForTape).
+ * A backtest's setup from the sections a config and a daemon's options share (`wallet`: the
+ * address traded as, else the placeholder BACKTEST_WALLET; see walletForTape).
  */
-export function backtestSetupFromOptions(o: DaemonOptions): BacktestSetup {
-  return setupOf({
-    chain: o.chain.name,
-    collections: o.collections,
-    strategies: o.strategies,
-    ...(o.baseDir !== undefined ? { baseDir: o.baseDir } : {}),
-    ...(o.strategiesDir !== undefined ? { strategiesDir: o.strategiesDir } : {}),
-    risk: o.risk,
-    engine: o.engine,
-    market: o.market,
-    tokens: o.tokens,
-    wallet: o.wallet.source === 'none' ? o.wallet.address : undefined,
-    pollIntervalMs: o.pollIntervalMs,
-  });
-}
-
-/** One path from the sections a config and a daemon's options share. */
-function setupOf(s: {
+export function backtestSetupOf(s: {
   readonly chain: string;
   readonly collections: readonly string[];
   readonly strategies: readonly { readonly id: string; readonly module: string; readonly params?: unknown }[];

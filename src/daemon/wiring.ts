@@ -94,5 +94,3 @@ export function adapterOptions(o: DaemonOptions, wallet: string) {
     },
   };
 }
-
-export type AdapterOptions = ReturnType<typeof adapterOptions>;

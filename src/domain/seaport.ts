@@ -4,6 +4,25 @@
 export const SEAPORT_NAME = 'Seaport';
 export const SEAPORT_VERSION = '1.6';
 
+/** Seaport's ItemType enum (ConsiderationEnums.sol). */
+export const ItemType = Object.freeze({
+  NATIVE: 0,
+  ERC20: 1,
+  ERC721: 2,
+  ERC1155: 3,
+  ERC721_WITH_CRITERIA: 4,
+  ERC1155_WITH_CRITERIA: 5,
+} as const);
+
+/** Seaport's OrderType enum (ConsiderationEnums.sol). */
+export const OrderType = Object.freeze({
+  FULL_OPEN: 0,
+  PARTIAL_OPEN: 1,
+  FULL_RESTRICTED: 2,
+  PARTIAL_RESTRICTED: 3,
+  CONTRACT: 4,
+} as const);
+
 export interface OfferItem {
   readonly itemType: number;
   /** 0x address, any case. */

@@ -1,24 +1,5 @@
 /** Seaport 1.6 constants: item and order types, EIP-712 type strings, the zero values. */
-export { SEAPORT_NAME, SEAPORT_VERSION } from '../domain/seaport.ts';
-
-export const ItemType = Object.freeze({
-  NATIVE: 0,
-  ERC20: 1,
-  ERC721: 2,
-  ERC1155: 3,
-  ERC721_WITH_CRITERIA: 4,
-  ERC1155_WITH_CRITERIA: 5,
-} as const);
-export type ItemTypeValue = (typeof ItemType)[keyof typeof ItemType];
-
-export const OrderType = Object.freeze({
-  FULL_OPEN: 0,
-  PARTIAL_OPEN: 1,
-  FULL_RESTRICTED: 2,
-  PARTIAL_RESTRICTED: 3,
-  CONTRACT: 4,
-} as const);
-export type OrderTypeValue = (typeof OrderType)[keyof typeof OrderType];
+export { ItemType, OrderType, SEAPORT_NAME, SEAPORT_VERSION } from '../domain/seaport.ts';
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 export const ZERO_BYTES32 = `0x${'00'.repeat(32)}`;

@@ -29,9 +29,6 @@ export interface Signer {
   signDigest(digest: string): Uint8Array | string;
 }
 
-/** Alias kept for readers who look for the order signer by its role. */
-export type OrderSigner = Signer;
-
 /**
  * Normalizes a signer's answer to 0x-hex r ‖ s ‖ v (65 bytes). Compact 64-byte (EIP-2098) input is
  * expanded; v 0/1 becomes 27/28. Anything else is rejected.

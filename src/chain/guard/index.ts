@@ -22,7 +22,6 @@ export {
   checkAcceptOffer,
   checkBuyListing,
   fillOrderHash,
-  ItemType,
   type SeaportFill,
   seaportFill,
 } from './seaport.ts';

@@ -5,20 +5,11 @@
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { TypedDataEncoder, type TypedDataField } from 'ethers';
-import { seaportOrderTypes } from '../../domain/seaport.ts';
+import { ItemType, seaportOrderTypes } from '../../domain/seaport.ts';
 import type { DecodedCall } from './calldata.ts';
 import { isNative, sameAddress, ZERO_ADDRESS } from './calldata.ts';
 import { reject } from './reasons.ts';
 import type { AcceptOfferIntent, BuyListingIntent } from './types.ts';
-
-export const ItemType = {
-  NATIVE: 0,
-  ERC20: 1,
-  ERC721: 2,
-  ERC1155: 3,
-  ERC721_WITH_CRITERIA: 4,
-  ERC1155_WITH_CRITERIA: 5,
-} as const;
 
 export interface FillItem {
   readonly itemType: number;

@@ -29,24 +29,7 @@ import {
   seaportOrderTypes,
 } from '../../domain/seaport.ts';
 
-export const ItemType = {
-  NATIVE: 0,
-  ERC20: 1,
-  ERC721: 2,
-  ERC1155: 3,
-  ERC721_WITH_CRITERIA: 4,
-  ERC1155_WITH_CRITERIA: 5,
-} as const;
-
-export const OrderType = {
-  FULL_OPEN: 0,
-  PARTIAL_OPEN: 1,
-  FULL_RESTRICTED: 2,
-  PARTIAL_RESTRICTED: 3,
-  CONTRACT: 4,
-} as const;
-
-export { SEAPORT_NAME, SEAPORT_VERSION } from '../../domain/seaport.ts';
+export { ItemType, OrderType, SEAPORT_NAME, SEAPORT_VERSION } from '../../domain/seaport.ts';
 export const ZONE_DOMAIN_NAME = 'SandboxSignedZone';
 export const ZONE_DOMAIN_VERSION = '1';
 export const UINT256_MAX = (1n << 256n) - 1n;

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseUnits } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../src/backtest/run.ts';
-import { backtestSetupFromOptions, walletForTape } from '../../../src/backtest/setup.ts';
+import { type BacktestSetup, backtestSetupOf, walletForTape } from '../../../src/backtest/setup.ts';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
@@ -19,6 +19,27 @@ import { roomyLimits } from '../limits.ts';
 
 const STRATEGIES = resolve(import.meta.dirname, '../../../strategies');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The backtest setup of what the daemon traded with: its options hold what a config says (the
+ * demo's options are its config's), and, as a user's config holds the key and not the address,
+ * no wallet (the tape's is taken: walletForTape).
+ */
+function setupOfOptions(o: DaemonOptions): BacktestSetup {
+  return backtestSetupOf({
+    chain: o.chain.name,
+    collections: o.collections,
+    strategies: o.strategies,
+    ...(o.baseDir !== undefined ? { baseDir: o.baseDir } : {}),
+    ...(o.strategiesDir !== undefined ? { strategiesDir: o.strategiesDir } : {}),
+    risk: o.risk,
+    engine: o.engine,
+    market: o.market,
+    tokens: o.tokens,
+    wallet: o.wallet.source === 'none' ? o.wallet.address : undefined,
+    pollIntervalMs: o.pollIntervalMs,
+  });
+}
 
 let sb: Sandbox;
 let dir: string;
@@ -66,7 +87,7 @@ describe('paper run vs backtest of its tape', () => {
     // the daemon traded: its tape names its wallet, and the backtest trades as it (as a user's
     // would, whose config holds the key and not the address)
     expect(tape.header.meta?.wallet).toBe(wallet.toLowerCase());
-    const chosen = walletForTape(backtestSetupFromOptions(options), tape.header);
+    const chosen = walletForTape(setupOfOptions(options), tape.header);
     expect(chosen.setup.wallet).toBe(wallet.toLowerCase());
     expect(chosen.note).toMatch(/this backtest trades as it/);
     const run = await runBacktest({

@@ -54,7 +54,6 @@ export const TOP_SORTS = [
   'total_volume',
   'total_sales',
 ] as const;
-export type TopSort = (typeof TOP_SORTS)[number];
 
 /** The fields of CollectionResponse (the list shape), taken from the detailed body. */
 const SUMMARY_FIELDS = [
