@@ -267,7 +267,7 @@ svg{width:100%;height:auto;background:#fafafa;border:1px solid #eee}
 .none{color:#777}code{font-size:12px}
 </style></head><body>
 <h1>Backtest of ${esc(r.tape.file)}</h1>
-<p>${esc(r.tape.source)} tape on ${esc(r.tape.chain)}: ${esc(r.tape.collections.join(', '))}; replayed ${time(r.window.from)} → ${time(r.window.to)} UTC, ${r.events} events, latency ${r.window.latencyMs} ms${r.interrupted ? '; <b>interrupted</b> (Ctrl-C): the report ends there' : ''}${r.tape.damaged ? `; <b>the tape is damaged</b>: replayed up to the damage, ${r.tape.unreadBytes} bytes after it not read` : r.tape.torn ? '; <b>the tape was cut</b> (replayed up to its last whole block)' : ''}.
+<p>${esc(r.tape.source)} tape on ${esc(r.tape.chain)}: ${esc(r.tape.collections.join(', '))}; replayed ${time(r.window.from)} → ${time(r.window.to)} UTC, ${r.events} events, as ${esc(r.window.wallet)}, latency ${r.window.latencyMs} ms${r.interrupted ? '; <b>interrupted</b> (Ctrl-C): the report ends there' : ''}${r.tape.damaged ? `; <b>the tape is damaged</b>: replayed up to the damage, ${r.tape.unreadBytes} bytes after it not read` : r.tape.torn ? '; <b>the tape was cut</b> (replayed up to its last whole block)' : ''}.
 Intents: ${esc(intentsText(r))}. Orders: ${r.orders.placed} placed, ${r.orders.filled} filled, ${r.orders.cancelled} cancelled, ${r.orders.expired} expired, ${r.orders.open} open at the end.
 Amounts in ETH (ETH and WETH together).</p>${
     r.notOnTape.length === 0

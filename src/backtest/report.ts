@@ -83,6 +83,8 @@ export interface BacktestReport {
     readonly to: number;
     readonly latencyMs: number;
     readonly sampleMs: number;
+    /** The wallet the backtest traded as: its orders on the tape were ours (see walletForTape). */
+    readonly wallet: string;
   };
   readonly strategies: readonly { readonly id: string; readonly module: string; readonly params: unknown }[];
   readonly events: number;
@@ -459,6 +461,7 @@ export class ReportCollector {
         to: Math.min(at, this.p.end),
         latencyMs: this.p.latencyMs,
         sampleMs: this.p.sampleMs,
+        wallet: setup.wallet,
       },
       strategies: setup.strategies.map((s) => ({ id: s.id, module: s.module, params: s.params })),
       events,

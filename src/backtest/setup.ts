@@ -10,7 +10,8 @@ import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
 import { engineTimingFromConfig, riskLimitsFromConfig } from '../engine/config.ts';
 import type { RiskLimits } from '../engine/risk/limits.ts';
-import { recordedWallet, type TapeHeader } from '../tape/format.ts';
+import type { TapeHeader } from '../tape/format.ts';
+import type { TapeSurvey } from '../tape/reader.ts';
 
 export interface BacktestSetup {
   /** The chain the config trades on (the replay runs on the tape's; see checkSetupAgainstTape). */
@@ -122,16 +123,16 @@ export function checkSetupAgainstTape(
 
 /**
  * The wallet a backtest trades as, against the one the tape names (a trading daemon's
- * `market.record`): that wallet's orders on the tape were the daemon's own, so a config that names
+ * `market.record`; the survey's wallet: a header's, the first's or a later one's): that wallet's orders on the tape were the daemon's own, so a config that names
  * no `wallet.address` trades as it (said in `note`: strategies then leave those orders alone, as
  * they did live, instead of bidding against them); a config that names another is kept, with a
  * `warning` (that wallet's orders are another trader's in this backtest).
  */
 export function walletForTape(
   setup: BacktestSetup,
-  tape: Pick<TapeHeader, 'meta'>,
+  tape: Pick<TapeSurvey, 'wallet'>,
 ): { readonly setup: BacktestSetup; readonly note?: string; readonly warning?: string } {
-  const recorded = recordedWallet(tape);
+  const recorded = tape.wallet;
   if (recorded === undefined || recorded === setup.wallet) return { setup };
   if (setup.wallet === BACKTEST_WALLET)
     return {

@@ -15,6 +15,7 @@ import {
   decodeLine,
   decodeRecord,
   MAX_BLOCK_BYTES,
+  recordedWallet,
   TAPE_MAGIC,
   TAPE_MAGIC_BYTES,
   TAPE_VERSION,
@@ -230,6 +231,12 @@ export interface TapeSurvey extends TapeScan {
   /** Earliest and latest `at` of a record other than the header (the header's when there is none). */
   readonly firstAt: number;
   readonly lastAt: number;
+  /**
+   * The wallet the tape's trading recorder traded as (lower case; see recordedWallet): the first
+   * header's, else the one a later header names (a trading daemon that continued a recording of
+   * `harpoon record`: see the writer). Undefined when no header names one.
+   */
+  readonly wallet?: string;
 }
 
 /** The header of a tape this harpoon reads; a TapeFormatError for a version it does not know. */
@@ -293,6 +300,7 @@ export function surveyTape(path: string): TapeSurvey {
   let records = 0;
   let firstAt = Number.POSITIVE_INFINITY;
   let lastAt = Number.NEGATIVE_INFINITY;
+  let wallet: string | undefined;
   try {
     for (const text of inflatedBlocks(r)) {
       let i = 0;
@@ -304,7 +312,10 @@ export function surveyTape(path: string): TapeSurvey {
           counts[k] = (counts[k] ?? 0) + 1;
           records++;
           if (k === 'header') {
-            header ??= readable(path, decodeRecord(text.toString('utf8', i, end)) as TapeHeader);
+            // a later header names the wallet of a trading daemon that continued the tape
+            const h = readable(path, decodeRecord(text.toString('utf8', i, end)) as TapeHeader);
+            header ??= h;
+            wallet ??= recordedWallet(h);
           } else {
             if (at < firstAt) firstAt = at;
             if (at > lastAt) lastAt = at;
@@ -324,6 +335,7 @@ export function surveyTape(path: string): TapeSurvey {
     records,
     firstAt: Number.isFinite(firstAt) ? firstAt : header.at,
     lastAt: Number.isFinite(lastAt) ? lastAt : header.at,
+    ...(wallet !== undefined ? { wallet } : {}),
     ...r.scan(),
   };
 }

@@ -8,7 +8,9 @@
  *   await w.close();
  *
  * An existing tape is continued: its torn tail (a block cut by a crash) is truncated away first,
- * and no second header is written. A tape damaged before its last block is refused (TapeFormatError):
+ * and no second header is written — but when a trading daemon (a header naming its wallet)
+ * continues a tape no header of which names one (`harpoon record`'s): then a header naming the
+ * wallet comes first, so that the tape's backtests trade as it. A tape damaged before its last block is refused (TapeFormatError):
  * truncating there would lose the blocks after the damage.
  *
  * One writer per tape: `<path>.lock` holds the writer's pid while it is open (see acquireFileLock).
@@ -38,7 +40,7 @@ import {
   type TapeHeader,
   type TapeRecord,
 } from './format.ts';
-import { openTape, scanTape, type TapeScan } from './reader.ts';
+import { openTape, scanTape, surveyTape, type TapeScan } from './reader.ts';
 
 /**
  * A new tape's mode (before the umask): readable by all, written by its owner. A tape is market
@@ -121,9 +123,15 @@ export type TapeMarket = Pick<TapeHeader, 'chain' | 'collections' | 'source' | '
 
 /**
  * A tape is one market: continuing it with a recording of another chain or other collections, or
- * a real market after a simulated one (or the other way), would make its header lie.
+ * a real market after a simulated one (or the other way), would make its header lie. It is one
+ * wallet too (`hadWallet`: the wallet its headers name, see TapeSurvey.wallet).
  */
-function refuseOtherMarket(path: string, had: TapeMarket, now: TapeMarket): void {
+function refuseOtherMarket(
+  path: string,
+  had: TapeMarket,
+  now: TapeMarket,
+  hadWallet: string | undefined,
+): void {
   const market = (h: TapeMarket) =>
     `${h.chain} (${[...h.collections].sort().join(', ') || 'no collections'}${h.source === 'sandbox' ? ', simulated' : ''})`;
   if (market(had) !== market(now))
@@ -131,11 +139,10 @@ function refuseOtherMarket(path: string, had: TapeMarket, now: TapeMarket): void
       `${path} is a tape of ${market(had)} and this recording is of ${market(now)}: continuing it would mix two markets on one tape; record to a new file`,
     );
   // the orders of the wallet a tape names are ours in its backtests: one wallet a tape
-  const a = recordedWallet(had);
   const b = recordedWallet(now);
-  if (a !== undefined && b !== undefined && a !== b)
+  if (hadWallet !== undefined && b !== undefined && hadWallet !== b)
     throw new TapeFormatError(
-      `${path} was recorded by a daemon trading as ${a} and this one trades as ${b}: continuing it would make one wallet's orders pass for the other's in a backtest; record to a new file`,
+      `${path} was recorded by a daemon trading as ${hadWallet} and this one trades as ${b}: continuing it would make one wallet's orders pass for the other's in a backtest; record to a new file`,
     );
 }
 
@@ -151,8 +158,14 @@ export function checkTapeToWrite(path: string, market: TapeMarket): void {
   scanToContinue(path, market);
 }
 
-/** A tape to continue: its whole blocks, and its version (null: no whole block, its header not written yet). */
-function scanToContinue(path: string, market: TapeMarket): (TapeScan & { version: number | null }) | null {
+/**
+ * A tape to continue: its whole blocks, its version (null: no whole block, its header not written
+ * yet) and the wallet its headers name.
+ */
+function scanToContinue(
+  path: string,
+  market: TapeMarket,
+): (TapeScan & { version: number | null; wallet: string | undefined }) | null {
   if (!existsSync(path) || statSync(path).size === 0) return null;
   const scan = scanTape(path);
   if (scan.damaged)
@@ -160,10 +173,14 @@ function scanToContinue(path: string, market: TapeMarket): (TapeScan & { version
       `${path} is damaged at byte ${scan.validBytes} (${scan.tornReason}), with ${scan.bytes - scan.validBytes} bytes after it: ` +
         'that is not the tail of a write cut by a crash, and continuing the tape would cut them off. It still replays up to the damage; move it aside and record to a new file',
     );
-  if (scan.blocks === 0) return { ...scan, version: null };
+  if (scan.blocks === 0) return { ...scan, version: null, wallet: undefined };
   const had = openTape(path).header();
-  refuseOtherMarket(path, had, market);
-  return { ...scan, version: had.version };
+  // a first header naming no wallet (harpoon record's) may be followed by one that does (a trading
+  // daemon continued it): read only when this recording names a wallet (a pass over the tape)
+  const wallet =
+    recordedWallet(had) ?? (recordedWallet(market) !== undefined ? surveyTape(path).wallet : undefined);
+  refuseOtherMarket(path, had, market, wallet);
+  return { ...scan, version: had.version, wallet };
 }
 
 export function openTapeWriter(path: string, options: TapeWriterOptions): TapeWriter {
@@ -222,6 +239,12 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   // no whole block yet (a new file, or one whose first block a crash cut): the header first
   if (size === TAPE_MAGIC_BYTES.length) {
     lines.push(encodeRecord(options.header));
+    pending += 1;
+  } else if (scan?.wallet === undefined && recordedWallet(options.header) !== undefined) {
+    // a tape no header of which names a wallet (harpoon record's), continued by a trading daemon:
+    // a header naming its wallet, so that its backtests trade as it (its orders are on the tape
+    // from now on; see TapeSurvey.wallet). The first header stays the tape's.
+    lines.push(encodeRecord({ ...options.header, version: version as TapeHeader['version'] }));
     pending += 1;
   }
 

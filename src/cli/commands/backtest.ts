@@ -227,7 +227,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const refused = against.errors[0];
   if (refused !== undefined) throw new UsageError(refused.message, refused.hint);
   // the wallet the tape's recorder traded as (a sweep's combinations trade as it too)
-  const wallet = walletForTape(setup, tape.header);
+  const wallet = walletForTape(setup, tape.survey);
   setup = wallet.setup;
   if (wallet.note !== undefined) err(wallet.note);
   if (wallet.warning !== undefined) err(`warning: ${wallet.warning}`);
@@ -420,7 +420,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const secs = (performance.now() - started) / 1000;
   const r = run.report;
   const lines = [
-    `Backtest of ${basename(tapePath)} (${r.tape.source}, ${r.tape.collections.join(', ')}): ${new Date(r.window.from).toISOString()} → ${new Date(r.window.to).toISOString()}, ${r.events} events`,
+    `Backtest of ${basename(tapePath)} (${r.tape.source}, ${r.tape.collections.join(', ')}): ${new Date(r.window.from).toISOString()} → ${new Date(r.window.to).toISOString()}, ${r.events} events, as ${r.window.wallet}`,
     `  intents: ${intentsText(r)}`,
     `  orders ${r.orders.placed} placed, ${r.orders.filled} filled; fills ${r.total.fills}`,
     '  strategy              realized (ETH)    unrealized       fills  win rate       max drawdown',

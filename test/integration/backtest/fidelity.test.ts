@@ -87,7 +87,7 @@ describe('paper run vs backtest of its tape', () => {
     // the daemon traded: its tape names its wallet, and the backtest trades as it (as a user's
     // would, whose config holds the key and not the address)
     expect(tape.header.meta?.wallet).toBe(wallet.toLowerCase());
-    const chosen = walletForTape(setupOfOptions(options), tape.header);
+    const chosen = walletForTape(setupOfOptions(options), tape.survey);
     expect(chosen.setup.wallet).toBe(wallet.toLowerCase());
     expect(chosen.note).toMatch(/this backtest trades as it/);
     const run = await runBacktest({

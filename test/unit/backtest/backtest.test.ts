@@ -564,7 +564,7 @@ describe('backtest', () => {
     for (const r of records.slice(1)) w.write(r);
     await w.close();
     const tape = openTapeSource(named);
-    const chosen = walletForTape(setup(), tape.header);
+    const chosen = walletForTape(setup(), tape.survey);
     expect(chosen.setup.wallet).toBe(wallet);
     expect(chosen.note).toBe(
       `the tape was recorded by a daemon trading as ${wallet}: this backtest trades as it (the config names no wallet.address of its own), so that wallet's orders on the tape are ours`,
@@ -575,16 +575,42 @@ describe('backtest', () => {
 
     // a config that names another wallet trades as that one, warned
     const other = '0x00000000000000000000000000000000000000bb' as Address;
-    const kept = walletForTape({ ...setup(), wallet: other }, tape.header);
+    const kept = walletForTape({ ...setup(), wallet: other }, tape.survey);
     expect(kept.setup.wallet).toBe(other);
     expect(kept.warning).toBe(
       `the tape was recorded by a daemon trading as ${wallet} and this backtest trades as ${other} (wallet.address): ${wallet}'s orders on the tape are another trader's here`,
     );
     // the same wallet, or a tape that names none: nothing to say
-    expect(walletForTape({ ...setup(), wallet: wallet as Address }, tape.header)).toEqual({
+    expect(walletForTape({ ...setup(), wallet: wallet as Address }, tape.survey)).toEqual({
       setup: { ...setup(), wallet },
     });
-    expect(walletForTape(setup(), openTapeSource(tapePath).header)).toEqual({ setup: setup() });
+    expect(walletForTape(setup(), openTapeSource(tapePath).survey)).toEqual({ setup: setup() });
+
+    // harpoon record's tape (no wallet) continued halfway by a daemon trading as `wallet`: its
+    // second header names it, and the backtest trades as it over the whole tape
+    const continued = join(mkdtempSync(join(tmpdir(), 'harpoon-wallet-')), 'continued.tape');
+    const half = Math.floor(records.length / 2);
+    const first = openTapeWriter(continued, { header: { ...header, source: 'record' }, flushMs: 0 });
+    for (const r of records.slice(1, half)) first.write(r);
+    await first.close();
+    const second = openTapeWriter(continued, {
+      header: { ...header, source: 'daemon', meta: { ...header.meta, wallet } },
+      flushMs: 0,
+    });
+    for (const r of records.slice(half)) second.write(r);
+    await second.close();
+    const both = openTapeSource(continued);
+    expect(both.header.meta?.wallet).toBeUndefined();
+    const taken = walletForTape(setup(), both.survey);
+    expect(taken.setup.wallet).toBe(wallet);
+    expect(taken.note).toBe(chosen.note);
+    const again = await runBacktest({ tape: both, setup: taken.setup, builtinStrategiesDir: strategiesDir });
+    expect(sellers(again)).not.toContain(wallet);
+    // the second header is not a market record: the replay is the named tape's, fill for fill
+    expect(again.events).toBe(run.events);
+    // (the report names the tape's file and its first header's source: those differ)
+    const tapeless = (r: BacktestReport) => reportJson({ ...r, tape: { ...r.tape, file: '', source: '' } });
+    expect(tapeless(again.report)).toBe(tapeless(run.report));
   }, 120_000);
 });
 
@@ -629,7 +655,13 @@ describe('the page', () => {
       damaged: false,
       unreadBytes: 0,
     },
-    window: { from: 0, to: 120_000, latencyMs: 0, sampleMs: 60_000 },
+    window: {
+      from: 0,
+      to: 120_000,
+      latencyMs: 0,
+      sampleMs: 60_000,
+      wallet: '0x00000000000000000000000000000000000b7e57',
+    },
     strategies: [{ id: strategy, module: 'sniper', params: { note: strategy } }],
     events: 3,
     interrupted: false,

@@ -62,6 +62,8 @@ describe('harpoon sandbox tape, backtest', () => {
     const b = await harpoon(['backtest', '--tape', tape, '--config', CONFIG, '--out', join(dir, 'rep')]);
     expect(b.code).toBe(0);
     expect(b.stdout).toMatch(/Backtest of q\.tape \(sandbox, harpoon-apes, harpoon-punks\)/);
+    // the config names no wallet.address and the tape none: the placeholder wallet, said
+    expect(b.stdout).toMatch(/ \d+ events, as 0x00000000000000000000000000000000000b7e57\n/);
     expect(b.stdout).toMatch(/\n {2}seller +-?\d/);
     // failures of the simulated execution are counted with their reasons, not hidden
     expect(b.stdout).toMatch(

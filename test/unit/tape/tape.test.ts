@@ -285,6 +285,53 @@ describe('tape', () => {
     expect([...openTape(path).records()].map((r) => r.k)).toEqual(['header', 'event', 'event', 'event']);
   });
 
+  it("harpoon record's tape continued by a trading daemon names the daemon's wallet in a second header; it stays that wallet's", async () => {
+    const path = join(dir(), 'r.tape');
+    const A = '0x00000000000000000000000000000000000000aa';
+    const B = '0x00000000000000000000000000000000000000bb';
+    const recorder = openTapeWriter(path, { header: { ...header, source: 'record' }, flushMs: 0 });
+    recorder.write({ k: 'event', at: 1_000, event: listing(0) });
+    await recorder.close();
+    expect(surveyTape(path).wallet).toBeUndefined();
+    // the daemon trading as A (its address in capitals) continues it: a header naming A comes first
+    const daemon = openTapeWriter(path, {
+      header: {
+        ...header,
+        at: 2_000,
+        source: 'daemon',
+        meta: { wallet: A.toUpperCase().replace('0X', '0x') },
+      },
+      flushMs: 0,
+    });
+    daemon.write({ k: 'event', at: 2_001, event: listing(1) });
+    await daemon.close();
+    const kinds = () => [...openTape(path).records()].map((r) => r.k);
+    expect(kinds()).toEqual(['header', 'event', 'header', 'event']);
+    // the tape's header is still the first (the recorder's, naming no wallet); the survey names A
+    expect(openTape(path).header()).toMatchObject({ source: 'record', at: header.at });
+    expect(recordedWallet(openTape(path).header())).toBeUndefined();
+    const survey = surveyTape(path);
+    expect(survey.wallet).toBe(A);
+    expect(survey.counts).toMatchObject({ header: 2, event: 2 });
+    expect([survey.firstAt, survey.lastAt]).toEqual([1_000, 2_001]);
+    // from now on it is A's tape: B is refused (the file untouched), as with A in the first header
+    const before = readFileSync(path);
+    expect(() =>
+      openTapeWriter(path, { header: { ...header, source: 'daemon', meta: { wallet: B } }, flushMs: 0 }),
+    ).toThrow(new RegExp(`was recorded by a daemon trading as ${A} and this one trades as ${B}`));
+    expect(readFileSync(path).equals(before)).toBe(true);
+    // A again, and harpoon record again, continue it without another header
+    for (const meta of [{ wallet: A }, undefined]) {
+      const again = openTapeWriter(path, {
+        header: { ...header, source: meta === undefined ? 'record' : 'daemon', ...(meta ? { meta } : {}) },
+        flushMs: 0,
+      });
+      again.write({ k: 'event', at: 3_000, event: listing(2) });
+      await again.close();
+    }
+    expect(kinds()).toEqual(['header', 'event', 'header', 'event', 'event', 'event']);
+    expect(surveyTape(path).wallet).toBe(A);
+  });
   it('continuing a tape whose first block a crash cut writes the header again (else nothing could read it)', async () => {
     const path = join(dir(), 'm.tape');
     const w = openTapeWriter(path, { header, flushMs: 0 });
