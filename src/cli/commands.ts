@@ -1,5 +1,5 @@
 import { runAuthLogin, runAuthRevoke, runAuthRotate, runAuthTokens } from './commands/auth.ts';
-import { runBacktestCommand, runRecord, runSandboxTape } from './commands/backtest.ts';
+import { runBacktestCommand, runRecord, runSandboxTape, runTapeInfo } from './commands/backtest.ts';
 import { runConfigCheck } from './commands/config-check.ts';
 import { runConfigExample } from './commands/config-example.ts';
 import { runDemo } from './commands/demo.ts';
@@ -34,6 +34,7 @@ import {
   SWEEP_FLAG,
   TAPE_ACTIVITY_FLAG,
   TAPE_FLAG,
+  TAPE_INFO_FLAG,
   TAPE_OUT_FLAG,
   TAPE_SEED_FLAG,
   TO_FLAG,
@@ -185,6 +186,22 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'harpoon record -c harpoon.yaml --out day1.tape --seconds 86400',
     ],
     run: runRecord,
+  },
+  {
+    name: 'tape info',
+    summary:
+      'what a tape holds: its market, span, events by kind, wallet, whether it is whole or being written',
+    description: [
+      'Reads a tape without replaying it (every block inflated, no record parsed: a month in seconds)',
+      'and tells its market (chain, collections, who recorded it), the time it spans, its events and',
+      'records by kind, the wallet a trading daemon that recorded it traded as (backtests trade as it),',
+      'its size, whether its tail is whole, cut by a crash or damaged, and whether a recorder is writing',
+      'it now (a tape being written is read as it stands: its whole blocks). --json prints one JSON line.',
+      'Nothing is written.',
+    ].join('\n'),
+    flags: [TAPE_INFO_FLAG, JSON_FLAG],
+    examples: ['harpoon tape info --tape market.tape', 'harpoon tape info --tape market.tape --json'],
+    run: runTapeInfo,
   },
   {
     name: 'backtest',

@@ -430,6 +430,12 @@ export const TAPE_FLAG: FlagSpec = flag({
   example: 'market.tape',
 });
 
+/** `--tape` of `tape info`: any tape, read and not replayed. */
+export const TAPE_INFO_FLAG: FlagSpec = flag({
+  ...TAPE_FLAG,
+  help: 'the tape to read (written by harpoon record, market.record or harpoon sandbox tape)',
+});
+
 /** `--out` of the commands that write a tape (record, sandbox tape). */
 export const TAPE_OUT_FLAG: FlagSpec = flag({
   name: 'out',

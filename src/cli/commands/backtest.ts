@@ -4,9 +4,11 @@ import { closeSync, existsSync, mkdtempSync, openSync, statSync, writeFileSync, 
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatDuration } from '../../alerts/format.ts';
 import { costsWarnings, utcMinute } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
+import { lockOwner, UNKNOWN_OWNER as UNKNOWN_WRITER } from '../../store/lock.ts';
 import { TapeFormatError } from '../../tape/format.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import {
@@ -14,6 +16,7 @@ import {
   CONFIG_FLAG,
   FROM_FLAG,
   HOURS_FLAG,
+  JSON_FLAG,
   LATENCY_FLAG,
   longTimeout,
   multipleFlag,
@@ -112,6 +115,31 @@ function required(ctx: CommandContext, spec: typeof TAPE_FLAG, command: string, 
   return resolve(ctx.io.cwd, v);
 }
 
+/** `--tape`: a file that is there (not a folder), as an absolute path. */
+function tapeFile(ctx: CommandContext, command: string, example: string): string {
+  const tapePath = required(ctx, TAPE_FLAG, command, example);
+  if (!existsSync(tapePath))
+    throw new UsageError(
+      `--tape: no file at ${tapePath}`,
+      `record one with "harpoon record" or "harpoon sandbox tape"`,
+    );
+  if (statSync(tapePath).isDirectory())
+    throw new UsageError(
+      `--tape: ${tapePath} is a folder, not a tape`,
+      `give the tape file, e.g. ${example}`,
+    );
+  return tapePath;
+}
+
+/** A file that is not a tape, or not one yet (cut before its first block): bad usage, said. */
+function notATape(e: unknown): never {
+  if (!(e instanceof TapeFormatError)) throw e;
+  throw new UsageError(
+    `--tape: ${e.message}`,
+    'give a tape written by "harpoon record", the daemon\'s market.record or "harpoon sandbox tape"',
+  );
+}
+
 /** `--out` checked before any work (a long replay must not fail at its last step). */
 function writableOut(path: string, example: string): string {
   const problem = outFileProblem(path, { writable: true });
@@ -124,17 +152,7 @@ function writableOut(path: string, example: string): string {
 export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const command = 'backtest';
   const example = 'harpoon backtest --tape market.tape --config harpoon.yaml';
-  const tapePath = required(ctx, TAPE_FLAG, command, example);
-  if (!existsSync(tapePath))
-    throw new UsageError(
-      `--tape: no file at ${tapePath}`,
-      `record one with "harpoon record" or "harpoon sandbox tape"`,
-    );
-  if (statSync(tapePath).isDirectory())
-    throw new UsageError(
-      `--tape: ${tapePath} is a folder, not a tape`,
-      `give the tape file, e.g. ${example}`,
-    );
+  const tapePath = tapeFile(ctx, command, example);
   const fromRaw = textFlag(ctx.flags, FROM_FLAG, command);
   const toRaw = textFlag(ctx.flags, TO_FLAG, command);
   const from = fromRaw !== undefined ? parseTime('from', fromRaw, command) : undefined;
@@ -214,12 +232,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   try {
     tape = openTapeSource(tapePath);
   } catch (e) {
-    // a file that is not a tape, or not one yet (cut before its first block)
-    if (!(e instanceof TapeFormatError)) throw e;
-    throw new UsageError(
-      `--tape: ${e.message}`,
-      'give a tape written by "harpoon record", the daemon\'s market.record or "harpoon sandbox tape"',
-    );
+    notATape(e);
   }
   // the config's chain and collections against the tape's (a sweep's combinations share them)
   const against = checkSetupAgainstTape(setup, tape.header);
@@ -743,4 +756,107 @@ export async function runRecord(ctx: CommandContext): Promise<number> {
     );
   }
   return ExitCode.ok;
+}
+
+/** What `harpoon tape info` tells of a tape (its --json; times epoch ms). */
+export interface TapeInfo {
+  readonly file: string;
+  readonly version: number;
+  /** Who wrote its first block: record, daemon, sandbox. */
+  readonly source: string;
+  readonly chain: string;
+  readonly collections: readonly string[];
+  /** The wallet a trading daemon that recorded it traded as (backtests trade as it), else null. */
+  readonly wallet: string | null;
+  readonly firstAt: number;
+  readonly lastAt: number;
+  readonly events: number;
+  readonly records: number;
+  /** Records by kind (`event`, `rest`, `fees`, `gas`, `traits`, `fresh`, `header`). */
+  readonly counts: Readonly<Record<string, number>>;
+  readonly bytes: number;
+  readonly blocks: number;
+  /** Bytes past the last whole block: a crash's cut (torn) or damage with more after it (damaged). */
+  readonly unreadBytes: number;
+  readonly torn: boolean;
+  readonly damaged: boolean;
+  /** The process writing it now (its lock), null when none; -1: a lock this user cannot read. */
+  readonly writer: number | null;
+  /** The header's facts (seed, hours…), the wallet left out (above). */
+  readonly meta: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** `harpoon tape info --tape T [--json]`: what a tape holds, read without replaying it. */
+export async function runTapeInfo(ctx: CommandContext): Promise<number> {
+  const command = 'tape info';
+  const tapePath = tapeFile(ctx, command, 'harpoon tape info --tape market.tape');
+  // the tape as a backtest sees it (one survey: every block inflated, no record parsed)
+  const { openTapeSource } = await import('../../backtest/tape-source.ts');
+  let t: ReturnType<typeof openTapeSource>;
+  try {
+    t = openTapeSource(tapePath);
+  } catch (e) {
+    notATape(e);
+  }
+  const { wallet: _named, ...meta } = t.header.meta ?? {};
+  const { torn, damaged, unreadBytes, firstAt, lastAt, events, records, counts } = t;
+  const info: TapeInfo = {
+    file: tapePath,
+    version: t.header.version,
+    source: t.header.source,
+    chain: t.header.chain,
+    collections: [...t.header.collections],
+    wallet: t.survey.wallet ?? null,
+    firstAt,
+    lastAt,
+    events,
+    records,
+    counts,
+    bytes: t.survey.bytes,
+    blocks: t.survey.blocks,
+    unreadBytes,
+    torn,
+    damaged,
+    writer: lockOwner(tapePath),
+    meta,
+  };
+  if (ctx.flags[JSON_FLAG.name] === true) {
+    ctx.io.stdout(`${JSON.stringify(info)}\n`);
+    return ExitCode.ok;
+  }
+  ctx.io.stdout(`${tapeInfoText(info)}\n`);
+  return ExitCode.ok;
+}
+
+/** The text of `harpoon tape info`. */
+export function tapeInfoText(t: TapeInfo): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const kinds = Object.entries(t.counts)
+    .filter(([k]) => k !== 'header')
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${n(v)}`)
+    .join(', ');
+  const tail = t.damaged
+    ? `DAMAGED at byte ${n(t.bytes - t.unreadBytes)}: the ${n(t.unreadBytes)} bytes after it are not read (a replay stops there; recording to it is refused: move it aside)`
+    : t.torn
+      ? `cut: ${n(t.unreadBytes)} bytes past the last whole block (a crash's, or a block being written); they are not read, and recording to it again truncates them`
+      : 'whole (every byte in a whole block)';
+  const facts = Object.entries(t.meta)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return [
+    `${basename(t.file)}: a tape of ${t.chain} (${t.collections.join(', ') || 'no collections'})${t.source === 'sandbox' ? ', simulated by the sandbox' : `, recorded by ${t.source}`}; version ${t.version}`,
+    `  ${new Date(t.firstAt).toISOString()} → ${new Date(t.lastAt).toISOString()} (${formatDuration(t.lastAt - t.firstAt)})`,
+    `  ${n(t.events)} events; ${n(t.records)} records: ${kinds || 'none but the header'}`,
+    t.wallet !== null
+      ? `  wallet: ${t.wallet} (a trading daemon recorded it: that wallet's orders on it were its own, and backtests trade as it)`
+      : "  wallet: none named (no trading daemon recorded it: every order on it is another trader's)",
+    `  ${(t.bytes / 1e6).toFixed(1)} MB in ${n(t.blocks)} blocks; ${tail}`,
+    t.writer === null
+      ? '  not being written'
+      : t.writer === UNKNOWN_WRITER
+        ? "  being written (its lock is another user's: the writer cannot be named)"
+        : `  being written by process ${t.writer} (read as it stands: its whole blocks so far)`,
+    ...(facts !== '' ? [`  facts: ${facts}`] : []),
+  ].join('\n');
 }

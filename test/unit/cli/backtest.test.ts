@@ -577,6 +577,99 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(sweep.tapeState.unreadBytes).toBe(report.tape.unreadBytes);
   }, 60_000);
 
+  it('tape info tells what a tape holds, whether it is whole, damaged or being written, and its wallet', async () => {
+    const tape = join(dir, 'info.tape');
+    const written = await writeSandboxTape({ out: tape, seed: 6, hours: 0.1 });
+    const text = await harpoon(['tape', 'info', '--tape', tape]);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toBe('');
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'info.tape: a tape of ethereum (harpoon-apes, harpoon-punks), simulated by the sandbox; version 2',
+    );
+    expect(lines[1]).toBe(
+      `  ${new Date(written.startAt).toISOString()} → ${new Date(written.endAt).toISOString()} (6 min)`,
+    );
+    // the records counted with the header (the writer counts those after it)
+    const records = written.records + 1;
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^ {2}${written.events.toLocaleString('en-US')} events; ${records.toLocaleString('en-US')} records: event `,
+      ),
+    );
+    expect(lines[3]).toMatch(/^ {2}wallet: none named/);
+    expect(lines[4]).toMatch(/ blocks; whole \(every byte in a whole block\)$/);
+    expect(lines[5]).toBe('  not being written');
+    expect(lines[6]).toBe('  facts: seed 6, hours 0.1, activity 3');
+    const json = await harpoon(['tape', 'info', '--tape', tape, '--json']);
+    const info = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(info).toMatchObject({
+      version: 2,
+      source: 'sandbox',
+      events: written.events,
+      records,
+      bytes: written.bytes,
+      wallet: null,
+      torn: false,
+      damaged: false,
+      unreadBytes: 0,
+      writer: null,
+      meta: { seed: 6, hours: 0.1 },
+    });
+
+    // being written (this process holds its lock), by a trading daemon, its last block cut
+    const all = [...openTape(tape).records()];
+    const header = all[0] as TapeHeader;
+    const live = join(dir, 'live.tape');
+    const wallet = '0x00000000000000000000000000000000000000aa';
+    const w = openTapeWriter(live, {
+      header: { ...header, source: 'daemon', meta: { wallet } },
+      flushMs: 0,
+      maxBlockBytes: 4096,
+    });
+    for (const r of all.slice(1)) w.write(r);
+    w.flush();
+    const growing = await harpoon(['tape', 'info', '--tape', live]);
+    expect(growing.stdout).toContain(`  being written by process ${process.pid} (read as it stands`);
+    expect(growing.stdout).toContain(', recorded by daemon; version 2');
+    expect(growing.stdout).toContain(`  wallet: ${wallet} (a trading daemon recorded it`);
+    await w.close();
+    const cut = join(dir, 'cut.tape');
+    const bytes = readFileSync(live);
+    writeFileSync(cut, bytes.subarray(0, bytes.length - 10));
+    const c = JSON.parse((await harpoon(['tape', 'info', '--tape', cut, '--json'])).stdout) as {
+      torn: boolean;
+      damaged: boolean;
+      unreadBytes: number;
+      writer: number | null;
+      events: number;
+    };
+    expect(c).toMatchObject({ torn: true, damaged: false, writer: null });
+    expect(c.unreadBytes).toBeGreaterThan(0);
+    expect(c.events).toBeLessThan(written.events);
+    expect((await harpoon(['tape', 'info', '--tape', cut])).stdout).toMatch(
+      /; cut: [\d,]+ bytes past the last whole block/,
+    );
+    // damaged in its middle
+    const damaged = Buffer.from(bytes);
+    damaged[bytes.length >> 1] = (damaged[bytes.length >> 1] as number) ^ 0xff;
+    writeFileSync(cut, damaged);
+    expect((await harpoon(['tape', 'info', '--tape', cut])).stdout).toMatch(
+      /; DAMAGED at byte [\d,]+: the [\d,]+ bytes after it are not read/,
+    );
+
+    // what is not a tape, or no file: usage errors
+    const none = await harpoon(['tape', 'info']);
+    expect([none.code, none.stderr]).toEqual([
+      2,
+      'harpoon: --tape is required\ne.g. harpoon tape info --tape market.tape; see "harpoon help tape info"\n',
+    ]);
+    writeFileSync(join(dir, 'notes.txt'), 'not a tape');
+    const notTape = await harpoon(['tape', 'info', '--tape', 'notes.txt']);
+    expect(notTape.code).toBe(2);
+    expect(notTape.stderr).toMatch(/--tape: .*notes\.txt is not a harpoon tape/);
+  }, 60_000);
+
   it('sandbox tape never replaces a file that is there (a recorded tape cannot be made again)', async () => {
     const kept = join(dir, 'kept.tape');
     writeFileSync(kept, 'a recorded tape');
@@ -602,6 +695,10 @@ describe('harpoon sandbox tape, backtest', () => {
         ['--out', '--seed', '--hours', '--activity'],
       ],
       [['record'], ['--config', '--out', '--seconds']],
+      [
+        ['tape', 'info'],
+        ['--tape', '--json'],
+      ],
     ] as const) {
       const r = await harpoon([...cmd, '--help']);
       expect(r.code).toBe(0);
@@ -613,6 +710,9 @@ describe('harpoon sandbox tape, backtest', () => {
     );
     expect((await harpoon(['record', '--help'])).stdout).toMatch(
       /--out FILE +the tape to write, in a folder that exists \(default: required\)/,
+    );
+    expect((await harpoon(['tape', 'info', '--help'])).stdout).toMatch(
+      /--tape FILE +the tape to read \(written by harpoon record, market\.record or harpoon sandbox tape\)/,
     );
   }, 60_000);
 });
