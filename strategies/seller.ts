@@ -4,8 +4,9 @@
 // stop-loss, down to a share of the floor).
 //
 // Rules (see strategies/README.md):
-// - Prices are per unit, what the buyer pays; "net" is that less `feeBps` (marketplace + creator
-//   fees, which the strategy API does not carry: a param, per collection if needed).
+// - Prices are per unit, what the buyer pays; "net" is that less the fees a sale pays (marketplace +
+//   required creator fees): the collection's own (the snapshot's sellerFeeBps) once the daemon
+//   knows them, `collectionFeeBps` where the config names a collection's, else `feeBps`.
 // - Bounds, never crossed: the cost bound (net ≥ unit cost × (1 + minProfitBps)) unless the
 //   stop-loss applies, and `maxUnderFloorBps` under the market floor (risk's own cap, mirrored).
 // - The reference floor is the cheapest listing that is NOT ours (by order hash, maker and NFT):
@@ -63,9 +64,12 @@ const params = z
     undercutBps: bpsSchema(0, 5_000).default(100),
     /** The cost bound: least net profit over the unit cost outside a stop-loss (bps). */
     minProfitBps: bpsSchema(0, 10_000).default(0),
-    /** Marketplace + creator fees taken from the seller (bps); overestimating is the safe side. */
+    /**
+     * Marketplace + creator fees taken from the seller (bps) while a collection's own are not known
+     * (the snapshot's sellerFeeBps: the daemon reads them at start); overestimating is the safe side.
+     */
     feeBps: bpsSchema(0, 5_000).default(500),
-    /** Per-collection fees overriding feeBps. */
+    /** Per-collection fees (bps) that win over the collection's own and feeBps. */
     collectionFeeBps: z.record(z.string(), bpsSchema(0, 5_000)).default({}),
     /** The listings' currency; ETH (the zero address) by default. */
     paymentToken: paymentTokenSchema.prefault({
@@ -189,11 +193,20 @@ function put<K, V>(m: { set(k: K, v: V): unknown }, k: K, v: V): V {
   return v;
 }
 
-function feeOf(p: Params, collection: string): bigint {
-  const fees = feesOf.get(p) ?? put(feesOf, p, new Map<string, bigint>());
-  return fees.get(collection) ?? put(fees, collection, BigInt(p.collectionFeeBps[collection] ?? p.feeBps));
+/**
+ * The fees a sale in `collection` pays (bps): the config's for it, else the collection's own (the
+ * snapshot's; at or over 10,000 a sale nets nothing: returned as is), else `feeBps`.
+ */
+function feeOf(p: Params, collection: string, col: CollectionSnapshot | undefined): bigint {
+  const fees = feesOf.get(p) ?? put(feesOf, p, new Map<string, bigint | null>());
+  let own = fees.get(collection);
+  if (own === undefined) {
+    const named = p.collectionFeeBps[collection];
+    own = put(fees, collection, named !== undefined ? BigInt(named) : null);
+  }
+  return own ?? col?.sellerFeeBps ?? BigInt(p.feeBps);
 }
-const feesOf = new WeakMap<Params, Map<string, bigint>>();
+const feesOf = new WeakMap<Params, Map<string, bigint | null>>();
 
 const netOf = (gross: bigint, fee: bigint): bigint => (gross * (10_000n - fee)) / 10_000n;
 /** Least gross price whose net is at least `net`. */
@@ -326,8 +339,9 @@ function listingOf(
   return h.listedBy !== null ? 'skip' : null;
 }
 
-/** What a holding's plan takes from its cost alone (the same while the holding is). */
+/** What a holding's plan takes from its cost and the fees (the same while they are). */
 interface CostRules {
+  readonly fee: bigint;
   readonly costNet: bigint;
   readonly costBound: bigint;
   readonly markupRule: bigint;
@@ -336,10 +350,11 @@ const costRules = new WeakMap<Params, WeakMap<Holding, CostRules>>();
 function costRulesOf(p: Params, h: Holding, fee: bigint): CostRules {
   const byHolding = costRules.get(p) ?? put(costRules, p, new WeakMap<Holding, CostRules>());
   const had = byHolding.get(h);
-  if (had !== undefined) return had;
+  if (had !== undefined && had.fee === fee) return had;
   const unitCost = ceilDiv(h.costBasis, h.quantity);
   const costNet = ceilDiv(unitCost * BigInt(10_000 + p.minProfitBps), 10_000n);
   return put(byHolding, h, {
+    fee,
     costNet,
     costBound: grossFor(costNet, fee),
     markupRule: grossFor(ceilDiv(unitCost * BigInt(10_000 + p.markupBps), 10_000n), fee),
@@ -574,6 +589,8 @@ interface Quiet {
   readonly h: Holding;
   readonly ref: bigint;
   readonly raw: bigint;
+  /** The fees a sale pays there (bps): the plan and every bound follow them. */
+  readonly fee: bigint;
   /** Our listing as read (all undefined: none). */
   readonly mineHash: string | undefined;
   readonly minePrice: bigint | undefined;
@@ -668,6 +685,7 @@ function quietOf(
   h: Holding,
   col: CollectionSnapshot,
   floors: Floors,
+  fee: bigint,
   mine: Mine | null,
   seen: SeenOffer | undefined,
   traits: Traits | undefined,
@@ -689,6 +707,7 @@ function quietOf(
     h,
     ref: floors.ref,
     raw: floors.raw,
+    fee,
     mineHash: mine?.orderHash,
     minePrice: mine?.price,
     mineExpiresAt: mine?.expiresAt,
@@ -715,12 +734,13 @@ function stillQuiet(
   h: Holding,
   col: CollectionSnapshot,
   floors: Floors,
+  fee: bigint,
   keys: HoldingKeys,
   mine: Mine | null,
   seen: SeenOffer | undefined,
   ours: Ours,
 ): boolean {
-  if (last.h !== h || last.ref !== floors.ref || last.raw !== floors.raw) return false;
+  if (last.h !== h || last.ref !== floors.ref || last.raw !== floors.raw || last.fee !== fee) return false;
   if (
     last.mineHash !== mine?.orderHash ||
     last.minePrice !== mine?.price ||
@@ -788,17 +808,21 @@ function quietUntil(ctx: Ctx, h: Holding, mine: Mine | null, refusals: number): 
 interface CollectionPart {
   readonly slug: string;
   readonly col: CollectionSnapshot | undefined;
-  /** Null: nothing to sell against there now (see floorsOf; not read for a collection not known). */
+  /**
+   * Null: nothing to sell against there now (see floorsOf; not read for a collection not known, nor
+   * where the fees take the whole price).
+   */
   readonly floors: Floors | null;
   readonly fee: bigint;
 }
 function partOf(ctx: Ctx, slug: string, ours: Ours): CollectionPart {
   const col = ctx.market.collection(slug);
+  const fee = feeOf(ctx.params, slug, col);
   return {
     slug,
     col,
-    floors: col === undefined ? null : floorsOf(ctx, col, ours),
-    fee: feeOf(ctx.params, slug),
+    floors: col === undefined || fee >= 10_000n ? null : floorsOf(ctx, col, ours),
+    fee,
   };
 }
 
@@ -836,7 +860,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     if (
       last !== undefined &&
       ctx.now < last.until &&
-      stillQuiet(ctx, last, h, col, floors, keys, mine, seen, ours)
+      stillQuiet(ctx, last, h, col, floors, fee, keys, mine, seen, ours)
     )
       continue;
     // remembered again below when it asks for nothing
@@ -861,7 +885,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     // an offer nets at least needNet exactly when its price per unit is at least this
     const needGross = grossFor(needNet, fee);
     const traits = ctx.nfts.get(keys.key)?.value;
-    const inputs = quietOf(ctx, h, col, floors, mine, seen, traits, ours, needGross);
+    const inputs = quietOf(ctx, h, col, floors, fee, mine, seen, traits, ours, needGross);
     // an offer under needGross is not accepted: the best is looked for only when one reaches it
     const offer = anyOfferReaches(inputs) ? bestOffer(ctx, h, col, seen, traits, ours) : null;
     if (offer !== null) {

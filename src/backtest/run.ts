@@ -24,6 +24,7 @@ import {
   type StrategyEntry,
 } from '../engine/index.ts';
 import { MemoryJournal, MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
+import { feeBps } from '../execution/fill-model.ts';
 import { createPaperExecutor, type PaperExecutor, type PaperFill } from '../execution/paper.ts';
 import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
@@ -176,6 +177,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   };
 
   const store: Store = openStore(':memory:', { now: () => time.now() });
+  /** Each fees record's bps, made once (records are kept, not copied: see tape-source.ts). */
+  const feeBpsOf = new WeakMap<object, bigint>();
   // orders live in the ledger alone (a backtest never restarts from its store); fills are recorded
   const ledger = createOrderLedger({
     clock: time,
@@ -192,6 +195,17 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     readsPerHour: setup.market.readsPerHour,
     paymentTokens: [{ address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 }, ...tokenList],
     streamFreshness: (slug) => tape.freshness(slug),
+    // the fees a sale pays, as the daemon tells its strategies once it read them
+    sellerFeeBps: (slug) => {
+      const fees = tape.knownFees(slug);
+      if (fees === undefined) return undefined;
+      let bps = feeBpsOf.get(fees);
+      if (bps === undefined) {
+        bps = feeBps(fees);
+        feeBpsOf.set(fees, bps);
+      }
+      return bps;
+    },
     ownOrders: ledger,
   });
   const paper: PaperExecutor = createPaperExecutor({

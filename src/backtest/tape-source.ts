@@ -178,6 +178,8 @@ export interface TapeReplay {
   readonly api: MarketApi;
   /** The collection's fees as of now; none (and noted in `costsNotOnTape`) when the tape has none. */
   fees(slug: string): readonly CollectionFeeInfo[];
+  /** The same, undefined while the tape has none (nothing noted: what strategies are told, not a charge). */
+  knownFees(slug: string): readonly CollectionFeeInfo[] | undefined;
   /** The gas price as of now; 0 (and noted in `costsNotOnTape`) when the tape has none. */
   gasPrice(): bigint;
   /**
@@ -452,6 +454,10 @@ class StreamingReplay implements TapeReplay {
   }
 
   readonly costsNotOnTape = { feesMissedAt: new Map<string, Set<number>>(), gasPrice: false };
+
+  knownFees(slug: string): readonly CollectionFeeInfo[] | undefined {
+    return asOf(this.feeMap.map.get(slug), this.asOfNow());
+  }
 
   fees(slug: string): readonly CollectionFeeInfo[] {
     const at = this.asOfNow();

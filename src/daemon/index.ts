@@ -81,6 +81,7 @@ import {
   createLiveExecutor,
   createOrderDesk,
   createPaperExecutor,
+  feeBps,
   type LiveExecutor,
   type OrderDesk,
   offerTokenOf,
@@ -297,6 +298,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let drops: ReturnType<typeof createDropsReader> | undefined;
   let prices: PricesReader | undefined;
   const collectionInfo = new Map<string, Promise<CollectionInfo>>();
+  /** The fees a sale pays per collection (bps), once read: what the market view tells strategies. */
+  const sellerFees = new Map<string, bigint>();
 
   /** A fill of one of our orders (live or paper), from the ledger (which records it in the store): shown. */
   function onOrderChange(c: LedgerChange): void {
@@ -329,7 +332,10 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         fees: c.fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required })),
         ...(c.contracts[0]?.address !== undefined ? { contract: c.contracts[0].address.toLowerCase() } : {}),
       }));
-      p.catch(() => collectionInfo.delete(slug));
+      p.then(
+        (c) => sellerFees.set(slug, feeBps(c.fees)),
+        () => collectionInfo.delete(slug),
+      );
       collectionInfo.set(slug, p);
     }
     return p;
@@ -699,6 +705,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       ...ao.view,
       paymentTokens,
       streamFreshness: (slug) => s.freshness(slug),
+      sellerFeeBps: (slug) => sellerFees.get(slug),
       ownOrders: ledger,
     });
     stream.subscribe(onEvent);
@@ -710,7 +717,19 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       for (const slug of g.key === '*' ? options.collections : [g.key]) view?.requestRefresh(slug);
     });
     stream.start();
-    await Promise.all([view.start(), poll(), subscribed(stream)]);
+    // the collections' fees too (the sellers' net proceeds follow them): a read that fails leaves
+    // the strategies on their own fee params until a later read (an order's) succeeds
+    const feesRead = Promise.all(
+      options.collections.map((slug) =>
+        collection(slug).catch((err: unknown) =>
+          log.warn(
+            { err, collection: slug },
+            'reading the fees of a collection failed: strategies use their fee params until a later read succeeds',
+          ),
+        ),
+      ),
+    );
+    await Promise.all([view.start(), poll(), subscribed(stream), feesRead]);
     progress(
       `market loaded: ${options.collections.join(', ') || 'no collections'}; stream ${stream.status().state}`,
     );

@@ -269,6 +269,7 @@ export interface CollectionInit {
   readonly ageMs?: number;
   readonly stale?: boolean;
   readonly floorRelearning?: boolean;
+  readonly sellerFeeBps?: bigint | null;
 }
 
 export const ETH_TOKEN: PaymentToken = Object.freeze({
@@ -346,6 +347,7 @@ export class MemoryMarket implements MarketSource {
       bestListings: new Map(Object.entries(c.bestListings ?? {}).map(([k, l]) => [k, this.level(l)])),
       ageMs: c.ageMs ?? 0,
       stale: c.stale ?? false,
+      sellerFeeBps: c.sellerFeeBps ?? null,
     });
     this.cached = null;
   }

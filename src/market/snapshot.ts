@@ -83,6 +83,12 @@ export interface CollectionSnapshot {
   /** Age of the newest information about this collection (ms), and whether that is above the threshold. */
   readonly ageMs: number;
   readonly stale: boolean;
+  /**
+   * What a sale here pays in fees, in basis points of its price: the marketplace's and the required
+   * creator fees, as our listings and accepted offers carry them (the collection's fees from the
+   * API). Null while they are not known (not read yet, or the read failed).
+   */
+  readonly sellerFeeBps: bigint | null;
 }
 
 export interface MarketSnapshot {

@@ -105,6 +105,12 @@ export interface MarketViewOptions {
   readonly streamFreshness?: (
     slug: string,
   ) => { readonly ageMs: number; readonly stale: boolean } | undefined;
+  /**
+   * Pulled at snapshot time: what a sale in a collection pays in fees (bps; see
+   * `CollectionSnapshot.sellerFeeBps`), undefined while not known. The daemon's cache of the
+   * collections' fees, or a tape's fees as of the replay's time.
+   */
+  readonly sellerFeeBps?: (slug: string) => bigint | undefined;
   /** Priority of periodic refreshes. Default `Priority.analytics`. */
   readonly periodicPriority?: Priority;
   /** Priority of re-learning refreshes. Default `Priority.read` (still below trading). */
@@ -239,6 +245,7 @@ interface CollectionState {
     readonly base: object;
     readonly ageMs: number;
     readonly stale: boolean;
+    readonly fee: bigint | null;
     readonly snap: CollectionSnapshot;
   } | null;
 }
@@ -249,7 +256,7 @@ interface SnapshotCache {
   readonly traitOffersVersion: number;
   readonly bestListings: SharedMap<string, Known<PriceLevel>>;
   readonly bestTraitOffers: SharedMap<string, Known<PriceLevel>>;
-  readonly base: Omit<CollectionSnapshot, 'ageMs' | 'stale'>;
+  readonly base: Omit<CollectionSnapshot, 'ageMs' | 'stale' | 'sellerFeeBps'>;
 }
 
 function perKind<T>(v: () => T): Record<RefreshKind, T> {
@@ -991,6 +998,15 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     return { ageMs, streamStale, stale: streamStale || ageMs > staleAfterMs };
   }
 
+  function feeOf(c: CollectionState): bigint | null {
+    if (!options.sellerFeeBps) return null;
+    try {
+      return options.sellerFeeBps(c.slug) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
   const noOwn: readonly OwnOrder[] = Object.freeze([]);
   const ownList = (): readonly OwnOrder[] => options.ownOrders?.ownOrders() ?? noOwn;
 
@@ -1009,13 +1025,25 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         if (!c) return undefined;
         const f = freshness(c, at);
         const base = baseOf(c).base;
+        const fee = feeOf(c);
         const last = c.lastSnap;
-        if (last !== null && last.base === base && last.ageMs === f.ageMs && last.stale === f.stale) {
+        if (
+          last !== null &&
+          last.base === base &&
+          last.ageMs === f.ageMs &&
+          last.stale === f.stale &&
+          last.fee === fee
+        ) {
           memo.set(slug, last.snap);
           return last.snap;
         }
-        const snap: CollectionSnapshot = Object.freeze({ ...base, ageMs: f.ageMs, stale: f.stale });
-        c.lastSnap = { base, ageMs: f.ageMs, stale: f.stale, snap };
+        const snap: CollectionSnapshot = Object.freeze({
+          ...base,
+          ageMs: f.ageMs,
+          stale: f.stale,
+          sellerFeeBps: fee,
+        });
+        c.lastSnap = { base, ageMs: f.ageMs, stale: f.stale, fee, snap };
         memo.set(slug, snap);
         return snap;
       },

@@ -61,7 +61,6 @@ describe('buy, list, sold: realized PnL to the wei', () => {
             collections: ['harpoon-apes'],
             markupBps: 500,
             acceptMarginBps: 10_000,
-            collectionFeeBps: { 'harpoon-apes': 350 },
             tickCron: '*/2 * * * * *',
           },
         },
@@ -73,7 +72,6 @@ describe('buy, list, sold: realized PnL to the wei', () => {
             fromStrategies: ['sniper'],
             collections: ['harpoon-punks'],
             markupBps: 500,
-            collectionFeeBps: { 'harpoon-punks': 600 },
             tickCron: '*/2 * * * * *',
           },
         },
@@ -82,6 +80,10 @@ describe('buy, list, sold: realized PnL to the wei', () => {
     daemon = createDaemon(options, { logger: silentLogger() });
     const d = daemon;
     await d.start();
+    // the sellers name no fees: the daemon read the collections' own before the engine started
+    // (1 % marketplace + 2.5 % / 5 % creator, required) and the sellers net their prices of them
+    const fees = (slug: string) => d.engine?.market().collection(slug)?.sellerFeeBps;
+    expect([fees('harpoon-apes'), fees('harpoon-punks')]).toEqual([350n, 600n]);
     const wallet = (sb.fixture.wallets[0] as Wallet).address.toLowerCase();
 
     const traders = async (body: Record<string, unknown>) => {

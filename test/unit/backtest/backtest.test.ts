@@ -518,6 +518,34 @@ describe('backtest', () => {
     );
   }, 120_000);
 
+  it("the seller nets its prices of the collections' fees on the tape, as the daemon's seller of those it reads", async () => {
+    const tape = openTapeSource(tapePath);
+    const run = async (fees: Record<string, number> | undefined) => {
+      const s =
+        fees === undefined
+          ? setup()
+          : withOverrides(
+              setup(),
+              Object.entries(fees).map(([slug, v]) => ({
+                strategy: 'seller',
+                path: ['collectionFeeBps', slug],
+                value: v,
+              })),
+            );
+      const r = (await runBacktest({ tape, setup: s, builtinStrategiesDir: strategiesDir })).report;
+      return {
+        sales: r.fills.filter((f) => f.strategy === 'seller').map((f) => `${f.kind} ${f.item} ${f.price}`),
+        total: r.total,
+      };
+    };
+    // config/backtest.yaml names no fees: the tape's (1 % + 2.5 % on apes, 1 % + 5 % on punks)
+    const fromTape = await run(undefined);
+    expect(fromTape.sales.length).toBeGreaterThan(0);
+    expect(await run({ 'harpoon-apes': 350, 'harpoon-punks': 600 })).toEqual(fromTape);
+    // fees named lower than the tape's: the seller lists lower, and sells at other prices
+    expect((await run({ 'harpoon-apes': 0, 'harpoon-punks': 0 })).sales).not.toEqual(fromTape.sales);
+  }, 120_000);
+
   it('latency: a buy whose listing sold within the latency is refused as gone', async () => {
     const tape = openTapeSource(tapePath);
     const base = await runBacktest({ tape, setup: setup(), builtinStrategiesDir: strategiesDir });

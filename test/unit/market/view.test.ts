@@ -625,6 +625,38 @@ describe('market view: freshness and snapshot', () => {
     expect(view.status().collections[0]?.streamStale).toBe(true);
   });
 
+  it("the collection's fees are pulled at snapshot time: null until known, then the source's", async () => {
+    const none = setup(book);
+    await none.view.refreshNow();
+    expect(none.coll().sellerFeeBps).toBeNull();
+    let fees: bigint | undefined;
+    const asked: string[] = [];
+    const { view, coll } = setup(book, {
+      sellerFeeBps: (slug: string) => {
+        asked.push(slug);
+        return fees;
+      },
+    });
+    await view.refreshNow();
+    const before = coll();
+    expect(before.sellerFeeBps).toBeNull();
+    expect(coll()).toBe(before); // nothing changed: the same snapshot
+    fees = 350n;
+    const after = coll();
+    expect(after.sellerFeeBps).toBe(350n);
+    expect(after).not.toBe(before);
+    expect(after.bestListings).toBe(before.bestListings); // the rest is shared
+    expect(before.sellerFeeBps).toBeNull(); // the old snapshot did not change
+    expect(new Set(asked)).toEqual(new Set([SLUG]));
+    // a source that throws is as good as not knowing
+    const broken = setup(book, {
+      sellerFeeBps: () => {
+        throw new Error('boom');
+      },
+    });
+    expect(broken.coll().sellerFeeBps).toBeNull();
+  });
+
   it('is frozen, read-only, and shares unchanged parts between snapshots', async () => {
     const { view, clock } = setup(book);
     await view.refreshNow();

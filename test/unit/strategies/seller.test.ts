@@ -170,6 +170,33 @@ describe('seller: listing prices (floor 1.0, markup 10 %, undercut 1 %, no fees)
       [`list #1 ${eth('1.1')}`],
     ],
     [
+      "the collection's own fees (the snapshot's, as the daemon read them) win over feeBps",
+      {
+        params: { pricing: 'markup', feeBps: 0 },
+        col: { sellerFeeBps: 500n },
+        holdings: [holding({ cost: eth('0.95') })],
+      },
+      [`list #1 ${eth('1.1')}`],
+    ],
+    [
+      "the config's per-collection fees win over the collection's own",
+      {
+        params: { pricing: 'markup', collectionFeeBps: { apes: 0 } },
+        col: { sellerFeeBps: 500n },
+        holdings: [holding({ cost: eth('1') })],
+      },
+      [`list #1 ${eth('1.1')}`],
+    ],
+    [
+      'fees that take the whole price: nothing is listed (a sale would net nothing)',
+      {
+        params: { pricing: 'markup' },
+        col: { sellerFeeBps: 10_000n },
+        holdings: [holding({ cost: eth('1') })],
+      },
+      [],
+    ],
+    [
       'lists every unit of an ERC-1155 holding at the unit price',
       { params: { pricing: 'markup' }, holdings: [holding({ cost: eth('3'), quantity: 3n })] },
       [`list #1 ${eth('1.1')}`],
@@ -353,6 +380,25 @@ describe('seller: one listing per NFT, repricing', () => {
       h.clock.advance(30_000);
       expect(await tick(h)).toEqual([]);
     }
+  });
+
+  it("a listing priced before the collection's fees were known is repriced when they are (its memo holds the fees)", async () => {
+    // markup pricing, cost 0.95: listed at 1.045 on feeBps 0; the collection's 5 % make it 1.1
+    const h = setup({
+      params: { pricing: 'markup' },
+      holdings: [holding({ cost: eth('0.95') })],
+      listings: [ownListing({ h: 1, price: eth('1.045') })],
+    });
+    expect(await tick(h)).toEqual([]);
+    h.clock.advance(30_000);
+    expect(await tick(h)).toEqual([]);
+    h.market.setCollection({
+      slug: 'apes',
+      floor: { price: eth('1'), orderHash: hash(900), maker: OTHER },
+      sellerFeeBps: 500n,
+    });
+    h.clock.advance(30_000);
+    expect(brief(await tick(h))).toEqual([`relist 0001 ${eth('1.1')}`]);
   });
 
   it('an NFT with its listing in flight is skipped until the result, and tried again after a refusal', async () => {
