@@ -95,6 +95,8 @@ export function marketJson(c: CollectionSnapshot, now: number): Record<string, u
     stale: c.stale,
     floor: level(c.floor),
     floorRelearning: c.floorRelearning,
+    /** What a sale here pays in fees (bps), null while not known. */
+    sellerFeeBps: c.sellerFeeBps === null ? null : Number(c.sellerFeeBps),
     bestCollectionOffer: level(c.bestCollectionOffer),
     traitFloors:
       c.traitFloors?.value.map((t) => ({

@@ -52,6 +52,7 @@ function setup() {
   market.setCollection({
     slug: 'apes',
     floor: { price: eth('1') },
+    sellerFeeBps: 350n,
     traitFloors: [
       { type: 'Fur', value: 'Gold', price: eth('3') },
       // a trait value the market chose: it carries instructions
@@ -256,6 +257,7 @@ describe('daemon MCP tools: read-only by default', () => {
       collection: 'apes',
       floor: { price: '1', symbol: 'ETH' },
       floorRelearning: false,
+      sellerFeeBps: 350,
     });
     const none = await client.callTool({ name: 'get_market', arguments: { collection: 'cats' } });
     expect(none.isError).toBe(true);
