@@ -202,6 +202,8 @@ export interface Sale {
   readonly nftKey: string;
   /** Per unit: a listing's price (the buyer pays it, fees included) or an accepted offer's net proceeds. */
   readonly unitPrice: bigint;
+  /** `unitPrice` is already what the sale brings (an accepted offer's proceeds), not a price before fees. */
+  readonly net: boolean;
   readonly quantity: bigint;
   readonly token: PaymentToken;
   /** A stop-loss rule of the strategy allows going under the loss bound. */
@@ -209,8 +211,10 @@ export interface Sale {
 }
 
 /**
- * Never below the cost basis by more than `maxLossBps` (unless a stop-loss rule says so), never
- * under the fresh floor by more than `maxUnderFloorBps`; the floor must be fresh to sell at all.
+ * Never below the cost basis by more than `maxLossBps` (unless a stop-loss rule says so) in what
+ * the sale brings — a listing's price less the collection's fees when they are known
+ * (`sellerFeeBps`), else its price — and never under the fresh floor by more than
+ * `maxUnderFloorBps`; the floor must be fresh to sell at all.
  */
 export function checkSale(
   s: Sale,
@@ -233,10 +237,13 @@ export function checkSale(
   if (s.stopLoss === undefined && sameToken) {
     const unitCost = held.costBasis / held.quantity;
     const least = (unitCost * (10_000n - maxLoss)) / 10_000n;
-    if (s.unitPrice < least)
+    const fee = s.net ? null : (col?.sellerFeeBps ?? null);
+    const brings =
+      fee === null ? s.unitPrice : (s.unitPrice * (10_000n - (fee > 10_000n ? 10_000n : fee))) / 10_000n;
+    if (brings < least)
       return refuse(
         'risk_sell_loss',
-        `${s.nftKey}: ${s.unitPrice} per unit is more than ${maxLoss} bps under its cost ${unitCost} (a stop-loss rule may allow it)`,
+        `${s.nftKey}: ${s.unitPrice} per unit${fee === null ? '' : ` nets ${brings} after ${fee} bps of fees, which`} is more than ${maxLoss} bps under its cost ${unitCost} (a stop-loss rule may allow it)`,
       );
   }
   const fresh = checkFreshness(col, s.collection, limits);

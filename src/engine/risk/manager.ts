@@ -520,7 +520,15 @@ export class RiskManager {
         };
     }
     return checkSale(
-      { collection, nftKey: key, unitPrice, quantity, token, stopLoss: intent.stopLoss },
+      {
+        collection,
+        nftKey: key,
+        unitPrice,
+        net: intent.kind === 'accept_offer',
+        quantity,
+        token,
+        stopLoss: intent.stopLoss,
+      },
       held,
       input.market.collection(collection),
       this.limits,

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock, MemoryMarket } from '../../../src/engine/memory.ts';
+import { checkSale } from '../../../src/engine/risk/checks.ts';
 import { RiskManager } from '../../../src/engine/risk/manager.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
 import { createOrderLedger } from '../../../src/ledger/index.ts';
@@ -131,6 +132,49 @@ describe('risk for selling (cost 1.0, floor 1.0, max loss 20 %, max under floor 
     expect(
       s.code(replaceListing({ orderHash: hash(50), price: eth('1.05'), expiresAt: NOW + 3_600_000, target })),
     ).toBe('risk_unknown_order');
+  });
+
+  it("with the collection's fees known, a listing is judged on what it nets after them (an offer's proceeds as given)", () => {
+    const s = setup();
+    s.market.setCollection({ slug: 'apes', floor: { price: eth('1') }, sellerFeeBps: 600n });
+    for (const id of [1, 2, 3]) s.hold(id, eth('1'));
+    // 0.84 is 16 % under the cost of 1, but nets 0.7896: 21 % under it
+    expect(s.code(list(1, eth('0.84')))).toBe('risk_sell_loss');
+    // 0.86 nets 0.8084: within the 20 %
+    expect(s.code(list(2, eth('0.86')))).toBeNull();
+    // an accepted offer's minProceeds is already net: no fees taken off again (0.8505 passes; less
+    // its fees it would be 0.7995, over 20 % under the cost)
+    expect(
+      s.code(
+        acceptOffer({
+          orderHash: hash(83),
+          collection: 'apes',
+          nft: nft(3),
+          offerPrice: eth('0.91'),
+          minProceeds: eth('0.8505'),
+          paymentToken: WETH,
+        }),
+      ),
+    ).toBeNull();
+    // the refusal says what the listing nets
+    const refusal = checkSale(
+      {
+        collection: 'apes',
+        nftKey: 'k',
+        unitPrice: eth('0.84'),
+        net: false,
+        quantity: 1n,
+        token: ETH_TOKEN,
+        stopLoss: undefined,
+      },
+      { quantity: 1n, costBasis: eth('1'), costToken: ETH_TOKEN },
+      s.market.snapshot().collection('apes'),
+      { ...limits(), maxLossBps: 2_000, maxUnderFloorBps: 1_500 },
+      NOW,
+    );
+    expect(refusal?.message).toBe(
+      `k: ${eth('0.84')} per unit nets ${eth('0.7896')} after 600 bps of fees, which is more than 2000 bps under its cost ${eth('1')} (a stop-loss rule may allow it)`,
+    );
   });
 
   it('a reprice below the bounds is refused; an unknown listing is refused', () => {

@@ -851,18 +851,23 @@ describe('seller: never emits what risk refuses (maxLossBps 2000, maxUnderFloorB
     floorMaxAgeMs: 15 * 60_000,
     staleAfterMs: 5 * 60_000,
   } as unknown as RiskLimits;
-  it('over a grid of costs, floors, fees, ages and offers', async () => {
+  it("over a grid of costs, floors, fees (a param, or the collection's own that risk nets too), ages and offers", async () => {
     let checked = 0;
     for (const cost of ['0.3', '0.8', '0.99', '1.2', '2.5'])
       for (const floor of ['0.5', '1', '1.7'])
-        for (const feeBps of [0, 250, 1_000])
+        for (const [feeBps, known] of [0, 250, 1_000].flatMap((f) => [
+          [f, false] as const,
+          [f, true] as const,
+        ]))
           for (const heldHours of [1, 48])
             for (const pricing of ['markup', 'floor', 'max'])
               for (const bid of [null, '0.45', '0.9', '1.6']) {
                 const h = setup({
-                  params: { feeBps, pricing, acceptMarginBps: -3_000 },
+                  // known: the collection's fees are in the snapshot, and the param says none
+                  params: { feeBps: known ? 0 : feeBps, pricing, acceptMarginBps: -3_000 },
                   holdings: [holding({ cost: eth(cost), heldHours })],
                   col: {
+                    ...(known ? { sellerFeeBps: BigInt(feeBps) } : {}),
                     floor: { price: eth(floor), orderHash: hash(900), maker: OTHER },
                     bestCollectionOffer: bid === null ? null : offer(eth(bid)),
                   },
@@ -876,6 +881,7 @@ describe('seller: never emits what risk refuses (maxLossBps 2000, maxUnderFloorB
                       collection: 'apes',
                       nftKey: nftKeyOf(1),
                       unitPrice,
+                      net: i.kind === 'accept_offer',
                       quantity: 1n,
                       token: i.kind === 'accept_offer' ? i.paymentToken : ETH_TOKEN,
                       stopLoss:
@@ -888,12 +894,12 @@ describe('seller: never emits what risk refuses (maxLossBps 2000, maxUnderFloorB
                   );
                   expect(
                     r,
-                    `${cost}/${floor}/${feeBps}/${heldHours}/${pricing}/${bid}: ${brief([i])}`,
+                    `${cost}/${floor}/${feeBps}${known ? ' known' : ''}/${heldHours}/${pricing}/${bid}: ${brief([i])}`,
                   ).toBeNull();
                   checked++;
                 }
               }
-    expect(checked).toBeGreaterThan(300);
+    expect(checked).toBeGreaterThan(600);
   });
 });
 
