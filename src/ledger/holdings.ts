@@ -70,9 +70,12 @@ export interface PnlLine {
   readonly token: PaymentToken;
   readonly sales: number;
   readonly realized: bigint;
-  /** Held units valued at the fresh floor, minus their cost (null: no floor known). */
+  /**
+   * Held units valued at the fresh floor, minus their cost (null: no floor known): what selling
+   * them there would bring, less the collection's fees when they are known (`sellerFeeBps`).
+   */
   readonly unrealizedAtFloor: bigint | null;
-  /** Held units valued at the best collection offer, minus their cost (null: none known). */
+  /** The same at the best collection offer (null: none known). */
   readonly unrealizedAtBestOffer: bigint | null;
   readonly held: number;
 }
@@ -446,8 +449,15 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         const col = market?.collection(h.collection);
         const floor = col?.floor?.value.price;
         const offer = col?.bestCollectionOffer?.value.price;
-        l.floor = l.floor === null || floor === undefined ? null : l.floor + floor * h.quantity - h.costBasis;
-        l.offer = l.offer === null || offer === undefined ? null : l.offer + offer * h.quantity - h.costBasis;
+        // what selling them there would bring: less the collection's fees when they are known, as
+        // a sale is booked (realized)
+        const fee = col?.sellerFeeBps ?? null;
+        const net = (gross: bigint) =>
+          fee === null ? gross : (gross * (10_000n - (fee > 10_000n ? 10_000n : fee))) / 10_000n;
+        l.floor =
+          l.floor === null || floor === undefined ? null : l.floor + net(floor * h.quantity) - h.costBasis;
+        l.offer =
+          l.offer === null || offer === undefined ? null : l.offer + net(offer * h.quantity) - h.costBasis;
       }
       return [...out].map(([key, l]) => ({
         key,

@@ -314,6 +314,19 @@ describe('holdings: what we hold and what it cost, from our fills', () => {
       unrealizedAtBestOffer: 8n * 10n ** 17n - (E + gasEach),
     });
     expect(p.byCollection).toHaveLength(1);
+    // with the collection's fees known (2.5 %), what selling there would bring: less the fees
+    const withFees = h.pnl({
+      collection: () =>
+        ({
+          floor: floor(11n * 10n ** 17n),
+          bestCollectionOffer: floor(8n * 10n ** 17n),
+          sellerFeeBps: 250n,
+        }) as never,
+    });
+    expect(withFees.byStrategy.find((l) => l.key === 'sniper')).toMatchObject({
+      unrealizedAtFloor: 11n * 10n ** 17n - 275n * 10n ** 14n - (E + gasEach),
+      unrealizedAtBestOffer: 8n * 10n ** 17n - 2n * 10n ** 16n - (E + gasEach),
+    });
     store.close();
   });
 
