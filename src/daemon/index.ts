@@ -333,7 +333,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         ...(c.contracts[0]?.address !== undefined ? { contract: c.contracts[0].address.toLowerCase() } : {}),
       }));
       p.then(
-        (c) => sellerFees.set(slug, feeBps(c.fees)),
+        (c) => {
+          try {
+            sellerFees.set(slug, feeBps(c.fees));
+          } catch (err) {
+            // a fee no order would take (see selectFees): strategies keep their fee params
+            log.warn({ err, collection: slug }, 'the fees of a collection are not usable');
+          }
+        },
         () => collectionInfo.delete(slug),
       );
       collectionInfo.set(slug, p);

@@ -13,6 +13,7 @@
 // Fees are the collection's required fees (marketplace + royalties) inside the price.
 import type { ListingEvent, NftRef, PaymentToken, SaleEvent } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
+import { percentToBps } from '../seaport/fees.ts';
 import type { OfferSpec } from '../strategy.ts';
 
 export interface CollectionFeeInfo {
@@ -35,11 +36,15 @@ export function nftKeyOf(nft: NftRef): string {
   return `${nft.chain}/${nft.contract.toLowerCase()}/${nft.identifier}`;
 }
 
-/** Required fees of a collection in basis points. */
+/**
+ * Required fees of a collection in basis points, each percent turned into bps as our orders carry
+ * it (percentToBps: a fraction of a bp rounds up); a percent outside 0..100 is a RejectedError, as
+ * an order would refuse it.
+ */
 export function feeBps(fees: readonly CollectionFeeInfo[]): bigint {
-  let bps = 0;
-  for (const f of fees) if (f.required !== false) bps += Math.round(f.fee * 100);
-  return BigInt(bps);
+  let bps = 0n;
+  for (const f of fees) if (f.required !== false) bps += percentToBps(f.fee).bps;
+  return bps;
 }
 
 /** The fees inside `amount`. */

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ListingEvent, PaymentToken, SaleEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
+import { RejectedError } from '../../../src/errors/index.ts';
 import {
   acceptOutcome,
   buyOutcome,
   byListerChoice,
+  feeBps,
   feeOf,
   listingCrossesOffer,
   listingTakenBySale,
@@ -151,5 +153,27 @@ describe('fill model', () => {
     expect(acceptOutcome(5n * E, { ...intent, minProceeds: (97n * E) / 10n }, fees)).toMatchObject({
       code: 'paper_proceeds_below_min',
     });
+  });
+});
+
+describe('feeBps: the fees a sale pays, as our orders carry them', () => {
+  const R = '0x00000000000000000000000000000000000000fe';
+  it('sums the required fees (a fraction of a bp rounds up, as percentToBps does); optional ones are left out', () => {
+    expect(feeBps([])).toBe(0n);
+    expect(
+      feeBps([
+        { fee: 1, recipient: R, required: true },
+        { fee: 2.5, recipient: R },
+        { fee: 5, recipient: R, required: false },
+      ]),
+    ).toBe(350n);
+    expect(feeBps([{ fee: 0.555, recipient: R, required: true }])).toBe(56n);
+    expect(feeBps([{ fee: 2.5001, recipient: R, required: true }])).toBe(251n);
+    expect(feeOf(10n ** 18n, [{ fee: 2.5, recipient: R, required: true }])).toBe(25n * 10n ** 15n);
+  });
+
+  it('a percent no order would take is refused, as an order refuses it', () => {
+    for (const fee of [-1, 101, Number.NaN])
+      expect(() => feeBps([{ fee, recipient: R, required: true }])).toThrow(RejectedError);
   });
 });
