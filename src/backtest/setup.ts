@@ -123,10 +123,11 @@ export function checkSetupAgainstTape(
 
 /**
  * The wallet a backtest trades as, against the one the tape names (a trading daemon's
- * `market.record`; the survey's wallet: a header's, the first's or a later one's): that wallet's orders on the tape were the daemon's own, so a config that names
- * no `wallet.address` trades as it (said in `note`: strategies then leave those orders alone, as
- * they did live, instead of bidding against them); a config that names another is kept, with a
- * `warning` (that wallet's orders are another trader's in this backtest).
+ * `market.record`: the survey's wallet, its first header's or a later one's): that wallet's orders
+ * on the tape were the daemon's own, so a config that names no `wallet.address` trades as it (said
+ * in `note`: strategies then leave those orders alone, as they did live, instead of bidding against
+ * them); a config that names another is kept, with a `warning` (that wallet's orders are another
+ * trader's in this backtest).
  */
 export function walletForTape(
   setup: BacktestSetup,

@@ -10,8 +10,8 @@
  * An existing tape is continued: its torn tail (a block cut by a crash) is truncated away first,
  * and no second header is written — but when a trading daemon (a header naming its wallet)
  * continues a tape no header of which names one (`harpoon record`'s): then a header naming the
- * wallet comes first, so that the tape's backtests trade as it. A tape damaged before its last block is refused (TapeFormatError):
- * truncating there would lose the blocks after the damage.
+ * wallet comes first, so that the tape's backtests trade as it. A tape damaged before its last
+ * block is refused (TapeFormatError): truncating there would lose the blocks after the damage.
  *
  * One writer per tape: `<path>.lock` holds the writer's pid while it is open (see acquireFileLock).
  * A second writer — another recorder, a daemon's market.record, this process again — is refused

@@ -844,8 +844,16 @@ export function tapeInfoText(t: TapeInfo): string {
   const facts = Object.entries(t.meta)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
+  const by =
+    t.source === 'sandbox'
+      ? 'simulated by the sandbox'
+      : t.source === 'record'
+        ? 'recorded by harpoon record'
+        : t.source === 'daemon'
+          ? "recorded by a daemon's market.record"
+          : `recorded by ${t.source}`;
   return [
-    `${basename(t.file)}: a tape of ${t.chain} (${t.collections.join(', ') || 'no collections'})${t.source === 'sandbox' ? ', simulated by the sandbox' : `, recorded by ${t.source}`}; version ${t.version}`,
+    `${basename(t.file)}: a tape of ${t.chain} (${t.collections.join(', ') || 'no collections'}), ${by}; version ${t.version}`,
     `  ${new Date(t.firstAt).toISOString()} → ${new Date(t.lastAt).toISOString()} (${formatDuration(t.lastAt - t.firstAt)})`,
     `  ${n(t.events)} events; ${n(t.records)} records: ${kinds || 'none but the header'}`,
     t.wallet !== null

@@ -631,7 +631,7 @@ describe('harpoon sandbox tape, backtest', () => {
     w.flush();
     const growing = await harpoon(['tape', 'info', '--tape', live]);
     expect(growing.stdout).toContain(`  being written by process ${process.pid} (read as it stands`);
-    expect(growing.stdout).toContain(', recorded by daemon; version 2');
+    expect(growing.stdout).toContain(", recorded by a daemon's market.record; version 2");
     expect(growing.stdout).toContain(`  wallet: ${wallet} (a trading daemon recorded it`);
     await w.close();
     const cut = join(dir, 'cut.tape');
