@@ -9,7 +9,7 @@
 // cost basis of what is left is that of the latest acquisitions.
 import type { PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
-import type { MarketSnapshot } from '../market/snapshot.ts';
+import { type MarketSnapshot, netOfFees } from '../market/snapshot.ts';
 import type { FillRecord, Store } from '../store/index.ts';
 import type { Holding, HoldingsView, NftRef } from '../strategy.ts';
 import type { OrderLedger } from './ledger.ts';
@@ -452,12 +452,14 @@ export function createHoldings(o: HoldingsOptions): Holdings {
         // what selling them there would bring: less the collection's fees when they are known, as
         // a sale is booked (realized)
         const fee = col?.sellerFeeBps ?? null;
-        const net = (gross: bigint) =>
-          fee === null ? gross : (gross * (10_000n - (fee > 10_000n ? 10_000n : fee))) / 10_000n;
         l.floor =
-          l.floor === null || floor === undefined ? null : l.floor + net(floor * h.quantity) - h.costBasis;
+          l.floor === null || floor === undefined
+            ? null
+            : l.floor + netOfFees(floor * h.quantity, fee) - h.costBasis;
         l.offer =
-          l.offer === null || offer === undefined ? null : l.offer + net(offer * h.quantity) - h.costBasis;
+          l.offer === null || offer === undefined
+            ? null
+            : l.offer + netOfFees(offer * h.quantity, fee) - h.costBasis;
       }
       return [...out].map(([key, l]) => ({
         key,

@@ -100,6 +100,15 @@ export interface MarketSnapshot {
   readonly ownOrders: readonly OwnOrder[];
 }
 
+/**
+ * What a sale of `gross` brings after fees of `feeBps` (a collection's `sellerFeeBps`; null: not
+ * known, `gross` itself); fees of 10,000 bps or more take all of it.
+ */
+export function netOfFees(gross: bigint, feeBps: bigint | null): bigint {
+  if (feeBps === null) return gross;
+  return feeBps >= 10_000n ? 0n : (gross * (10_000n - feeBps)) / 10_000n;
+}
+
 /** Key of a trait in the maps above. */
 export function traitKey(type: string, value: string): string {
   return `${type}\u0000${value}`;

@@ -1,6 +1,6 @@
 // Pure risk checks. Each returns null when the intent passes, or a refusal (code + message).
 import type { PaymentToken } from '../../domain/events.ts';
-import { type CollectionSnapshot, traitKey } from '../../market/snapshot.ts';
+import { type CollectionSnapshot, netOfFees, traitKey } from '../../market/snapshot.ts';
 import type { Intent } from '../../strategy.ts';
 import type { RiskLimits, TokenLimits } from './limits.ts';
 
@@ -238,8 +238,7 @@ export function checkSale(
     const unitCost = held.costBasis / held.quantity;
     const least = (unitCost * (10_000n - maxLoss)) / 10_000n;
     const fee = s.net ? null : (col?.sellerFeeBps ?? null);
-    const brings =
-      fee === null ? s.unitPrice : (s.unitPrice * (10_000n - (fee > 10_000n ? 10_000n : fee))) / 10_000n;
+    const brings = netOfFees(s.unitPrice, fee);
     if (brings < least)
       return refuse(
         'risk_sell_loss',

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { OwnOrder } from '../../../src/market/index.ts';
-import { createMarketView, partMask, traitKey } from '../../../src/market/index.ts';
+import { createMarketView, netOfFees, partMask, traitKey } from '../../../src/market/index.ts';
 import { Priority } from '../../../src/ratelimit/types.ts';
 import {
   cancelEvent,
@@ -655,6 +655,14 @@ describe('market view: freshness and snapshot', () => {
       },
     });
     expect(broken.coll().sellerFeeBps).toBeNull();
+  });
+
+  it('netOfFees: what a sale brings after the fees (unknown: the price itself; 100 % or more: nothing)', () => {
+    expect(netOfFees(10n ** 18n, 350n)).toBe(965n * 10n ** 15n);
+    expect(netOfFees(999n, 1n)).toBe(998n); // rounds down: never more than the sale brings
+    expect(netOfFees(10n ** 18n, null)).toBe(10n ** 18n);
+    expect(netOfFees(10n ** 18n, 10_000n)).toBe(0n);
+    expect(netOfFees(10n ** 18n, 12_000n)).toBe(0n);
   });
 
   it('is frozen, read-only, and shares unchanged parts between snapshots', async () => {
