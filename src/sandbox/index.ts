@@ -2,7 +2,13 @@ import { getAddress } from 'ethers';
 import { chainNameOf } from '../domain/chains.ts';
 import type { AuthOptions } from './auth/service.ts';
 import type { TokenStandard } from './catalog/catalog.ts';
-import { Catalog, type CatalogCollection, MARKETPLACE_FEE_PERCENT } from './catalog/catalog.ts';
+import {
+  Catalog,
+  type CatalogCollection,
+  creatorFeeSpecs,
+  MARKETPLACE_FEE,
+  MARKETPLACE_FEE_RECIPIENT,
+} from './catalog/catalog.ts';
 import { type ChainFixture, startChainFixture } from './chain/fixture.ts';
 import {
   type OffchainCollection,
@@ -34,7 +40,7 @@ import { attachStreamServer, type StreamServer } from './stream/index.ts';
  */
 
 /** The marketplace fee recipient (OpenSea's, so clients' fee code sees a familiar address). */
-export const SANDBOX_FEE_RECIPIENT = getAddress('0x0000a26b00c1f0df003000390027140000faa719');
+export const SANDBOX_FEE_RECIPIENT = MARKETPLACE_FEE_RECIPIENT;
 
 export interface SandboxOptions {
   /** Seeds traits and fault dice. Default 1. */
@@ -133,10 +139,7 @@ export function catalogOf(seed: number, fixture: ChainFixture, owner: string): C
       ...spec,
       contract: address,
       owner,
-      fees: [
-        { fee: MARKETPLACE_FEE_PERCENT, recipient: SANDBOX_FEE_RECIPIENT, required: true },
-        ...(spec.royaltyPercent > 0 ? [{ fee: spec.royaltyPercent, recipient: owner, required: true }] : []),
-      ],
+      fees: [MARKETPLACE_FEE, ...creatorFeeSpecs([{ recipient: owner, percent: spec.royaltyPercent }])],
     }),
   );
   return new Catalog(seed, collections);

@@ -1,3 +1,4 @@
+import { getAddress } from 'ethers';
 import { type TokenTrait, type TraitSchema, traitsFor } from './traits.ts';
 
 export type TokenStandard = 'erc721' | 'erc1155';
@@ -20,7 +21,10 @@ export interface CollectionSpec {
   readonly traits: TraitSchema;
   /** Token ids minted at start: 1..supply. */
   readonly supply: number;
-  /** Creator royalty in percent (marketplace fee is added by the catalog). */
+  /**
+   * Creator royalty in percent at start (the marketplace fee is added by the catalog). The owner
+   * may change the creator fees later; a collection's `fees` are the current ones.
+   */
   readonly royaltyPercent: number;
 }
 
@@ -32,6 +36,42 @@ export interface CatalogCollection extends CollectionSpec {
 }
 
 export const MARKETPLACE_FEE_PERCENT = 1;
+
+/** The marketplace fee recipient (OpenSea's address, so clients' fee code sees a familiar one). */
+export const MARKETPLACE_FEE_RECIPIENT = getAddress('0x0000a26b00c1f0df003000390027140000faa719');
+
+/** The marketplace fee every collection of the sandbox carries, first among its fees. */
+export const MARKETPLACE_FEE: FeeSpec = Object.freeze({
+  fee: MARKETPLACE_FEE_PERCENT,
+  recipient: MARKETPLACE_FEE_RECIPIENT,
+  required: true,
+});
+
+/** A creator fee as the owner sets it: who is paid and how much (percent, `fee` on the wire). */
+export interface CreatorFee {
+  readonly recipient: string;
+  readonly percent: number;
+}
+
+/**
+ * The fee entries of creator fees: required, as the marketplace enforces them; a 0 % fee pays no
+ * one and is left out. None may go to the marketplace fee recipient (its entry is the marketplace
+ * fee, kept apart).
+ */
+export function creatorFeeSpecs(fees: readonly CreatorFee[]): FeeSpec[] {
+  return fees
+    .filter((f) => f.percent > 0)
+    .map((f) => {
+      if (!Number.isFinite(f.percent) || f.percent > 100) {
+        throw new RangeError(`a creator fee of ${f.percent} % is not a fee`);
+      }
+      const recipient = getAddress(f.recipient.toLowerCase());
+      if (recipient === MARKETPLACE_FEE_RECIPIENT) {
+        throw new RangeError('the marketplace fee recipient cannot take a creator fee');
+      }
+      return Object.freeze({ fee: f.percent, recipient, required: true });
+    });
+}
 
 /** The sandbox's collections, as specs; the chain fixture deploys them in this order. */
 export const COLLECTION_SPECS: readonly CollectionSpec[] = Object.freeze([
@@ -149,6 +189,34 @@ export class Catalog {
 
   byContract(address: string): CatalogCollection | undefined {
     return this.#byContract.get(address.toLowerCase());
+  }
+
+  /**
+   * Replaces a collection's creator fees — every fee entry not paid to the marketplace fee
+   * recipient — with `fees` (required; 0 % ones left out); the marketplace fee stays first and as
+   * it was. The collection becomes a new frozen object under its slug and its contract, so every
+   * later read (order checks, the collection's `fees`) sees the new fees; the old object is left
+   * as it was, since orders posted before hold it and keep the fees they were signed with.
+   * Returns the new collection.
+   */
+  setCreatorFees(slug: string, fees: readonly CreatorFee[]): CatalogCollection {
+    const c = this.#collections.get(slug);
+    if (!c) throw new RangeError(`collection '${slug}' is not in the catalog`);
+    const recipients = fees.map((f) => f.recipient.toLowerCase());
+    if (new Set(recipients).size !== recipients.length) {
+      throw new RangeError('a creator fee recipient is named twice');
+    }
+    const marketplace = MARKETPLACE_FEE_RECIPIENT.toLowerCase();
+    const next: CatalogCollection = Object.freeze({
+      ...c,
+      fees: Object.freeze([
+        ...c.fees.filter((f) => f.recipient.toLowerCase() === marketplace),
+        ...creatorFeeSpecs(fees),
+      ]),
+    });
+    this.#collections.set(slug, next);
+    this.#byContract.set(next.contract.toLowerCase(), next);
+    return next;
   }
 
   /** Traits of a token (after any metadata update). */

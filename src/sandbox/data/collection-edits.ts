@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type CreatorFee, MARKETPLACE_FEE_RECIPIENT } from '../catalog/catalog.ts';
 import { HttpError } from '../errors.ts';
 
 /**
@@ -9,8 +10,11 @@ import { HttpError } from '../errors.ts';
  * - `PATCH /api/v2/collections/{slug}` (ModifyCollectionRequest) saves name, description, logo and
  *   banner image, category, NSFW flag, external/Telegram URL, Medium username and the authorized
  *   editors. Image tokens: the sandbox has no upload service, so an image token is an http(s) URL
- *   of the image. Fields the sandbox cannot honour (a new slug, creator fees, buyer-side fees,
- *   trait-offer and rarity switches) are refused with 400 rather than silently dropped.
+ *   of the image. `creator_fees` (up to 5 recipients, 0–1000 basis points each, each recipient
+ *   once) replace the creator fees of a catalog collection (`Catalog.setCreatorFees`; the route
+ *   applies them, and refuses them for drops and off-chain collections); a 0 bps entry pays no
+ *   one. Fields the sandbox cannot honour (a new slug, buyer-side fees, trait-offer and rarity
+ *   switches) are refused with 400 rather than silently dropped.
  * - `PATCH /api/v2/collections/{slug}/metadata` (UpdateCollectionMetadataRequest) saves the page
  *   content: overview modules, about sections and preview media, desktop and mobile hero media,
  *   and a logo image token (the same logo as above).
@@ -24,6 +28,7 @@ import { HttpError } from '../errors.ts';
  */
 
 const URL_OR_EMPTY = /^$|^(https?):\/\/.+$/;
+const ADDRESS = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address');
 const IMAGE_TOKEN = z
   .string()
   .min(1)
@@ -41,10 +46,7 @@ const modifySchema = z.strictObject({
   banner_image_token: IMAGE_TOKEN.optional(),
   category: z.string().optional(),
   is_nsfw: z.boolean().optional(),
-  authorized_editors: z
-    .array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address'))
-    .max(10)
-    .optional(),
+  authorized_editors: z.array(ADDRESS).max(10).optional(),
   external_url: z.string().regex(URL_OR_EMPTY, 'an http(s) URL or empty').optional(),
   telegram_url: z.string().regex(URL_OR_EMPTY, 'an http(s) URL or empty').optional(),
   medium_username: z
@@ -53,12 +55,40 @@ const modifySchema = z.strictObject({
     .max(50)
     .regex(/^[a-zA-Z0-9_-]+$/)
     .optional(),
+  creator_fees: z
+    .array(
+      z.strictObject({
+        address: ADDRESS,
+        basis_points: z.number().int().min(0).max(1000),
+      }),
+    )
+    .max(5)
+    .superRefine((fees, ctx) => {
+      const seen = new Set<string>();
+      fees.forEach((f, i) => {
+        const a = f.address.toLowerCase();
+        if (a === MARKETPLACE_FEE_RECIPIENT.toLowerCase()) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'address'],
+            message: 'the marketplace fee recipient takes the marketplace fee, not a creator fee',
+          });
+        } else if (seen.has(a)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'address'],
+            message: `${a} is named twice (one creator fee per recipient)`,
+          });
+        }
+        seen.add(a);
+      });
+    })
+    .optional(),
 });
 
 /** ModifyCollectionRequest fields the sandbox refuses (it cannot honour them). */
 const UNSUPPORTED = [
   'slug',
-  'creator_fees',
   'buyer_side_creator_fee_enabled',
   'buyer_side_creator_fee_basis_points',
   'buyer_side_creator_fee_recipient',
@@ -177,6 +207,15 @@ export interface CollectionProfile {
 
 export const emptyProfile = (): CollectionProfile => ({ fields: {}, editors: [], page: {} });
 
+/**
+ * The creator fees of a PATCH body as the catalog takes them (percent = basis points / 100, as the
+ * API's `fee` spells it); undefined when the body leaves them alone.
+ */
+export function creatorFeesOf(m: ModifyCollectionRequest): CreatorFee[] | undefined {
+  return m.creator_fees?.map((f) => ({ recipient: f.address, percent: f.basis_points / 100 }));
+}
+
+/** Saves the profile fields of a PATCH body (its creator fees go to the catalog: `creatorFeesOf`). */
 export function applyModify(p: CollectionProfile, m: ModifyCollectionRequest): void {
   const f = p.fields;
   if (m.name !== undefined) f.name = m.name;

@@ -1,6 +1,6 @@
 import { getAddress } from 'ethers';
 import type { Catalog, FeeSpec, TokenStandard } from '../catalog/catalog.ts';
-import { MARKETPLACE_FEE_PERCENT } from '../catalog/catalog.ts';
+import { MARKETPLACE_FEE } from '../catalog/catalog.ts';
 import type { TokenTrait } from '../catalog/traits.ts';
 import type { DropDeployment } from '../chain/drops.ts';
 import { decimalString, type PriceBook, priceOf, type TokenInfo } from './currencies.ts';
@@ -12,9 +12,6 @@ import type { OffchainCollection } from './offchain.ts';
  * (staged mints, no traits), with the wire renderings of collections, contracts, NFTs and payment
  * tokens. Addresses leave lower-case, as the API spells them in these resources.
  */
-
-/** The marketplace fee recipient (the sandbox uses OpenSea's address; see src/sandbox/index.ts). */
-export const MARKETPLACE_FEE_RECIPIENT = '0x0000a26b00c1f0df003000390027140000faa719';
 
 export interface CollectionView {
   /** `offchain`: items and listings only in the sandbox's data (src/sandbox/data/offchain.ts). */
@@ -61,9 +58,7 @@ export function dropViews(drops: readonly DropDeployment[], owner: string): Coll
     contract: getAddress(d.address),
     standard: 'erc721',
     owner,
-    fees: [
-      { fee: MARKETPLACE_FEE_PERCENT, recipient: getAddress(MARKETPLACE_FEE_RECIPIENT), required: true },
-    ],
+    fees: [MARKETPLACE_FEE],
     traitOffersSupported: false,
     presetSupply: undefined,
     traits: () => [],
@@ -80,9 +75,7 @@ export function offchainView(c: OffchainCollection, owner: string): CollectionVi
     contract: c.contract,
     standard: c.standard,
     owner,
-    fees: [
-      { fee: MARKETPLACE_FEE_PERCENT, recipient: getAddress(MARKETPLACE_FEE_RECIPIENT), required: true },
-    ],
+    fees: [MARKETPLACE_FEE],
     traitOffersSupported: false,
     presetSupply: c.items,
     traits: (id: bigint) => c.traits(id),

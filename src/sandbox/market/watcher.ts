@@ -155,7 +155,6 @@ export class ChainWatcher {
   readonly #ctx: MarketContext;
   readonly #counters: StatusCounters;
   readonly #intervalMs: number;
-  readonly #collections = new Map<string, CatalogCollection>();
   readonly #dirty = new Set<string>();
   #last = -1;
   #timer: NodeJS.Timeout | undefined;
@@ -169,7 +168,6 @@ export class ChainWatcher {
     this.#ctx = ctx;
     this.#counters = counters;
     this.#intervalMs = intervalMs;
-    for (const c of ctx.catalog.collections()) this.#collections.set(c.contract.toLowerCase(), c);
     this.#startBlock = startBlock;
     this.ready().catch(() => undefined); // baseline now; a failure is retried by the next caller
   }
@@ -290,7 +288,8 @@ export class ChainWatcher {
       for (const p of parties) this.#touchAll(ctx.book.byMaker(p), (o) => o.side === 'offer');
       return;
     }
-    const coll = this.#collections.get(address);
+    // Read from the catalog on each log: an owner's fee change replaces its collection object.
+    const coll = ctx.catalog.byContract(address);
     if (!coll) return;
     const ev = safeParse(() => nftInterface.parseLog({ topics, data: log.data }));
     if (!ev) return;
@@ -314,7 +313,7 @@ export class ChainWatcher {
     } else if (ev.name === 'ApprovalForAll') {
       this.#touchAll(
         ctx.book.byMaker(ev.args[0] as string),
-        (o) => o.side === 'listing' && o.collection === coll,
+        (o) => o.side === 'listing' && sameAddress(o.collection.contract, coll.contract),
       );
     }
   }

@@ -1,5 +1,5 @@
 import { ZERO_ADDRESS } from '../../domain/ids.ts';
-import type { Catalog, CatalogCollection } from '../catalog/catalog.ts';
+import { type Catalog, type CatalogCollection, MARKETPLACE_FEE_RECIPIENT } from '../catalog/catalog.ts';
 import { hashString } from '../catalog/traits.ts';
 import type { MarketEvent, MarketEventKind, NftRef, PriceInfo } from '../events/log.ts';
 
@@ -270,15 +270,27 @@ function legacyPaymentToken(p: PriceInfo): Record<string, unknown> {
   };
 }
 
-function feeBps(c: CatalogCollection | undefined): { dev: number; marketplace: number } {
+/**
+ * The collection's current fees in basis points: the marketplace's, and the creator fees (`dev`,
+ * every other recipient); `payout` is the first creator fee's recipient, else the owner.
+ */
+function feeBps(c: CatalogCollection | undefined): {
+  dev: number;
+  marketplace: number;
+  payout: string | null;
+} {
   let dev = 0;
   let marketplace = 0;
+  let payout: string | undefined;
   for (const f of c?.fees ?? []) {
     const bps = Math.round(f.fee * 100);
-    if (lower(f.recipient) === lower(c?.owner ?? '')) dev += bps;
-    else marketplace += bps;
+    if (lower(f.recipient) === lower(MARKETPLACE_FEE_RECIPIENT)) marketplace += bps;
+    else {
+      dev += bps;
+      payout ??= lower(f.recipient);
+    }
   }
-  return { dev, marketplace };
+  return { dev, marketplace, payout: payout ?? (c ? lower(c.owner) : null) };
 }
 
 function legacyCollection(
@@ -310,7 +322,7 @@ function legacyCollection(
     only_proxied_transfers: false,
     opensea_buyer_fee_basis_points: '0',
     opensea_seller_fee_basis_points: String(fees.marketplace),
-    payout_address: c ? lower(c.owner) : null,
+    payout_address: fees.payout,
     require_email: false,
     short_description: null,
     slug,
@@ -349,7 +361,7 @@ function legacyAssetContract(
     opensea_seller_fee_basis_points: fees.marketplace,
     buyer_fee_basis_points: 0,
     seller_fee_basis_points: fees.dev + fees.marketplace,
-    payout_address: c ? lower(c.owner) : null,
+    payout_address: fees.payout,
   };
 }
 

@@ -4,6 +4,7 @@ import type { ChainFixture } from '../../chain/fixture.ts';
 import {
   applyMetadata,
   applyModify,
+  creatorFeesOf,
   parseModifyCollection,
   parseUpdateMetadata,
 } from '../../data/collection-edits.ts';
@@ -40,7 +41,9 @@ import type { RequestContext, Route, ServerState } from '../types.ts';
  * token balances, payment tokens, contracts, the metadata refresh/validate endpoints, and the
  * collection edits (`PATCH /api/v2/collections/{slug}` and `.../metadata`; saved values and the
  * refresh rules in src/sandbox/data/collection-edits.ts; `GET /_sandbox/collections/{slug}/profile`
- * shows what is saved, page content included, which no API read returns).
+ * shows what is saved, page content included, which no API read returns). Creator fees set by a
+ * PATCH replace the catalog collection's, so the collection's `fees` and the checks of orders
+ * posted from then on use them.
  *
  * Floors (stats `floor_price`, trait floors) are on the aggregated basis: the sandbox's book plus
  * the other marketplaces' listings (src/sandbox/data/external.ts). Errors: 400 for a malformed
@@ -506,7 +509,18 @@ export function marketDataRoutes(state: ServerState, data: MarketData): Route[] 
       handler: async (ctx) => {
         const v = await collection(ctx.params['slug'] as string);
         if (!mayEdit(ctx, v)) throw forbidden(v);
-        applyModify(data.profile(v.slug), parseModifyCollection(await ctx.body()));
+        const m = parseModifyCollection(await ctx.body());
+        // Everything is checked before anything is applied: a refused request changes nothing.
+        const fees = creatorFeesOf(m);
+        const catalog = state.catalog;
+        if (fees !== undefined && (v.kind !== 'catalog' || !catalog)) {
+          throw new HttpError(
+            400,
+            `creator_fees: the sandbox keeps creator fees for its catalog collections only ('${v.slug}' is ${v.kind === 'drop' ? 'a drop' : 'known only from other marketplaces'})`,
+          );
+        }
+        if (fees !== undefined) catalog?.setCreatorFees(v.slug, fees);
+        applyModify(data.profile(v.slug), m);
         return { json: { success: true } };
       },
     },

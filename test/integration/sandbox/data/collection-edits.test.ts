@@ -1,11 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Contract } from 'ethers';
+import type { Contract, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../../src/sandbox/index.ts';
+import { SANDBOX_FEE_RECIPIENT, type Sandbox } from '../../../../src/sandbox/index.ts';
 import { expectSchema, expectValidResponse } from '../../../helpers/openapi.ts';
-import { wait } from '../market/helpers.ts';
-import { type Answer, call, obj, startSandbox } from './helpers.ts';
+import {
+  approveNft,
+  execute,
+  fundWeth,
+  listingParameters,
+  offerParameters,
+  sign,
+  wait,
+} from '../market/helpers.ts';
+import { type Answer, call, harnessOf, listOnBook, obj, startSandbox } from './helpers.ts';
 
 /**
  * Collection edits and the collection refresh rules of the spec:
@@ -13,7 +21,9 @@ import { type Answer, call, obj, startSandbox } from './helpers.ts';
  * content), who may edit (owner, authorized editors), the error statuses with their bodies, and
  * what a refresh does to saved values — rule 1 (contract-level metadata from `contractURI`, items
  * with missing metadata refetched), rule 2 (set fields replace saved ones, left-out or blank ones
- * keep them), rule 3 (overview and about kept, hero/preview media replaced only when fetched).
+ * keep them), rule 3 (overview and about kept, hero/preview media replaced only when fetched) —
+ * and creator fees: an owner's `creator_fees` replace a catalog collection's, the collection shows
+ * them, orders posted from then on must pay them, orders posted before stay fillable.
  */
 
 let sb: Sandbox;
@@ -130,7 +140,13 @@ describe('PATCH /api/v2/collections/{slug}', () => {
     expectError(await patch(slug, { name: '' }), P, 400, /name/);
     expectError(await patch(slug, { description: 'x'.repeat(1001) }), P, 400, /description/);
     expectError(await patch(slug, { slug: 'new-slug' }), P, 400, /slug/);
-    expectError(await patch(slug, { creator_fees: [] }), P, 400, /creator_fees/);
+    expectError(
+      await patch(slug, { creator_fees: [{ address: '0x12', basis_points: 1 }] }),
+      P,
+      400,
+      /creator_fees/,
+    );
+    expectError(await patch(slug, { is_rarity_disabled: true }), P, 400, /is_rarity_disabled/);
     expectError(await patch(slug, { logo_image_token: 'tok_123' }), P, 400, /logo_image_token/);
     expectError(await patch(slug, { external_url: 'ftp://x' }), P, 400, /external_url/);
     expectError(await patch(slug, { colour: 'red' }), P, 400, /colour/);
@@ -166,6 +182,150 @@ describe('PATCH /api/v2/collections/{slug}', () => {
     expect((await detail(slug))['name']).toBe('Items By Editor');
     expect((await call(sb, 'POST', `/api/v2/collections/${slug}/refresh`, undefined, key)).status).toBe(200);
     expectError(await patch(slug, { authorized_editors: ['bob'] }), P, 400, /authorized_editors/);
+  });
+});
+
+describe('PATCH /api/v2/collections/{slug}: creator_fees', () => {
+  const slug = 'harpoon-apes';
+  const PAYEE = `0x${'c4'.repeat(20)}`;
+  const marketplaceFee = { fee: 1, recipient: SANDBOX_FEE_RECIPIENT.toLowerCase(), required: true };
+  const wallet = (i: number) => sb.fixture.wallets[i] as Wallet;
+  /** The fixture mints apes round-robin over its wallets. */
+  const ownerOfApe = (id: bigint) => wallet(Number(id - 1n) % sb.fixture.wallets.length);
+  const postListing = (parameters: unknown, signature: string) =>
+    call(sb, 'POST', '/api/v2/orders/ethereum/seaport/listings', {
+      parameters,
+      signature,
+      protocol_address: sb.seaport,
+    });
+
+  it('the owner replaces the creator fees: the collection shows them, new orders must pay them, older orders stay fillable', async () => {
+    const owner = (await detail(slug))['owner'] as string;
+    expect((await detail(slug))['fees']).toEqual([
+      marketplaceFee,
+      { fee: 2.5, recipient: owner, required: true },
+    ]);
+    const h = harnessOf(sb);
+    const ETH = 10n ** 18n;
+    // before the change: one listing posted, one signed but not yet posted (both with the old fees)
+    const posted = await listOnBook(sb, ownerOfApe(21n), slug, 21n, ETH);
+    const late = ownerOfApe(22n);
+    await approveNft(h, late, slug);
+    const oldParameters = await listingParameters(h, late, { slug, tokenId: 22n, price: ETH });
+    const oldSignature = await sign(h, late, oldParameters);
+    const bidder = wallet(3);
+    await fundWeth(h, bidder, 2n * ETH);
+    const oldOffer = await offerParameters(h, bidder, { slug, tokenId: 23n, price: ETH });
+    const oldOfferSignature = await sign(h, bidder, oldOffer);
+
+    expectOk(await patch(slug, { creator_fees: [{ address: PAYEE, basis_points: 400 }] }), P);
+    expect((await detail(slug))['fees']).toEqual([
+      marketplaceFee,
+      { fee: 4, recipient: PAYEE, required: true },
+    ]);
+
+    // an order without the new fee is refused; one with it is accepted
+    const stale = await postListing(oldParameters, oldSignature);
+    expect(stale.status, JSON.stringify(stale.body)).toBe(400);
+    expect(JSON.stringify(stale.body)).toMatch(/lacks the required fee of 4% to 0x[cC]4/);
+    const fresh = await listingParameters(h, late, { slug, tokenId: 22n, price: ETH });
+    expect(fresh.consideration.map((c) => c.recipient.toLowerCase())).toContain(PAYEE);
+    const ok = await postListing(fresh, await sign(h, late, fresh));
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const postOffer = (parameters: unknown, signature: string) =>
+      call(sb, 'POST', '/api/v2/orders/ethereum/seaport/offers', {
+        parameters,
+        signature,
+        protocol_address: sb.seaport,
+      });
+    const staleOffer = await postOffer(oldOffer, oldOfferSignature);
+    expect(staleOffer.status, JSON.stringify(staleOffer.body)).toBe(400);
+    expect(JSON.stringify(staleOffer.body)).toMatch(/lacks the required fee of 4% to/);
+    const offer = await offerParameters(h, bidder, { slug, tokenId: 23n, price: ETH });
+    const offered = await postOffer(offer, await sign(h, bidder, offer));
+    expect(offered.status, JSON.stringify(offered.body)).toBe(200);
+
+    // the listing posted before the change keeps the fees it was signed with and is filled
+    const buyer = wallet(4);
+    const ful = await call(sb, 'POST', '/api/v2/listings/fulfillment_data', {
+      listing: { hash: posted, chain: 'ethereum', protocol_address: sb.seaport },
+      fulfiller: { address: buyer.address },
+    });
+    expect(ful.status, JSON.stringify(ful.body)).toBe(200);
+    const payeeBefore = await sb.fixture.provider.getBalance(PAYEE);
+    expect((await execute(buyer, ful.body as never)).status).toBe(1);
+    expect(String(await contractOf(slug).getFunction('ownerOf')(21n))).toBe(buyer.address);
+    expect(await sb.fixture.provider.getBalance(PAYEE)).toBe(payeeBefore);
+  });
+
+  it('0 bps pays no one; an empty list leaves the marketplace fee only', async () => {
+    expectOk(
+      await patch(slug, {
+        creator_fees: [
+          { address: PAYEE, basis_points: 150 },
+          { address: `0x${'d5'.repeat(20)}`, basis_points: 0 },
+        ],
+      }),
+      P,
+    );
+    expect((await detail(slug))['fees']).toEqual([
+      marketplaceFee,
+      { fee: 1.5, recipient: PAYEE, required: true },
+    ]);
+    expectOk(await patch(slug, { creator_fees: [] }), P);
+    expect((await detail(slug))['fees']).toEqual([marketplaceFee]);
+    expectOk(await patch(slug, { creator_fees: [{ address: PAYEE, basis_points: 400 }] }), P);
+  });
+
+  it('refused requests change nothing: a stranger (403), a bad entry beside a valid field (400), a drop (400)', async () => {
+    const fees = (await detail(slug))['fees'];
+    const name = (await detail(slug))['name'];
+    const stranger = sb.server.keys.issue(wallet(2).address.toLowerCase()).apiKey;
+    const denied = await patch(slug, { creator_fees: [{ address: PAYEE, basis_points: 1000 }] }, stranger);
+    expect(denied.status).toBe(403);
+    expectValidResponse('PATCH', P, 403, denied.body);
+    expectError(
+      await patch(slug, {
+        name: 'Should Not Stick',
+        creator_fees: [
+          { address: PAYEE, basis_points: 100 },
+          { address: PAYEE.toUpperCase().replace('0X', '0x'), basis_points: 200 },
+        ],
+      }),
+      P,
+      400,
+      /creator_fees\.1\.address: .*twice/,
+    );
+    expectError(
+      await patch(slug, { name: 'Should Not Stick', creator_fees: [{ address: PAYEE, basis_points: 1001 }] }),
+      P,
+      400,
+      /creator_fees\.0\.basis_points/,
+    );
+    expect(await detail(slug)).toMatchObject({ fees, name });
+
+    const drop = 'harpoon-genesis';
+    const dropBefore = await detail(drop);
+    expectError(
+      await patch(drop, { name: 'Should Not Stick', creator_fees: [{ address: PAYEE, basis_points: 100 }] }),
+      P,
+      400,
+      /creator_fees: the sandbox keeps creator fees for its catalog collections only/,
+    );
+    const dropAfter = await detail(drop);
+    expect(dropAfter['fees']).toEqual([marketplaceFee]);
+    expect(dropAfter).toEqual(dropBefore);
+    // the drop's other fields remain editable
+    expectOk(await patch(drop, { description: 'A drop edited by its owner' }), P);
+    expect((await detail(drop))['description']).toBe('A drop edited by its owner');
+
+    // back to the fixture's royalty for the tests that follow
+    const owner = (await detail(slug))['owner'] as string;
+    expectOk(await patch(slug, { creator_fees: [{ address: owner, basis_points: 250 }] }), P);
+    expect((await detail(slug))['fees']).toEqual([
+      marketplaceFee,
+      { fee: 2.5, recipient: owner, required: true },
+    ]);
   });
 });
 

@@ -1,7 +1,14 @@
+import { getAddress } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { COLLECTION_SPECS, MARKETPLACE_FEE_PERCENT } from '../../../../src/sandbox/catalog/catalog.ts';
+import {
+  COLLECTION_SPECS,
+  creatorFeeSpecs,
+  MARKETPLACE_FEE,
+  MARKETPLACE_FEE_PERCENT,
+  MARKETPLACE_FEE_RECIPIENT,
+} from '../../../../src/sandbox/catalog/catalog.ts';
 import { hashString, prng, traitsFor } from '../../../../src/sandbox/catalog/traits.ts';
-import { APES, sampleCatalog } from '../server/sample.ts';
+import { APES, FEE_RECIPIENT, OWNER, sampleCatalog } from '../server/sample.ts';
 
 describe('traits', () => {
   it('prng is deterministic per seed and stays in [0, 1)', () => {
@@ -94,7 +101,89 @@ describe('Catalog', () => {
     expect(catalog.tokensMatching('harpoon-apes', [])).toHaveLength(60);
   });
 
-  it('the marketplace fee is 1 %', () => {
+  it('the marketplace fee is 1 % to the marketplace fee recipient', () => {
     expect(MARKETPLACE_FEE_PERCENT).toBe(1);
+    expect(MARKETPLACE_FEE).toEqual({ fee: 1, recipient: MARKETPLACE_FEE_RECIPIENT, required: true });
+    expect(MARKETPLACE_FEE_RECIPIENT.toLowerCase()).toBe(FEE_RECIPIENT);
+  });
+});
+
+describe('Catalog.setCreatorFees', () => {
+  const A = `0x${'a1'.repeat(20)}`;
+  const B = `0x${'b2'.repeat(20)}`;
+
+  it('replaces the creator fees (required, checksummed); the marketplace fee stays first and unchanged', () => {
+    const c = sampleCatalog(7);
+    const before = c.bySlug('harpoon-apes');
+    const marketplace = before?.fees[0];
+    const next = c.setCreatorFees('harpoon-apes', [
+      { recipient: A, percent: 4 },
+      { recipient: B.toUpperCase().replace('0X', '0x'), percent: 0.25 },
+    ]);
+    expect(next.fees).toEqual([
+      { fee: 1, recipient: FEE_RECIPIENT, required: true },
+      { fee: 4, recipient: getAddress(A), required: true },
+      { fee: 0.25, recipient: getAddress(B), required: true },
+    ]);
+    expect(next.fees[0]).toBe(marketplace);
+    expect(Object.isFrozen(next)).toBe(true);
+    expect(Object.isFrozen(next.fees)).toBe(true);
+    // everything but the fees is the collection as it was
+    const { fees: _f, ...rest } = next;
+    const { fees: _g, ...restBefore } = before as NonNullable<typeof before>;
+    expect(rest).toEqual(restBefore);
+  });
+
+  it('a new object under both the slug and the contract; the old one is left as it was', () => {
+    const c = sampleCatalog(7);
+    const old = c.bySlug('harpoon-apes');
+    const punks = c.bySlug('harpoon-punks');
+    const oldFees = [...(old?.fees ?? [])];
+    const next = c.setCreatorFees('harpoon-apes', [{ recipient: A, percent: 2 }]);
+    expect(next).not.toBe(old);
+    expect(c.bySlug('harpoon-apes')).toBe(next);
+    expect(c.byContract(APES)).toBe(next);
+    expect(c.collections().map((x) => x.slug)).toEqual(COLLECTION_SPECS.map((s) => s.slug));
+    expect(c.collections()[0]).toBe(next);
+    expect(old?.fees).toEqual(oldFees);
+    expect(old?.fees.map((f) => f.recipient)).toEqual([FEE_RECIPIENT, OWNER]);
+    // other collections are untouched
+    expect(c.bySlug('harpoon-punks')).toBe(punks);
+    expect(c.bySlug('harpoon-punks')?.fees.map((f) => f.fee)).toEqual([1, 5]);
+  });
+
+  it('0 % entries and an empty list leave only the marketplace fee; later changes replace earlier ones', () => {
+    const c = sampleCatalog(7);
+    expect(c.setCreatorFees('harpoon-apes', [{ recipient: A, percent: 0 }]).fees).toEqual([
+      { fee: 1, recipient: FEE_RECIPIENT, required: true },
+    ]);
+    c.setCreatorFees('harpoon-apes', [{ recipient: A, percent: 3 }]);
+    expect(c.setCreatorFees('harpoon-apes', [{ recipient: B, percent: 1.5 }]).fees.map((f) => f.fee)).toEqual(
+      [1, 1.5],
+    );
+    expect(c.setCreatorFees('harpoon-apes', []).fees).toHaveLength(1);
+  });
+
+  it('refuses an unknown slug, a recipient named twice and the marketplace fee recipient', () => {
+    const c = sampleCatalog(7);
+    const before = c.bySlug('harpoon-apes');
+    expect(() => c.setCreatorFees('nope', [])).toThrow(RangeError);
+    expect(() =>
+      c.setCreatorFees('harpoon-apes', [
+        { recipient: A, percent: 1 },
+        { recipient: A.toUpperCase().replace('0X', '0x'), percent: 2 },
+      ]),
+    ).toThrow(/twice/);
+    expect(() => c.setCreatorFees('harpoon-apes', [{ recipient: FEE_RECIPIENT, percent: 1 }])).toThrow(
+      /marketplace fee recipient/,
+    );
+    expect(c.bySlug('harpoon-apes')).toBe(before);
+  });
+
+  it('creatorFeeSpecs: the one builder of creator fee entries', () => {
+    expect(creatorFeeSpecs([{ recipient: OWNER, percent: 2.5 }])).toEqual([
+      { fee: 2.5, recipient: getAddress(OWNER), required: true },
+    ]);
+    expect(creatorFeeSpecs([{ recipient: OWNER, percent: 0 }])).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import {
   applyMetadata,
   applyModify,
   applyRefresh,
+  creatorFeesOf,
   emptyProfile,
   parseContractMetadata,
   parseModifyCollection,
@@ -72,6 +73,67 @@ describe('collection edits', () => {
     const p = emptyProfile();
     applyModify(p, parseModifyCollection({ authorized_editors: [`0x${'AB'.repeat(20)}`] }));
     expect(p.editors).toEqual([`0x${'ab'.repeat(20)}`]);
+  });
+});
+
+describe('creator_fees (PATCH collection)', () => {
+  const A = `0x${'a1'.repeat(20)}`;
+  const B = `0x${'B2'.repeat(20)}`;
+  const fee = (address: string, basis_points: unknown) => ({ address, basis_points });
+
+  it('accepted: up to 5 recipients, 0..1000 bps; percent = bps / 100; the profile is not touched', () => {
+    const m = parseModifyCollection({
+      creator_fees: [fee(A, 400), fee(B, 25), fee(`0x${'c3'.repeat(20)}`, 0)],
+    });
+    expect(creatorFeesOf(m)).toEqual([
+      { recipient: A, percent: 4 },
+      { recipient: B, percent: 0.25 },
+      { recipient: `0x${'c3'.repeat(20)}`, percent: 0 },
+    ]);
+    expect(creatorFeesOf(parseModifyCollection({ creator_fees: [] }))).toEqual([]);
+    expect(creatorFeesOf(parseModifyCollection({ name: 'X' }))).toBeUndefined();
+    const five = Array.from({ length: 5 }, (_, i) => fee(`0x${String(i).repeat(40)}`, 1000));
+    expect(creatorFeesOf(parseModifyCollection({ creator_fees: five }))).toHaveLength(5);
+    const p = emptyProfile();
+    applyModify(p, parseModifyCollection({ name: 'Named', creator_fees: [fee(A, 100)] }));
+    expect(p).toEqual({ ...emptyProfile(), fields: { name: 'Named' } });
+  });
+
+  it('refused with a reason naming the field', () => {
+    const six = Array.from({ length: 6 }, (_, i) => fee(`0x${String(i).repeat(40)}`, 10));
+    const cases: [unknown, RegExp][] = [
+      [six, /^creator_fees: /],
+      [[fee(A, 1001)], /^creator_fees\.0\.basis_points: /],
+      [[fee(A, -1)], /^creator_fees\.0\.basis_points: /],
+      [[fee(A, 2.5)], /^creator_fees\.0\.basis_points: /],
+      [[fee(A, '250')], /^creator_fees\.0\.basis_points: /],
+      [[fee('0x1234', 100)], /^creator_fees\.0\.address: /],
+      [[fee(`${A}00`, 100)], /^creator_fees\.0\.address: /],
+      [[{ address: A }], /^creator_fees\.0\.basis_points: /],
+      [[{ ...fee(A, 100), required: true }], /^creator_fees\.0: .*required/],
+      [[fee(A, 100), fee(A.toUpperCase().replace('0X', '0x'), 200)], /^creator_fees\.1\.address: .*twice/],
+      [[fee(A, 0), fee(A, 100)], /^creator_fees\.1\.address: .*twice/],
+      [[fee('0x0000a26b00c1f0df003000390027140000faa719', 100)], /^creator_fees\.0\.address: .*marketplace/],
+      [{ [A]: 100 }, /^creator_fees: /],
+    ];
+    for (const [creator_fees, want] of cases) {
+      const r = reasons(() => parseModifyCollection({ name: 'Valid', creator_fees }));
+      expect(r.join(' | '), JSON.stringify(creator_fees)).toMatch(want);
+    }
+  });
+
+  it('the other fields the sandbox cannot honour stay refused', () => {
+    for (const k of [
+      'buyer_side_creator_fee_enabled',
+      'buyer_side_creator_fee_basis_points',
+      'buyer_side_creator_fee_recipient',
+      'is_trait_offers_enabled',
+      'is_rarity_disabled',
+    ]) {
+      expect(reasons(() => parseModifyCollection({ [k]: 1, creator_fees: [] }))).toEqual([
+        `${k}: cannot be changed on the sandbox`,
+      ]);
+    }
   });
 });
 

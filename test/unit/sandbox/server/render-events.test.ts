@@ -321,4 +321,23 @@ describe('renderLegacyEvent (GET /api/v1/events/ records)', () => {
   it('kinds the legacy endpoint does not serve render as undefined', () => {
     expect(renderLegacyEvent(recorded(SAMPLE_EVENTS.cancel), legacyCtx)).toBeUndefined();
   });
+
+  it("fees are the collection's current ones: creator fees set by the owner count as dev fees", () => {
+    const changed = sampleCatalog();
+    const payee = `0x${'c4'.repeat(20)}`;
+    changed.setCreatorFees('harpoon-apes', [{ recipient: payee, percent: 4 }]);
+    const r = renderLegacyEvent(recorded(SAMPLE_EVENTS.listing), { ...legacyCtx, catalog: changed });
+    const asset = (r as Record<string, unknown>)['asset'] as Record<string, unknown>;
+    expect(asset['asset_contract']).toMatchObject({
+      dev_seller_fee_basis_points: 400,
+      opensea_seller_fee_basis_points: 100,
+      seller_fee_basis_points: 500,
+      payout_address: payee,
+    });
+    expect(asset['collection']).toMatchObject({
+      dev_seller_fee_basis_points: '400',
+      opensea_seller_fee_basis_points: '100',
+      payout_address: payee,
+    });
+  });
 });
