@@ -272,6 +272,7 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
     market: {
       staleAfterMs: fc.market.staleAfterMs,
       readsPerHour: fc.market.readsPerHour,
+      feesMaxAgeMs: fc.market.feesMaxAgeMs,
       ...(recordPath !== undefined ? { record: recordPath } : {}),
     },
     stream: {

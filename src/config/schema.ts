@@ -406,6 +406,8 @@ const MarketSchema = z.strictObject({
   staleAfterMs: z.number().int().min(1_000).max(86_400_000).default(60_000),
   /** The market view's share of the read budget: refreshes per hour at most. */
   readsPerHour: z.number().int().min(1).max(1_000_000).default(300),
+  /** A collection's fees (and contract) are read again once this old (ms): a creator may change them. */
+  feesMaxAgeMs: z.number().int().min(10_000).max(86_400_000).default(900_000),
   /** Record the market view's market to this tape file while running (harpoon backtest replays it). */
   record: z.string().min(1).optional(),
 });

@@ -126,6 +126,12 @@ export interface MarketConfig {
   /** The market view's share of the read budget, refreshes per hour; default 300. */
   readonly readsPerHour: number;
   /**
+   * A collection's fees (what every order there carries, what a sale there nets) are read again
+   * from the marketplace once this old, and at once when the marketplace refuses one of our orders
+   * there (ms); default 900000.
+   */
+  readonly feesMaxAgeMs: number;
+  /**
    * A tape to record the market to while the daemon runs (every event and REST answer the market
    * view takes; `harpoon backtest` replays it). Relative to the working directory. Default: none.
    */

@@ -76,12 +76,12 @@ import { BaseError, ConfigError, FatalError } from '../errors/index.ts';
 import {
   type Executor as ChainExecutor,
   type CollectionInfo,
+  createCollectionInfoCache,
   createExecutionReconciler,
   createExecutor,
   createLiveExecutor,
   createOrderDesk,
   createPaperExecutor,
-  feeBps,
   type LiveExecutor,
   type OrderDesk,
   offerTokenOf,
@@ -297,9 +297,25 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let balances: ReturnType<typeof createBalancesReader> | undefined;
   let drops: ReturnType<typeof createDropsReader> | undefined;
   let prices: PricesReader | undefined;
-  const collectionInfo = new Map<string, Promise<CollectionInfo>>();
-  /** The fees a sale pays per collection (bps), once read: what the market view tells strategies. */
-  const sellerFees = new Map<string, bigint>();
+  /**
+   * Each collection's fees and contract, read again as they age and after a refused order: what
+   * orders carry, paper charges, the tape keeps and the market view tells strategies a sale nets.
+   */
+  const collections = createCollectionInfoCache({
+    read: async (slug) => {
+      const c = await (api as ApiClient).collections.get(slug);
+      return {
+        fees: c.fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required })),
+        ...(c.contracts[0]?.address !== undefined ? { contract: c.contracts[0].address.toLowerCase() } : {}),
+      };
+    },
+    clock,
+    logger: log.child({ part: 'collections' }),
+    maxAgeMs: options.market.feesMaxAgeMs,
+    // a change is on the tape at once (the recorder also asks every 12 s)
+    onChange: (slug, info) => recorder?.fees(slug, info.fees),
+  });
+  const collection = (slug: string): Promise<CollectionInfo> => collections.get(slug);
 
   /** A fill of one of our orders (live or paper), from the ledger (which records it in the store): shown. */
   function onOrderChange(c: LedgerChange): void {
@@ -323,30 +339,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     recentFills.push(f);
     if (recentFills.length > 20) recentFills.shift();
   };
-
-  function collection(slug: string): Promise<CollectionInfo> {
-    let p = collectionInfo.get(slug);
-    if (p === undefined) {
-      const a = api as ApiClient;
-      p = a.collections.get(slug).then((c) => ({
-        fees: c.fees.map((f) => ({ fee: f.fee, recipient: f.recipient, required: f.required })),
-        ...(c.contracts[0]?.address !== undefined ? { contract: c.contracts[0].address.toLowerCase() } : {}),
-      }));
-      p.then(
-        (c) => {
-          try {
-            sellerFees.set(slug, feeBps(c.fees));
-          } catch (err) {
-            // a fee no order would take (see selectFees): strategies keep their fee params
-            log.warn({ err, collection: slug }, 'the fees of a collection are not usable');
-          }
-        },
-        () => collectionInfo.delete(slug),
-      );
-      collectionInfo.set(slug, p);
-    }
-    return p;
-  }
 
   /** ERC-721 or ERC-1155 of an NFT contract, from the API (cached; erc721 when unknown). */
   const standards = new Map<string, Promise<'erc721' | 'erc1155'>>();
@@ -440,6 +432,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       prices?.refresh().catch((err: unknown) => log.warn({ err }, 'token prices unavailable')),
       // posts and cancels whose answer was lost are read back; passed windows and expiries settle
       desk?.reconcile().catch((err: unknown) => log.warn({ err }, 'reading back unsure orders failed')),
+      // the collections' fees, read again once they are feesMaxAgeMs old (or never read yet);
+      // a failing read keeps the fees known (the cache tells it)
+      ...options.collections.map((slug) => collections.get(slug).catch(() => undefined)),
     ]);
     ledger?.tick();
     holdings?.refresh();
@@ -712,7 +707,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       ...ao.view,
       paymentTokens,
       streamFreshness: (slug) => s.freshness(slug),
-      sellerFeeBps: (slug) => sellerFees.get(slug),
+      sellerFeeBps: (slug) => collections.sellerFeeBps(slug),
       ownOrders: ledger,
     });
     stream.subscribe(onEvent);
@@ -725,13 +720,13 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     });
     stream.start();
     // the collections' fees too (the sellers' net proceeds follow them): a read that fails leaves
-    // the strategies on their own fee params until a later read (an order's) succeeds
+    // the strategies on their own fee params until a later read (the next poll's) succeeds
     const feesRead = Promise.all(
       options.collections.map((slug) =>
         collection(slug).catch((err: unknown) =>
           log.warn(
             { err, collection: slug },
-            'reading the fees of a collection failed: strategies use their fee params until a later read succeeds',
+            'reading the fees of a collection failed: strategies use their fee params until a read succeeds (tried again at every poll)',
           ),
         ),
       ),
@@ -759,6 +754,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         ...ao.desk,
         clock,
         collection,
+        onRefused: (slug) => collections.doubt(slug),
         standardOf,
         cancelWithWallet: () => (keeper as CredentialKeeper).hasScope('write:orders'),
         // what approvals and on-chain cancels cost: spend rows of the intent (PnL reads them)

@@ -1,6 +1,6 @@
 /** Execution: buy a listing (the snipe path), accept an offer, swap, mint — each one a write-ahead intent. */
+export { type CollectionInfoCache, createCollectionInfoCache } from './collections.ts';
 export { createExecutor, isUnresolved } from './executor.ts';
-export { feeBps } from './fill-model.ts';
 export { createLiveExecutor, type LiveExecutor, type LiveExecutorOptions } from './live.ts';
 export {
   type CancelOptions,

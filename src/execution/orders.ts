@@ -70,6 +70,11 @@ export interface OrderDeskOptions {
   readonly chain: string;
   readonly clock: { now(): number };
   readonly collection: (slug: string) => Promise<CollectionInfo>;
+  /**
+   * The marketplace refused one of our orders in a collection: what `collection` answers may be
+   * out of date (its fees changed), read it again before the next order there.
+   */
+  readonly onRefused?: (slug: string) => void;
   /** ERC-721 or ERC-1155 of an NFT contract (item offers); default erc721. */
   readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
   /** Approve at least this much when an approval is needed (one approval serves many offers). */
@@ -330,6 +335,8 @@ export function createOrderDesk(o: OrderDeskOptions): OrderDesk {
           'the marketplace answered another order hash',
         );
     } catch (e) {
+      // refused: the collection's fees may have changed since they were read (see collections.ts)
+      if (e instanceof RejectedError) o.onRefused?.(facts.collection);
       const unknown = !(e instanceof RejectedError) && !(e instanceof TransientError && !e.maybeProcessed);
       if (!unknown)
         ledger.note(hash, { kind: 'post_failed', reason: e instanceof BaseError ? e.code : 'error' });

@@ -2,8 +2,9 @@
  * Records the market as the market view sees it: give the view `recorder.api` instead of the API
  * client (every REST answer it reads is written with its call, collection and page cursor), and
  * hand every normalized event to `recorder.event`. Besides, what paper execution charges is kept
- * beside it: each collection's fees (once read; until then tried again every `gasEveryMs`: a tape
- * without them would have a backtest charge none), the gas price (every `gasEveryMs`), the traits of each
+ * beside it: each collection's fees (asked for every `gasEveryMs`, written when first read and
+ * again whenever they read differently — a creator may change them; a tape without them would have
+ * a backtest charge none), the gas price (every `gasEveryMs`), the traits of each
  * NFT as the daemon learns them (`nftTraits`: every NFT first seen in a listing, again after a
  * metadata update — so trait offers can be matched again, and strategies read them as they did),
  * and once a second the stream's freshness of each collection.
@@ -26,7 +27,10 @@ export interface TapeRecorderOptions {
   readonly collections: readonly string[];
   readonly paymentTokens: readonly PaymentToken[];
   readonly clock: { now(): number };
-  /** The collection's fees (read once per collection; tried again every gasEveryMs until read). */
+  /**
+   * The collection's fees (asked for every gasEveryMs: give a cache, such as the daemon's; written
+   * when they differ from the last written).
+   */
   readonly fees?: (
     slug: string,
   ) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
@@ -79,6 +83,11 @@ export interface TapeRecorder {
   /** The API the market view should read through: answers are recorded, then returned. */
   wrapApi(api: MarketApi): MarketApi;
   event(event: MarketEvent): void;
+  /**
+   * A collection's fees as just read (the daemon's cache tells each change at once): written when
+   * they differ from the last written, as the periodic ask does.
+   */
+  fees(slug: string, fees: readonly { fee: number; recipient: string; required?: boolean }[]): void;
   stats(): {
     records: number;
     blocks: number;
@@ -199,21 +208,31 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
       else o.onNotice?.(`${what}: read again (it failed ${f.failures} times since ${since})`);
     });
 
-  /** Collections whose fees are not on the tape yet. */
-  const feesToRead = new Set(o.fees === undefined ? [] : o.collections);
+  /** Per collection, the fees last written (as JSON). */
+  const feesWritten = new Map<string, string>();
+  /** Fees read (asked for, or told): written when they differ from the last written. */
+  function feesRead(
+    slug: string,
+    read: readonly { fee: number; recipient: string; required?: boolean }[],
+  ): void {
+    const fees = read.map((f) => ({ ...f }));
+    const key = JSON.stringify(fees);
+    if (feesWritten.get(slug) === key) return;
+    write({ k: 'fees', at: o.clock.now(), slug, fees });
+    feesWritten.set(slug, key);
+  }
   const feeNotes = new Map(o.collections.map((slug) => [slug, readNotes(`fees of ${slug}`)]));
   let readingFees = false;
   async function readFees(): Promise<void> {
-    if (o.fees === undefined || readingFees || feesToRead.size === 0) return;
+    if (o.fees === undefined || readingFees) return;
     readingFees = true;
     try {
-      for (const slug of [...feesToRead]) {
+      for (const slug of o.collections) {
         const notes = feeNotes.get(slug) as ReturnType<typeof readNotes>;
         try {
           const fees = await o.fees(slug);
           if (closed) return;
-          write({ k: 'fees', at: o.clock.now(), slug, fees: fees.map((f) => ({ ...f })) });
-          feesToRead.delete(slug);
+          feesRead(slug, fees);
           notes.ok();
         } catch (err) {
           notes.failed(err);
@@ -305,6 +324,7 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
       events++;
       write({ k: 'event', at: event.receivedAt, event });
     },
+    fees: feesRead,
     stats: () => ({ ...writer.stats(), events, snapshots }),
     async close() {
       if (closed) return;

@@ -45,7 +45,7 @@ describe('config: daemon keys — defaults', () => {
     });
     expect(c.chain.weth).toBeUndefined();
     expect(c.chain.maxPriorityFeePerGas).toBeUndefined();
-    expect(c.market).toEqual({ staleAfterMs: 60_000, readsPerHour: 300 });
+    expect(c.market).toEqual({ staleAfterMs: 60_000, readsPerHour: 300, feesMaxAgeMs: 900_000 });
     expect(c.stream).toEqual({
       heartbeatIntervalMs: 30_000,
       staleAfterMs: 45_000,
@@ -81,7 +81,7 @@ describe('config: daemon keys — valid values', () => {
         feeCacheMs: 1_000,
         replacement: { bumpPercent: 20, maxBumps: 0, stuckAfterMs: 5_000 },
       },
-      market: { staleAfterMs: 120_000, readsPerHour: 200 },
+      market: { staleAfterMs: 120_000, readsPerHour: 200, feesMaxAgeMs: 60_000 },
       stream: {
         heartbeatIntervalMs: 20_000,
         staleAfterMs: 50_000,
@@ -109,7 +109,7 @@ describe('config: daemon keys — valid values', () => {
       feeCacheMs: 1_000,
       replacement: { bumpPercent: 20, maxBumps: 0, stuckAfterMs: 5_000 },
     });
-    expect(c.market).toEqual({ staleAfterMs: 120_000, readsPerHour: 200 });
+    expect(c.market).toEqual({ staleAfterMs: 120_000, readsPerHour: 200, feesMaxAgeMs: 60_000 });
     expect(c.stream).toEqual({
       heartbeatIntervalMs: 20_000,
       staleAfterMs: 50_000,
@@ -220,6 +220,11 @@ describe('config: daemon keys — bad values name the key and the fix', () => {
       'market reads',
       { market: { readsPerHour: 0 } },
       /market\.readsPerHour: 0 is out of range\. Fix: use a value at least 1/,
+    ],
+    [
+      'market fees age',
+      { market: { feesMaxAgeMs: 5_000 } },
+      /market\.feesMaxAgeMs: 5000 is out of range\. Fix: use a value at least 10000/,
     ],
     ['market stale', { market: { staleAfterMs: '60s' } }, /market\.staleAfterMs: "60s" must be a number/],
     [

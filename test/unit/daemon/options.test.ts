@@ -101,7 +101,7 @@ describe('daemonOptionsFromConfig', () => {
         feeCacheMs: 500,
         replacement: { bumpPercent: 12.5, maxBumps: 5, stuckAfterMs: 20_000 },
       },
-      market: { staleAfterMs: 90_000, readsPerHour: 120 },
+      market: { staleAfterMs: 90_000, readsPerHour: 120, feesMaxAgeMs: 120_000 },
       stream: { heartbeatIntervalMs: 15_000, pollAfterFailures: 2, pollIntervalMs: 60_000 },
       execution: { fulfillmentGasCeiling: 350_000, presign: false, gasMarginBps: 1_500 },
       paper: { reportPath: 'reports/paper.json' },
@@ -127,7 +127,7 @@ describe('daemonOptionsFromConfig', () => {
       replacement: { bumpBps: 1250, maxBumps: 5, stuckAfterMs: 20_000 },
     });
     expect(o.tokens.map((t) => t.address)).toContain(a); // the configured WETH is a balance token
-    expect(o.market).toEqual({ staleAfterMs: 90_000, readsPerHour: 120 });
+    expect(o.market).toEqual({ staleAfterMs: 90_000, readsPerHour: 120, feesMaxAgeMs: 120_000 });
     expect(o.stream).toEqual({
       heartbeatIntervalMs: 15_000,
       staleAfterMs: 22_500,

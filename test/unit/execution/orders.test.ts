@@ -187,10 +187,14 @@ describe('order desk: placing', () => {
   });
 
   it('a refused post is failed (not counted); an unanswered one stays posted (counted) until read back', async () => {
+    // a refusal says the collection's fees may have changed; an unanswered post says nothing of them
+    const refusedIn: string[] = [];
+    desk = createOrderDesk({ ...deskOptions, onRefused: (slug) => refusedIn.push(slug) });
     post = async () => {
       throw new RejectedError('http_400', 'bad order');
     };
     await expect(place('p1')).rejects.toThrow(RejectedError);
+    expect(refusedIn).toEqual(['apes']);
     const failed = ledger.list()[0];
     expect(failed?.state).toBe('failed');
     expect(counted(failed?.orderHash ?? '')).toBe(false);
@@ -198,6 +202,7 @@ describe('order desk: placing', () => {
       throw new TransientError('timeout', 'timed out', { maybeProcessed: true });
     };
     await expect(place('p2', 2n * E17)).rejects.toThrow(TransientError);
+    expect(refusedIn).toEqual(['apes']);
     const unsure = ledger.byIntent('p2');
     expect(unsure?.state).toBe('posted');
     expect(counted(unsure?.orderHash ?? '')).toBe(true);

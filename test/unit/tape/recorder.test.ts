@@ -11,12 +11,24 @@ import { createNftTraits } from '../../../src/market/nft-traits.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createDaemonRecorder } from '../../../src/tape/daemon.ts';
 import { openTape } from '../../../src/tape/reader.ts';
-import { createTapeRecorder } from '../../../src/tape/recorder.ts';
+import { createTapeRecorder, type TapeRecorderOptions } from '../../../src/tape/recorder.ts';
 import { tapeListing } from '../../helpers/tapes.ts';
 
 const ETH = { address: '0x0000000000000000000000000000000000000000' as Address, symbol: 'ETH', decimals: 18 };
 
 const listing = tapeListing;
+
+/** A recorder of the collection `apes` on a test clock. */
+const testRecorder = (path: string, now: () => number, o: Partial<TapeRecorderOptions>) =>
+  createTapeRecorder({
+    path,
+    source: 'test',
+    chain: 'ethereum',
+    collections: ['apes'],
+    paymentTokens: [ETH],
+    clock: { now },
+    ...o,
+  });
 
 describe('tape recorder', () => {
   it('records what the view reads through it, every event, fees, gas, traits and freshness; replay answers as of a time', async () => {
@@ -149,13 +161,7 @@ describe('tape recorder reads that fail', () => {
     let gasFailures = 8;
     const errors: string[] = [];
     const notices: string[] = [];
-    const rec = createTapeRecorder({
-      path,
-      source: 'test',
-      chain: 'ethereum',
-      collections: ['apes'],
-      paymentTokens: [ETH],
-      clock: { now: () => now },
+    const rec = testRecorder(path, () => now, {
       fees: async () => {
         if (feeFailures-- > 0) throw new Error('api down');
         return [{ fee: 2.5, recipient: '0xfee' }];
@@ -197,6 +203,44 @@ describe('tape recorder reads that fail', () => {
         .replay(() => now)
         .fees('apes'),
     ).toEqual([{ fee: 2.5, recipient: '0xfee' }]);
+  });
+
+  it('fees that change while recording are written again when they do (a backtest charges each as of its time)', async () => {
+    let now = 10_000;
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-rec-')), 'r.tape');
+    let creator = 2.5;
+    let asks = 0;
+    const rec = testRecorder(path, () => now, {
+      fees: async () => {
+        asks++;
+        return [
+          { fee: 1, recipient: '0xfee', required: true },
+          { fee: creator, recipient: '0xc0ffe', required: true },
+        ];
+      },
+      gasEveryMs: 5,
+    });
+    const asked = async (n: number) => {
+      const until = asks + n;
+      for (let i = 0; i < 400 && asks < until; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    await asked(3);
+    now = 20_000;
+    creator = 4;
+    await asked(3);
+    await rec.close();
+    const fees = [...openTape(path).records()].filter((r) => r.k === 'fees');
+    // asked for over and over; written twice: when first read, and when they changed
+    expect(asks).toBeGreaterThanOrEqual(6);
+    expect(
+      fees.map((r) => [r.at, (r as { fees: readonly { fee: number }[] }).fees.map((f) => f.fee)]),
+    ).toEqual([
+      [10_000, [1, 2.5]],
+      [20_000, [1, 4]],
+    ]);
+    const tape = openTapeSource(path);
+    expect(tape.replay(() => 15_000).fees('apes')[1]?.fee).toBe(2.5);
+    expect(tape.replay(() => 20_000).fees('apes')[1]?.fee).toBe(4);
   });
 });
 

@@ -1,0 +1,157 @@
+/**
+ * A creator changes a collection's fees while the daemon runs (real sandbox, anvil, Seaport): the
+ * daemon follows. First with fees read a quarter of an hour ago: its next offer, signed with the
+ * old fees, is refused by the marketplace, the daemon reads the collection again at once and the
+ * offer after carries the new fee and stands. Then, restarted with `market.feesMaxAgeMs` of ten
+ * seconds, a second change reaches the strategies' snapshot (`sellerFeeBps`) with no order refused.
+ * The tape the daemons record keeps each set of fees from the time it was read.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Contract, JsonRpcProvider, type Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
+import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
+import { silentLogger } from '../../../src/observability/index.ts';
+import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { openTape } from '../../../src/tape/reader.ts';
+import { roomyLimits } from '../limits.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SLUG = 'harpoon-apes';
+/** The creator's new fee recipient. */
+const NEW = '0x00000000000000000000000000000000000c0ffe';
+
+let sb: Sandbox;
+let dir: string;
+let daemon: Daemon | undefined;
+
+beforeAll(async () => {
+  sb = await createSandbox({ seed: 13, activity: 2, limits: roomyLimits() });
+  dir = mkdtempSync(join(tmpdir(), 'harpoon-fees-change-'));
+  // the bidder offers WETH: the wallet wraps some ETH first (the demo's rebalancer does it there)
+  const provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
+  try {
+    const owner = (sb.fixture.wallets[0] as Wallet).connect(provider);
+    const weth = new Contract(sb.weth, ['function deposit() payable'], owner);
+    await (
+      await (weth.deposit as (o: { value: bigint }) => Promise<{ wait(): Promise<unknown> }>)({
+        value: 10n ** 18n,
+      })
+    ).wait();
+  } finally {
+    provider.destroy();
+  }
+}, 240_000);
+
+afterAll(async () => {
+  await daemon?.stop().catch(() => undefined);
+  await sb?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The owner (the sandbox's own key edits every collection) sets the collection's creator fees. */
+async function setCreatorFees(bps: number): Promise<void> {
+  const res = await fetch(`${sb.apiUrl}/api/v2/collections/${SLUG}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', 'x-api-key': sb.apiKey },
+    body: JSON.stringify({ creator_fees: [{ address: NEW, basis_points: bps }] }),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
+async function until(what: string, ok: () => boolean, ms = 90_000, more = () => ''): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end && !ok()) await sleep(500);
+  expect(ok(), `${what} ${more()}`).toBe(true);
+}
+
+/** What an order of ours pays the new recipient (0 when nothing), from the components it was signed with. */
+function paidToNew(components: unknown): bigint {
+  const c = (components ?? {}) as { consideration?: { recipient: string; startAmount: unknown }[] };
+  let sum = 0n;
+  for (const i of c.consideration ?? [])
+    if (i.recipient.toLowerCase() === NEW) sum += BigInt(String(i.startAmount));
+  return sum;
+}
+
+async function options(feesMaxAgeMs?: number): Promise<DaemonOptions> {
+  const base = await demoDaemonOptions(sb, { paper: false, dir });
+  const bidder = base.strategies.find((s) => s.id === 'collection-bidder');
+  expect(bidder).toBeDefined();
+  return {
+    ...base,
+    collections: [SLUG],
+    strategies: [bidder as DaemonOptions['strategies'][number]],
+    market: {
+      ...base.market,
+      record: join(dir, 'market.tape'),
+      ...(feesMaxAgeMs !== undefined ? { feesMaxAgeMs } : {}),
+    },
+  };
+}
+
+describe('a collection whose fees change while the daemon runs', () => {
+  it('a refused order makes the daemon read the fees again; an old read is renewed; the tape keeps each', async () => {
+    const first = await options();
+    // the default: read again a quarter of an hour on, so only a refusal reads sooner here
+    expect(first.market.feesMaxAgeMs).toBe(900_000);
+    daemon = createDaemon(first, { logger: silentLogger() });
+    let d = daemon;
+    await d.start();
+    const feeBps = () => d.engine?.market().collection(SLUG)?.sellerFeeBps;
+    expect(feeBps()).toBe(350n); // 1 % marketplace + 2.5 % creator
+    // our orders as the daemon's ledger holds them (with the components each was signed with)
+    const orders = () => (d.engine?.orders.list() ?? []).filter((o) => o.collection === SLUG);
+    const states = () => JSON.stringify(orders().map((o) => [o.state, o.reason]));
+    await until(
+      'our first collection offer stands',
+      () => orders().some((o) => o.state === 'open'),
+      90_000,
+      states,
+    );
+
+    await setCreatorFees(400);
+    const changedAt = Date.now();
+    // every offer of ours is cancelled and the bidder offers again: signed with the fees it read
+    // at start, refused; the collection is read again and the next one carries the new fee
+    await d.kill('fees changed (test)');
+    await d.resume();
+    await until(
+      'an offer with the new fee stands',
+      () =>
+        orders().some((o) => o.createdAt >= changedAt && o.state === 'open' && paidToNew(o.components) > 0n),
+      120_000,
+      states,
+    );
+    const after = orders().filter((o) => o.createdAt >= changedAt);
+    const refused = after.filter((o) => o.state === 'failed');
+    expect(refused.length, states()).toBeGreaterThan(0);
+    expect(refused.every((o) => paidToNew(o.components) === 0n)).toBe(true);
+    const standing = after.find((o) => o.state === 'open' && paidToNew(o.components) > 0n);
+    // 4 % of the offer's price to the new recipient
+    expect(paidToNew(standing?.components)).toBe(((standing?.price ?? 0n) * 400n) / 10_000n);
+    expect(feeBps()).toBe(500n);
+    await d.stop();
+
+    // restarted, reading fees again every ten seconds: a change reaches the strategies unasked
+    daemon = createDaemon(await options(10_000), { logger: silentLogger() });
+    d = daemon;
+    await d.start();
+    expect(feeBps()).toBe(500n);
+    const failedBefore = orders().filter((o) => o.state === 'failed').length;
+    await setCreatorFees(300);
+    await until('the strategies see the new fees', () => feeBps() === 400n, 60_000);
+    await d.stop();
+    expect(orders().filter((o) => o.state === 'failed').length).toBe(failedBefore);
+
+    // the tape (continued by the second daemon) holds each set of fees from when it was read
+    const creator = [...openTape(join(dir, 'market.tape')).records()]
+      .filter((r) => r.k === 'fees' && r.slug === SLUG)
+      .map((r) => (r as { fees: readonly { fee: number; recipient: string }[] }).fees)
+      .map((fees) => fees.find((f) => f.recipient.toLowerCase() !== fees[0]?.recipient.toLowerCase())?.fee);
+    // the first daemon: 2.5 then 4; the second writes what it reads at start (4), then 3
+    expect(creator).toEqual([2.5, 4, 4, 3]);
+  }, 400_000);
+});
