@@ -37,7 +37,7 @@ export type {
   TraitCategory,
   TraitFloor,
 } from './market/snapshot.ts';
-export { MARKET_PARTS, traitKey } from './market/snapshot.ts';
+export { MARKET_PARTS, netOfFees, traitKey } from './market/snapshot.ts';
 /** zod, re-exported so strategies can write their params schema without another import. */
 export { z };
 

@@ -24,6 +24,7 @@ import {
   listingTarget,
   type MarketEvent,
   movedBy,
+  netOfFees,
   nftKey,
   type OrderHash,
   type OwnOrder,
@@ -208,8 +209,7 @@ function feeOf(p: Params, collection: string, col: CollectionSnapshot | undefine
 }
 const feesOf = new WeakMap<Params, Map<string, bigint | null>>();
 
-const netOf = (gross: bigint, fee: bigint): bigint => (gross * (10_000n - fee)) / 10_000n;
-/** Least gross price whose net is at least `net`. */
+/** Least gross price whose net (netOfFees) is at least `net`; fees under 10,000 bps (see partOf). */
 const grossFor = (net: bigint, fee: bigint): bigint => ceilDiv(net * 10_000n, 10_000n - fee);
 
 /** What is ours in the market: order hashes (any strategy's; our listings) and the NFTs we hold. */
@@ -880,7 +880,7 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     // the least net an offer must bring to be accepted (see below), while the rest stands
     const needNet = max(
       want.netLower,
-      ceilDiv(netOf(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
+      ceilDiv(netOfFees(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
     );
     // an offer nets at least needNet exactly when its price per unit is at least this
     const needGross = grossFor(needNet, fee);
@@ -889,8 +889,8 @@ function decide(ctx: Ctx, only?: string): Intent[] {
     // an offer under needGross is not accepted: the best is looked for only when one reaches it
     const offer = anyOfferReaches(inputs) ? bestOffer(ctx, h, col, seen, traits, ours) : null;
     if (offer !== null) {
-      const offerNet = netOf(offer.unit, fee);
-      const listNet = netOf(listPrice, fee);
+      const offerNet = netOfFees(offer.unit, fee);
+      const listNet = netOfFees(listPrice, fee);
       if (offerNet >= want.netLower && offerNet * 10_000n >= listNet * BigInt(10_000 + p.acceptMarginBps)) {
         const stopLoss =
           offerNet < want.costNet
