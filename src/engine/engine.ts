@@ -258,6 +258,8 @@ const emptyDrops: DropsView = Object.freeze({ get: () => undefined });
 const emptyNfts: NftTraitsView = Object.freeze({ get: () => undefined });
 const emptyHoldings: HoldingsView = Object.freeze({ all: () => [], get: () => undefined });
 const emptyPrices: PricesView = Object.freeze({ get: () => undefined });
+/** A strategy's repeated failures of one kind and code are told at most this often. */
+const FAILURE_NOTE_MS = 60_000;
 const CLASS_RANK: Record<Intent['kind'], number> = {
   cancel_order: 0,
   buy_listing: 1,
@@ -293,6 +295,8 @@ export class Engine {
   /** Slots that follow market changes or events on our holdings (see `Subscriptions.changes`). */
   private readonly gatedSlots: Slot[] = [];
   private readonly queue = new Map<string, Queued>();
+  /** Failures told per strategy, intent kind and code: when, and how many since (see tellFailure). */
+  private readonly failuresTold = new Map<string, { at: number; since: number }>();
   private readonly inFlight = new Map<string, Queued>();
   private readonly executions = new Set<Promise<void>>();
   readonly orders: OrderLedger;
@@ -1088,6 +1092,7 @@ export class Engine {
     } else {
       this.risk.settle(q.id, { status: 'failed' }, now);
       this.counts.failed++;
+      this.tellFailure(q, error, now);
     }
     this.finish(q, cost);
     this.notify(q, {
@@ -1098,6 +1103,32 @@ export class Engine {
     });
     this.afterOutcome();
     this.drain();
+  }
+
+  /**
+   * Says that an intent failed (the marketplace or the chain refused it, or it never got there):
+   * the first of a strategy's failures of one kind and code at once, then at most one line a
+   * minute with how many there were since — a strategy whose every offer is refused is seen in
+   * the log without a line per offer.
+   */
+  private tellFailure(q: Queued, error: { code: string; message: string } | undefined, now: number): void {
+    const code = error?.code ?? 'error';
+    const key = `${q.strategyId}\u0000${q.intent.kind}\u0000${code}`;
+    const told = this.failuresTold.get(key);
+    if (told !== undefined && now - told.at < FAILURE_NOTE_MS) {
+      told.since++;
+      return;
+    }
+    this.failuresTold.set(key, { at: now, since: 0 });
+    this.slots.get(q.strategyId)?.log.warn(
+      {
+        kind: q.intent.kind,
+        target: q.intent.target,
+        code,
+        ...(told !== undefined && told.since > 0 ? { sinceLastLine: told.since } : {}),
+      },
+      `intent failed: ${error?.message ?? code}`,
+    );
   }
 
   private finish(q: Queued, cost: number): void {

@@ -13,7 +13,9 @@ import {
 import { RejectedError, TransientError } from '../../../src/errors/index.ts';
 import { createOrderLedger, type OrderLedger, type OrderSide } from '../../../src/ledger/index.ts';
 import { partMask } from '../../../src/market/snapshot.ts';
+import { createLogger } from '../../../src/observability/index.ts';
 import { cancelOrder, defineStrategy, type Intent, type OrderUpdate, z } from '../../../src/strategy.ts';
+import { memorySink } from '../observability/sink.ts';
 import { eth, hash, listing, NOW, nft, OTHER, WALLET } from '../strategies/helpers.ts';
 import { FixedWriteBudget, limits, load, ManualCron, offer, scripted } from './fixtures.ts';
 
@@ -397,6 +399,36 @@ describe('engine: the intent pipeline', () => {
     expect(s.engine.status().unresolved).toEqual([]);
     expect(s.engine.status().risk.unknown).toBe(0);
     expect(s.engine.risk.bookEntry(hash(42))?.strategyId).toBe('a');
+  });
+
+  it('failures are logged: the first of a kind and code at once, then a line a minute with the count since', async () => {
+    const sink = memorySink();
+    const s = setup([load(scripted('a', { event: () => [offer('apes', eth('0.9'))] }))], {
+      logger: createLogger({ destination: sink.stream }),
+    });
+    s.executor.behave = () => {
+      throw new RejectedError('http_400', 'POST /api/v2/offers → 400: insufficient WETH balance');
+    };
+    await s.engine.start();
+    const failed = () =>
+      (sink.lines() as { msg: string; code?: string; sinceLastLine?: number; strategy?: string }[]).filter(
+        (l) => l.msg.startsWith('intent failed'),
+      );
+    for (let i = 0; i < 3; i++) {
+      await s.engine.onEvent(listing({ price: 1n }));
+      await s.engine.idle();
+      s.clock.advance(1_000);
+    }
+    expect(s.journal.list({ states: ['failed'] })).toHaveLength(3);
+    expect(failed()).toMatchObject([
+      { msg: 'intent failed: POST /api/v2/offers → 400: insufficient WETH balance', code: 'http_400' },
+    ]);
+    expect(failed()[0]?.sinceLastLine).toBeUndefined();
+    s.clock.advance(60_000);
+    await s.engine.onEvent(listing({ price: 1n }));
+    await s.engine.idle();
+    expect(failed()).toHaveLength(2);
+    expect(failed()[1]).toMatchObject({ code: 'http_400', sinceLastLine: 2 });
   });
 
   it('intents returned for a refused or skipped intent are ignored (no retry loop)', async () => {
