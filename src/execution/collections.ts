@@ -18,6 +18,8 @@
  *   market view tells strategies; undefined while not read, or when the fees are not ones an order
  *   would take (the strategies then keep their fee params).
  * - `onChange` hears every read whose fees differ from the last (the first read too).
+ * - `feeRecipients` of what `get` answers: every recipient read since the start (the calldata
+ *   guard lets a fill pay them: an order signed before a change pays the old ones).
  */
 import type { Logger } from '../observability/index.ts';
 import { feeBps } from './fill-model.ts';
@@ -73,11 +75,14 @@ export function createCollectionInfoCache(o: CollectionInfoCacheOptions): Collec
   const reading = new Map<string, Promise<CollectionInfo>>();
   const bps = new Map<string, bigint>();
 
-  function learned(slug: string, info: CollectionInfo): void {
+  function learned(slug: string, read: CollectionInfo): CollectionInfo {
     const prev = known.get(slug);
-    const key = feesKey(info);
+    const key = feesKey(read);
+    const recipients = new Set(prev?.info.feeRecipients);
+    for (const f of read.fees) recipients.add(f.recipient.toLowerCase());
+    const info: CollectionInfo = { ...read, feeRecipients: [...recipients] };
     known.set(slug, { info, at: o.clock.now(), doubted: false, key, failures: 0 });
-    if (prev !== undefined && prev.key === key) return;
+    if (prev !== undefined && prev.key === key) return info;
     let fee: bigint | undefined;
     try {
       fee = feeBps(info.fees);
@@ -98,6 +103,7 @@ export function createCollectionInfoCache(o: CollectionInfoCacheOptions): Collec
         'the fees of a collection changed: orders there carry the new ones from now on',
       );
     o.onChange?.(slug, info, fee);
+    return info;
   }
 
   function read(slug: string): Promise<CollectionInfo> {
@@ -106,8 +112,7 @@ export function createCollectionInfoCache(o: CollectionInfoCacheOptions): Collec
     const p = o.read(slug).then(
       (info) => {
         reading.delete(slug);
-        learned(slug, info);
-        return info;
+        return learned(slug, info);
       },
       (err: unknown) => {
         reading.delete(slug);

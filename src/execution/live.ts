@@ -71,7 +71,8 @@ export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
       },
       paymentToken: intent.paymentToken.address,
       quantity: intent.quantity,
-      feeRecipients: info.fees.map((f) => f.recipient),
+      // those of orders signed before a fee change too
+      feeRecipients: info.feeRecipients ?? info.fees.map((f) => f.recipient),
     };
   }
 

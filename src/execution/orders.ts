@@ -46,6 +46,12 @@ import type { OfferSpec } from '../strategy.ts';
 
 export interface CollectionInfo {
   readonly fees: readonly CollectionFee[];
+  /**
+   * Every fee recipient of the collection read since the daemon started, lower case (a creator
+   * may change recipients: orders signed before still pay the old ones, and a fill of one is as
+   * legitimate); absent: those of `fees`.
+   */
+  readonly feeRecipients?: readonly string[];
   /** The collection's NFT contract (criteria offers name it), when known. */
   readonly contract?: string;
 }

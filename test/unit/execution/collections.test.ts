@@ -64,7 +64,8 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
   it('reads a collection once, then answers from memory until it is maxAgeMs old', async () => {
     const s = setup({ maxAgeMs: 15 * MIN });
     const [a, b] = await Promise.all([s.cache.get('apes'), s.cache.get('apes')]);
-    expect(a).toEqual(fees(2.5));
+    expect(a.fees).toEqual(fees(2.5).fees);
+    expect(a.contract).toBe(fees(2.5).contract);
     expect(b).toBe(a);
     expect(s.reads()).toBe(1);
     expect(s.cache.sellerFeeBps('apes')).toBe(350n);
@@ -81,14 +82,14 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     s.advance(15 * MIN);
     const release = s.holdReads();
     // answered at once with the fees known, while the marketplace is read again
-    expect(await s.cache.get('apes')).toEqual(fees(2.5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(2.5).fees);
     expect(s.reads()).toBe(2);
     // a second ask meanwhile starts no second read
     await s.cache.get('apes');
     expect(s.reads()).toBe(2);
     release();
     await settle();
-    expect(await s.cache.get('apes')).toEqual(fees(4));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(4).fees);
     expect(s.cache.sellerFeeBps('apes')).toBe(500n);
     expect(s.changes).toEqual([
       ['apes', 350n],
@@ -97,6 +98,29 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     const changed = s.logs().filter((l) => l.msg.startsWith('the fees of a collection changed'));
     expect(changed).toHaveLength(1);
     expect(changed[0]).toMatchObject({ collection: 'apes', sellerFeeBps: '500' });
+  });
+
+  it('the fee recipients of every read are kept: a fill of an order signed before a change pays the old ones', async () => {
+    const s = setup({ maxAgeMs: MIN });
+    expect((await s.cache.get('apes')).feeRecipients).toEqual([
+      '0x0000a26b00c1f0df003000390027140000faa719',
+      '0x00000000000000000000000000000000000c0ffe',
+    ]);
+    s.answer({
+      fees: [
+        { fee: 1, recipient: '0x0000A26B00C1F0DF003000390027140000FAA719', required: true },
+        { fee: 3, recipient: '0x00000000000000000000000000000000000BEEF0', required: true },
+      ],
+    });
+    s.cache.doubt('apes');
+    s.advance(MIN);
+    const info = await s.cache.get('apes');
+    expect(info.fees.map((f) => f.fee)).toEqual([1, 3]);
+    expect(info.feeRecipients).toEqual([
+      '0x0000a26b00c1f0df003000390027140000faa719',
+      '0x00000000000000000000000000000000000c0ffe',
+      '0x00000000000000000000000000000000000beef0',
+    ]);
   });
 
   it('a renewal with the same fees is no change', async () => {
@@ -117,7 +141,7 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     await expect(s.cache.get('apes')).rejects.toThrow('api down');
     expect(s.cache.sellerFeeBps('apes')).toBeUndefined();
     s.answer(fees(2.5));
-    expect(await s.cache.get('apes')).toEqual(fees(2.5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(2.5).fees);
     expect(s.reads()).toBe(2);
   });
 
@@ -126,7 +150,7 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     await s.cache.get('apes');
     s.answer(new Error('api down'));
     s.advance(15 * MIN);
-    expect(await s.cache.get('apes')).toEqual(fees(2.5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(2.5).fees);
     await settle();
     expect(s.reads()).toBe(2);
     // within retryMs: no new read
@@ -135,7 +159,7 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     await settle();
     expect(s.reads()).toBe(2);
     s.advance(1);
-    expect(await s.cache.get('apes')).toEqual(fees(2.5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(2.5).fees);
     await settle();
     expect(s.reads()).toBe(3);
     expect(s.cache.sellerFeeBps('apes')).toBe(350n);
@@ -146,7 +170,7 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     s.advance(MIN);
     await s.cache.get('apes');
     await settle();
-    expect(await s.cache.get('apes')).toEqual(fees(3));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(3).fees);
   });
 
   it('doubt (an order refused there): the next ask waits for a new read; a failing one fails the ask', async () => {
@@ -155,12 +179,12 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     s.answer(fees(5));
     // a read younger than 10 s is not read again for a doubt: refusal after refusal costs one read per 10 s
     s.cache.doubt('apes');
-    expect(await s.cache.get('apes')).toEqual(fees(2.5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(2.5).fees);
     s.advance(9_999);
-    expect(await s.cache.get('apes')).toEqual(fees(2.5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(2.5).fees);
     expect(s.reads()).toBe(1);
     s.advance(1);
-    expect(await s.cache.get('apes')).toEqual(fees(5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(5).fees);
     expect(s.reads()).toBe(2);
     expect(s.cache.sellerFeeBps('apes')).toBe(600n);
     // the doubt is lifted by the read
@@ -173,7 +197,7 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
     // still in doubt: no order signs with fees just refused
     await expect(s.cache.get('apes')).rejects.toThrow('api down');
     s.answer(fees(5));
-    expect(await s.cache.get('apes')).toEqual(fees(5));
+    expect((await s.cache.get('apes')).fees).toEqual(fees(5).fees);
     // doubting a collection never read does nothing
     s.cache.doubt('punks');
   });
