@@ -141,6 +141,52 @@ export function alertOfGuardRefusal(g: GuardRefusalAlertInput): AlertEvent {
   };
 }
 
+export interface FeeChangeAlertInput {
+  readonly at: number;
+  readonly collection: string;
+  /** What a sale there paid and pays now (required fees, bps); null: not fees an order would take. */
+  readonly beforeBps: bigint | null;
+  readonly nowBps: bigint | null;
+  /** Fee entries now: percent and recipient. */
+  readonly fees: readonly { readonly fee: number; readonly recipient: string; readonly required?: boolean }[];
+}
+
+const percentOfBps = (bps: bigint | null): string =>
+  bps === null ? 'unusable fees' : `${(Number(bps) / 100).toString()} %`;
+
+/**
+ * A collection's fees changed while the daemon runs (its creator set new ones): what our orders
+ * there carry and what a sale there nets follow them. A rise is a warning (sales there bring
+ * less), a fall is news. One per collection and new fees within the dedup window.
+ */
+export function alertOfFeeChange(f: FeeChangeAlertInput): AlertEvent {
+  const rose = f.beforeBps === null || f.nowBps === null || f.nowBps > f.beforeBps;
+  return {
+    kind: 'fees',
+    at: f.at,
+    severity: rose ? 'warn' : 'info',
+    title: `Fees of ${f.collection} changed: ${percentOfBps(f.beforeBps)} → ${percentOfBps(f.nowBps)}`,
+    text: lines(
+      clip(
+        f.fees
+          .map(
+            (x) =>
+              `${x.fee} % to ${shortHex(x.recipient.toLowerCase())}${x.required === false ? ' (optional)' : ''}`,
+          )
+          .join(', '),
+        300,
+      ),
+      'our orders there carry the new fees from now on; sellers net their prices of them',
+    ),
+    key: `fees:${f.collection}:${f.nowBps ?? 'unusable'}:${f.fees.map((x) => `${x.fee}@${x.recipient.toLowerCase()}`).join(',')}`,
+    data: {
+      collection: f.collection,
+      beforeBps: f.beforeBps === null ? null : f.beforeBps.toString(),
+      nowBps: f.nowBps === null ? null : f.nowBps.toString(),
+    },
+  };
+}
+
 export interface SwitchAlertInput {
   readonly at: number;
   /** Why, as the operator or the daemon said it. */

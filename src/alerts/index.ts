@@ -4,6 +4,7 @@ export {
   alertOfBudget,
   alertOfCredential,
   alertOfFatal,
+  alertOfFeeChange,
   alertOfFill,
   alertOfGuardRefusal,
   alertOfKill,

@@ -10,6 +10,7 @@ export const ALERT_KINDS = [
   'fatal',
   'stream_stale',
   'budget',
+  'fees',
   'strategy_disabled',
   'credential',
 ] as const;

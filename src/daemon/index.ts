@@ -25,6 +25,7 @@ import {
   type AlertDetector,
   type AlertEvent,
   alertOfFatal,
+  alertOfFeeChange,
   alertOfFill,
   alertOfGuardRefusal,
   alertOfKill,
@@ -312,8 +313,20 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     clock,
     logger: log.child({ part: 'collections' }),
     maxAgeMs: options.market.feesMaxAgeMs,
-    // a change is on the tape at once (the recorder also asks every 12 s)
-    onChange: (slug, info) => recorder?.fees(slug, info.fees),
+    onChange: (c) => {
+      // a change is on the tape at once (the recorder also asks every 12 s)
+      recorder?.fees(c.slug, c.info.fees);
+      if (c.before !== undefined)
+        alert(
+          alertOfFeeChange({
+            at: clock.now(),
+            collection: c.slug,
+            beforeBps: c.before.sellerFeeBps ?? null,
+            nowBps: c.sellerFeeBps ?? null,
+            fees: c.info.fees,
+          }),
+        );
+    },
   });
   const collection = (slug: string): Promise<CollectionInfo> => collections.get(slug);
 

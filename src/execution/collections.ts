@@ -36,8 +36,16 @@ export interface CollectionInfoCacheOptions {
   readonly retryMs?: number;
   /** A doubt reads again only a read at least this old; default 10 s. */
   readonly doubtAfterMs?: number;
-  /** The fees of a collection read differently than before (and at the first read). */
-  readonly onChange?: (slug: string, info: CollectionInfo, sellerFeeBps: bigint | undefined) => void;
+  /** The fees of a collection read differently than before (and at the first read: no `before`). */
+  readonly onChange?: (change: CollectionFeesChange) => void;
+}
+
+/** What `onChange` hears: the new read and its sale fees (undefined: not usable), and the one before. */
+export interface CollectionFeesChange {
+  readonly slug: string;
+  readonly info: CollectionInfo;
+  readonly sellerFeeBps: bigint | undefined;
+  readonly before?: { readonly info: CollectionInfo; readonly sellerFeeBps: bigint | undefined };
 }
 
 export interface CollectionInfoCache {
@@ -83,6 +91,7 @@ export function createCollectionInfoCache(o: CollectionInfoCacheOptions): Collec
     const info: CollectionInfo = { ...read, feeRecipients: [...recipients] };
     known.set(slug, { info, at: o.clock.now(), doubted: false, key, failures: 0 });
     if (prev !== undefined && prev.key === key) return info;
+    const beforeBps = bps.get(slug);
     let fee: bigint | undefined;
     try {
       fee = feeBps(info.fees);
@@ -102,7 +111,12 @@ export function createCollectionInfoCache(o: CollectionInfoCacheOptions): Collec
         },
         'the fees of a collection changed: orders there carry the new ones from now on',
       );
-    o.onChange?.(slug, info, fee);
+    o.onChange?.({
+      slug,
+      info,
+      sellerFeeBps: fee,
+      ...(prev !== undefined ? { before: { info: prev.info, sellerFeeBps: beforeBps } } : {}),
+    });
     return info;
   }
 

@@ -4,9 +4,12 @@
  * old fees, is refused by the marketplace, the daemon reads the collection again at once and the
  * offer after carries the new fee and stands. Then, restarted with `market.feesMaxAgeMs` of ten
  * seconds, a second change reaches the strategies' snapshot (`sellerFeeBps`) with no order refused.
- * The tape the daemons record keeps each set of fees from the time it was read.
+ * The tape the daemons record keeps each set of fees from the time it was read; each change is an
+ * alert (the webhook's).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Contract, JsonRpcProvider, type Wallet } from 'ethers';
@@ -26,10 +29,26 @@ const NEW = '0x00000000000000000000000000000000000c0ffe';
 let sb: Sandbox;
 let dir: string;
 let daemon: Daemon | undefined;
+/** The alerts the daemon sent to its webhook. */
+const alerts: { kind: string; severity: string; title: string }[] = [];
+let receiver: Server | undefined;
+let hook = '';
 
 beforeAll(async () => {
   sb = await createSandbox({ seed: 13, activity: 2, limits: roomyLimits() });
   dir = mkdtempSync(join(tmpdir(), 'harpoon-fees-change-'));
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
+    req.on('end', () => {
+      alerts.push(JSON.parse(body) as (typeof alerts)[number]);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver?.listen(0, '127.0.0.1', () => r()));
+  hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   // the bidder offers WETH: the wallet wraps some ETH first (the demo's rebalancer does it there)
   const provider = new JsonRpcProvider(sb.rpcUrl, sb.chainId, { staticNetwork: true });
   try {
@@ -47,6 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await daemon?.stop().catch(() => undefined);
+  receiver?.close();
   await sb?.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
@@ -77,7 +97,7 @@ function paidToNew(components: unknown): bigint {
 }
 
 async function options(feesMaxAgeMs?: number): Promise<DaemonOptions> {
-  const base = await demoDaemonOptions(sb, { paper: false, dir });
+  const base = await demoDaemonOptions(sb, { paper: false, dir, env: { HARPOON_ALERT_WEBHOOK_URL: hook } });
   const bidder = base.strategies.find((s) => s.id === 'collection-bidder');
   expect(bidder).toBeDefined();
   return {
@@ -93,7 +113,7 @@ async function options(feesMaxAgeMs?: number): Promise<DaemonOptions> {
 }
 
 describe('a collection whose fees change while the daemon runs', () => {
-  it('a refused order makes the daemon read the fees again; an old read is renewed; the tape keeps each', async () => {
+  it('a refused order makes the daemon read the fees again; an old read is renewed; each change is on the tape and an alert', async () => {
     const first = await options();
     // the default: read again a quarter of an hour on, so only a refusal reads sooner here
     expect(first.market.feesMaxAgeMs).toBe(900_000);
@@ -133,6 +153,17 @@ describe('a collection whose fees change while the daemon runs', () => {
     // 4 % of the offer's price to the new recipient
     expect(paidToNew(standing?.components)).toBe(((standing?.price ?? 0n) * 400n) / 10_000n);
     expect(feeBps()).toBe(500n);
+    const feeAlerts = () => alerts.filter((a) => a.kind === 'fees');
+    await until(
+      'the change is an alert',
+      () => feeAlerts().length === 1,
+      30_000,
+      () => JSON.stringify(alerts),
+    );
+    expect(feeAlerts()[0]).toMatchObject({
+      severity: 'warn',
+      title: 'Fees of harpoon-apes changed: 3.5 % → 5 %',
+    });
     await d.stop();
 
     // restarted, reading fees again every ten seconds: a change reaches the strategies unasked
@@ -143,6 +174,17 @@ describe('a collection whose fees change while the daemon runs', () => {
     const failedBefore = orders().filter((o) => o.state === 'failed').length;
     await setCreatorFees(300);
     await until('the strategies see the new fees', () => feeBps() === 400n, 60_000);
+    await until(
+      'the second change is an alert',
+      () => feeAlerts().length === 2,
+      30_000,
+      () => JSON.stringify(alerts),
+    );
+    // a fall is news, not a warning; the restart's first read was no change
+    expect(feeAlerts()[1]).toMatchObject({
+      severity: 'info',
+      title: 'Fees of harpoon-apes changed: 5 % → 4 %',
+    });
     await d.stop();
     expect(orders().filter((o) => o.state === 'failed').length).toBe(failedBefore);
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   alertOfFatal,
+  alertOfFeeChange,
   alertOfFill,
   alertOfGuardRefusal,
   alertOfKill,
@@ -105,6 +106,35 @@ describe('alerts of the switches, refusals and a fatal stop', () => {
       key: 'guard_refusal:recipient_mismatch:sniper:cool-cats',
     });
     expect(e.text).toContain('nothing was signed');
+  });
+
+  it("a collection's fees changed: a rise warns, a fall is info; one per collection and new fees", () => {
+    const fees = [
+      { fee: 1, recipient: '0x0000a26b00c1f0df003000390027140000faa719', required: true },
+      { fee: 4, recipient: '0x00000000000000000000000000000000000C0FFE', required: true },
+    ];
+    const rise = alertOfFeeChange({ at: AT, collection: 'apes', beforeBps: 350n, nowBps: 500n, fees });
+    expect(rise).toMatchObject({
+      kind: 'fees',
+      severity: 'warn',
+      title: 'Fees of apes changed: 3.5 % → 5 %',
+      data: { collection: 'apes', beforeBps: '350', nowBps: '500' },
+    });
+    expect(rise.text).toContain('4 % to 0x000000…0ffe');
+    expect(rise.text).toContain('our orders there carry the new fees');
+    const fall = alertOfFeeChange({ at: AT + 1, collection: 'apes', beforeBps: 500n, nowBps: 200n, fees });
+    expect(fall.severity).toBe('info');
+    // the same new fees: the same key (sent once within the dedup window); other fees: another
+    expect(alertOfFeeChange({ at: AT + 2, collection: 'apes', beforeBps: 0n, nowBps: 500n, fees }).key).toBe(
+      rise.key,
+    );
+    expect(fall.key).toBe(rise.key.replace(':500:', ':200:'));
+    const unusable = alertOfFeeChange({ at: AT, collection: 'apes', beforeBps: 350n, nowBps: null, fees });
+    expect(unusable).toMatchObject({
+      severity: 'warn',
+      title: 'Fees of apes changed: 3.5 % → unusable fees',
+    });
+    expect(unusable.data?.nowBps).toBeNull();
   });
 
   it('kill is critical, pause a warning, resume info; each a key of its own moment', () => {

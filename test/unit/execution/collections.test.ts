@@ -21,6 +21,8 @@ function setup(o: { maxAgeMs?: number; retryMs?: number } = {}) {
   let hold: Promise<void> | null = null;
   const sink = memorySink();
   const changes: [string, bigint | undefined][] = [];
+  /** Each change's sale fees before (null: the first read). */
+  const befores: (bigint | null | undefined)[] = [];
   const cache = createCollectionInfoCache({
     read: async (slug) => {
       reads++;
@@ -32,11 +34,15 @@ function setup(o: { maxAgeMs?: number; retryMs?: number } = {}) {
     clock: { now: () => now },
     logger: createLogger({ destination: sink.stream }),
     ...o,
-    onChange: (slug, _info, bps) => changes.push([slug, bps]),
+    onChange: (c) => {
+      changes.push([c.slug, c.sellerFeeBps]);
+      befores.push(c.before?.sellerFeeBps ?? null);
+    },
   });
   return {
     cache,
     changes,
+    befores,
     reads: () => reads,
     advance: (ms: number) => {
       now += ms;
@@ -95,6 +101,7 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
       ['apes', 350n],
       ['apes', 500n],
     ]);
+    expect(s.befores).toEqual([null, 350n]);
     const changed = s.logs().filter((l) => l.msg.startsWith('the fees of a collection changed'));
     expect(changed).toHaveLength(1);
     expect(changed[0]).toMatchObject({ collection: 'apes', sellerFeeBps: '500' });
