@@ -13,8 +13,9 @@ export default defineConfig({
     // own temp folder, and mostly waits on them (a run of every file used half a core on average),
     // so one file more than there are cores. Measured on 2 cores: one at a time 10 min (without the
     // redis and browser files), 2 files 12.7 min (with them), 3 files 9.3 min with one of the two
-    // cores kept busy by another process, 4 files 7 min; every test passed in each.
+    // cores kept busy by another process, 4 files 7 min; every test passed in each. At most 8: each
+    // file holds a sandbox, an anvil and often a daemon (a few hundred MB together).
     fileParallelism: true,
-    maxWorkers: Math.max(3, availableParallelism() + 1),
+    maxWorkers: Math.min(8, Math.max(3, availableParallelism() + 1)),
   },
 });
