@@ -313,6 +313,11 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     clock,
     logger: log.child({ part: 'collections' }),
     maxAgeMs: options.market.feesMaxAgeMs,
+    // the recipients read before a restart stay payable (an order signed before a fee change)
+    remembered: {
+      of: (slug) => store?.feeRecipients.of(slug) ?? [],
+      add: (slug, recipients) => store?.feeRecipients.add(slug, recipients),
+    },
     onChange: (c) => {
       // a change is on the tape at once (the recorder also asks every 12 s)
       recorder?.fees(c.slug, c.info.fees);

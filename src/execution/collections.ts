@@ -18,8 +18,9 @@
  *   market view tells strategies; undefined while not read, or when the fees are not ones an order
  *   would take (the strategies then keep their fee params).
  * - `onChange` hears every read whose fees differ from the last (the first read too).
- * - `feeRecipients` of what `get` answers: every recipient read since the start (the calldata
- *   guard lets a fill pay them: an order signed before a change pays the old ones).
+ * - `feeRecipients` of what `get` answers: every recipient ever read (the calldata guard lets a
+ *   fill pay them: an order signed before a change pays the old ones) — with `remembered`, also
+ *   those read before a restart, and each new one is kept there.
  */
 import type { Logger } from '../observability/index.ts';
 import { feeBps } from './fill-model.ts';
@@ -38,6 +39,11 @@ export interface CollectionInfoCacheOptions {
   readonly doubtAfterMs?: number;
   /** The fees of a collection read differently than before (and at the first read: no `before`). */
   readonly onChange?: (change: CollectionFeesChange) => void;
+  /** Where the fee recipients read are kept across restarts (the daemon's store). */
+  readonly remembered?: {
+    of(slug: string): readonly string[];
+    add(slug: string, recipients: readonly string[]): void;
+  };
 }
 
 /** What `onChange` hears: the new read and its sale fees (undefined: not usable), and the one before. */
@@ -86,8 +92,14 @@ export function createCollectionInfoCache(o: CollectionInfoCacheOptions): Collec
   function learned(slug: string, read: CollectionInfo): CollectionInfo {
     const prev = known.get(slug);
     const key = feesKey(read);
-    const recipients = new Set(prev?.info.feeRecipients);
-    for (const f of read.fees) recipients.add(f.recipient.toLowerCase());
+    const recipients = new Set(prev?.info.feeRecipients ?? rememberedOf(slug));
+    const fresh: string[] = [];
+    for (const f of read.fees) {
+      const r = f.recipient.toLowerCase();
+      if (!recipients.has(r)) fresh.push(r);
+      recipients.add(r);
+    }
+    if (fresh.length > 0) remember(slug, fresh);
     const info: CollectionInfo = { ...read, feeRecipients: [...recipients] };
     known.set(slug, { info, at: o.clock.now(), doubted: false, key, failures: 0 });
     if (prev !== undefined && prev.key === key) return info;
@@ -118,6 +130,31 @@ export function createCollectionInfoCache(o: CollectionInfoCacheOptions): Collec
       ...(prev !== undefined ? { before: { info: prev.info, sellerFeeBps: beforeBps } } : {}),
     });
     return info;
+  }
+
+  /** The recipients kept before this start (none when they cannot be read: told). */
+  function rememberedOf(slug: string): readonly string[] {
+    try {
+      return o.remembered?.of(slug) ?? [];
+    } catch (err) {
+      o.logger.warn(
+        { err, collection: slug },
+        'the fee recipients read before this start could not be read: a fill paying an older one is refused',
+      );
+      return [];
+    }
+  }
+
+  /** Keeps new recipients for the next start (this one knows them either way). */
+  function remember(slug: string, fresh: readonly string[]): void {
+    try {
+      o.remembered?.add(slug, fresh);
+    } catch (err) {
+      o.logger.warn(
+        { err, collection: slug, recipients: fresh },
+        'a fee recipient read could not be kept: after a restart a fill paying it is refused',
+      );
+    }
   }
 
   function read(slug: string): Promise<CollectionInfo> {

@@ -47,9 +47,9 @@ import type { OfferSpec } from '../strategy.ts';
 export interface CollectionInfo {
   readonly fees: readonly CollectionFee[];
   /**
-   * Every fee recipient of the collection read since the daemon started, lower case (a creator
-   * may change recipients: orders signed before still pay the old ones, and a fill of one is as
-   * legitimate); absent: those of `fees`.
+   * Every fee recipient of the collection the daemon has read, lower case, also before a restart
+   * (kept in its store): a creator may change recipients, orders signed before still pay the old
+   * ones, and a fill of one is as legitimate; absent: those of `fees`.
    */
   readonly feeRecipients?: readonly string[];
   /** The collection's NFT contract (criteria offers name it), when known. */

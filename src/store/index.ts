@@ -1,3 +1,4 @@
+import { createFeeRecipientRepo, type FeeRecipientRepo } from './fee-recipients.ts';
 import { createFillRepo, type FillRepo } from './fills.ts';
 import { createIntentRepo, type IntentRepo } from './intents.ts';
 import { acquireStoreLock } from './lock.ts';
@@ -10,6 +11,7 @@ import { createTxRepo, type TxRepo } from './transactions.ts';
 import { createWatermarkRepo, type WatermarkRepo } from './watermarks.ts';
 
 export { amountFromDb, amountToDb } from './amount.ts';
+export type { FeeRecipientRepo } from './fee-recipients.ts';
 export type { FillRecord, FillRepo, NewFill } from './fills.ts';
 export {
   INTENT_STATES,
@@ -60,6 +62,7 @@ export interface Store {
   readonly fills: FillRepo;
   readonly spend: SpendRepo;
   readonly watermarks: WatermarkRepo;
+  readonly feeRecipients: FeeRecipientRepo;
   readonly strategyState: StrategyStateRepo;
   /**
    * Runs `fn` in one IMMEDIATE transaction (all or nothing). Not async. The commit is fsynced
@@ -148,6 +151,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     fills,
     spend: createSpendRepo(db, now),
     watermarks: createWatermarkRepo(db, now),
+    feeRecipients: createFeeRecipientRepo(db, now),
     strategyState: createStrategyStateRepo(db, now),
     transaction<T>(fn: () => T, opts: { readonly durable?: boolean } = {}): T {
       if (opts.durable !== false || base === 'NORMAL') return immediate(fn);

@@ -204,6 +204,19 @@ UPDATE intents SET id = substr(id, 8), payload = json_object('journal', json(pay
     description: 'fills: units of the NFT in each fill (ERC-1155 quantities; 1 for ERC-721)',
     sql: `ALTER TABLE fills ADD COLUMN quantity TEXT NOT NULL DEFAULT '1';`,
   },
+  {
+    version: 5,
+    description:
+      'fee_recipients: every fee recipient read for a collection (the guard lets a fill pay them after a restart too)',
+    sql: `
+CREATE TABLE fee_recipients (
+  collection    TEXT    NOT NULL,
+  recipient     TEXT    NOT NULL,
+  first_read_at INTEGER NOT NULL,
+  PRIMARY KEY (collection, recipient)
+) STRICT;
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

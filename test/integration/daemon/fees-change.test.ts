@@ -18,6 +18,7 @@ import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { openStore } from '../../../src/store/index.ts';
 import { openTape } from '../../../src/tape/reader.ts';
 import { roomyLimits } from '../limits.ts';
 
@@ -195,5 +196,24 @@ describe('a collection whose fees change while the daemon runs', () => {
       .map((fees) => fees.find((f) => f.recipient.toLowerCase() !== fees[0]?.recipient.toLowerCase())?.fee);
     // the first daemon: 2.5 then 4; the second writes what it reads at start (4), then 3
     expect(creator).toEqual([2.5, 4, 4, 3]);
+
+    // every fee recipient read is kept in the daemon's store (the calldata guard lets a fill pay
+    // one after a restart too: an order signed before the change pays the old creator)
+    const recipients = [
+      ...new Set(
+        [...openTape(join(dir, 'market.tape')).records()]
+          .filter((r) => r.k === 'fees' && r.slug === SLUG)
+          .flatMap((r) => (r as { fees: readonly { recipient: string }[] }).fees)
+          .map((f) => f.recipient.toLowerCase()),
+      ),
+    ];
+    expect(recipients).toContain(NEW);
+    expect(recipients.length).toBe(3); // the marketplace, the creator of the start, the new one
+    const store = openStore(first.storePath);
+    try {
+      expect(store.feeRecipients.of(SLUG)).toEqual(recipients);
+    } finally {
+      store.close();
+    }
   }, 400_000);
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createCollectionInfoCache } from '../../../src/execution/collections.ts';
+import {
+  type CollectionInfoCacheOptions,
+  createCollectionInfoCache,
+} from '../../../src/execution/collections.ts';
 import type { CollectionInfo } from '../../../src/execution/index.ts';
 import { createLogger } from '../../../src/observability/index.ts';
+import { openStore } from '../../../src/store/index.ts';
 import { memorySink } from '../observability/sink.ts';
 
 const MIN = 60_000;
@@ -14,7 +18,7 @@ const fees = (creator: number): CollectionInfo => ({
 });
 
 /** A marketplace whose answers the test sets, counting reads; a read may be held until released. */
-function setup(o: { maxAgeMs?: number; retryMs?: number } = {}) {
+function setup(o: Pick<CollectionInfoCacheOptions, 'maxAgeMs' | 'retryMs' | 'remembered'> = {}) {
   let now = 1_000_000;
   let answer: CollectionInfo | Error = fees(2.5);
   let reads = 0;
@@ -128,6 +132,62 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
       '0x00000000000000000000000000000000000c0ffe',
       '0x00000000000000000000000000000000000beef0',
     ]);
+  });
+
+  it('with a store, the recipients read before a restart stay payable after it; new ones are kept', async () => {
+    const store = openStore(':memory:');
+    try {
+      const remembered = {
+        of: (slug: string) => store.feeRecipients.of(slug),
+        add: (slug: string, r: readonly string[]) => store.feeRecipients.add(slug, r),
+      };
+      const before = setup({ maxAgeMs: MIN, remembered });
+      await before.cache.get('apes');
+      expect(store.feeRecipients.of('apes')).toEqual([
+        '0x0000a26b00c1f0df003000390027140000faa719',
+        '0x00000000000000000000000000000000000c0ffe',
+      ]);
+      // the creator moves their fee; the daemon restarts (a new cache, the same store)
+      const moved: CollectionInfo = {
+        fees: [
+          { fee: 1, recipient: '0x0000A26B00C1F0DF003000390027140000FAA719', required: true },
+          { fee: 3, recipient: '0x00000000000000000000000000000000000BEEF0', required: true },
+        ],
+      };
+      const after = setup({ maxAgeMs: MIN, remembered });
+      after.answer(moved);
+      const info = await after.cache.get('apes');
+      expect(info.fees).toEqual(moved.fees);
+      expect(info.feeRecipients).toEqual([
+        '0x0000a26b00c1f0df003000390027140000faa719',
+        '0x00000000000000000000000000000000000c0ffe',
+        '0x00000000000000000000000000000000000beef0',
+      ]);
+      expect(store.feeRecipients.of('apes')).toEqual(info.feeRecipients);
+      expect(store.feeRecipients.of('punks')).toEqual([]);
+      // a store that fails: told, and the recipients read are payable in this run all the same
+      const broken = setup({
+        remembered: {
+          of: () => {
+            throw new Error('disk I/O error');
+          },
+          add: () => {
+            throw new Error('disk I/O error');
+          },
+        },
+      });
+      broken.answer(moved);
+      expect((await broken.cache.get('apes')).feeRecipients).toEqual([
+        '0x0000a26b00c1f0df003000390027140000faa719',
+        '0x00000000000000000000000000000000000beef0',
+      ]);
+      expect(broken.logs().map((l) => l.msg)).toEqual([
+        'the fee recipients read before this start could not be read: a fill paying an older one is refused',
+        'a fee recipient read could not be kept: after a restart a fill paying it is refused',
+      ]);
+    } finally {
+      store.close();
+    }
   });
 
   it('a renewal with the same fees is no change', async () => {

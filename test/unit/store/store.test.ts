@@ -514,6 +514,28 @@ describe('repositories', () => {
     expect(store.watermarks.all().map((w) => w.eventAt)).toEqual([200]);
   });
 
+  it('fee recipients: kept per collection, lower case, once each, in the order first read, across a reopen', () => {
+    store.feeRecipients.add('apes', ['0x00000000000000000000000000000000000C0FFE', '0xaa']);
+    clockMs += 1_000;
+    store.feeRecipients.add('apes', ['0xbb', '0x00000000000000000000000000000000000c0ffe']);
+    store.feeRecipients.add('apes', []);
+    store.feeRecipients.add('punks', ['0xcc']);
+    expect(store.feeRecipients.of('apes')).toEqual([
+      '0x00000000000000000000000000000000000c0ffe',
+      '0xaa',
+      '0xbb',
+    ]);
+    store.close();
+    store = open();
+    expect(store.feeRecipients.of('apes')).toEqual([
+      '0x00000000000000000000000000000000000c0ffe',
+      '0xaa',
+      '0xbb',
+    ]);
+    expect(store.feeRecipients.of('punks')).toEqual(['0xcc']);
+    expect(store.feeRecipients.of('kittens')).toEqual([]);
+  });
+
   it('strategy state round-trips JSON with bigints', () => {
     store.strategyState.set('s1', { spent: 3n, seen: ['a'] });
     expect(store.strategyState.get('s1')).toEqual({ spent: 3n, seen: ['a'] });
