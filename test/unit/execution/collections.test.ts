@@ -137,10 +137,7 @@ describe('collection info cache (fees kept fresh while the daemon runs)', () => 
   it('with a store, the recipients read before a restart stay payable after it; new ones are kept', async () => {
     const store = openStore(':memory:');
     try {
-      const remembered = {
-        of: (slug: string) => store.feeRecipients.of(slug),
-        add: (slug: string, r: readonly string[]) => store.feeRecipients.add(slug, r),
-      };
+      const remembered = store.feeRecipients;
       const before = setup({ maxAgeMs: MIN, remembered });
       await before.cache.get('apes');
       expect(store.feeRecipients.of('apes')).toEqual([
