@@ -21,6 +21,7 @@ import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { openStore } from '../../../src/store/index.ts';
 import { openTape } from '../../../src/tape/reader.ts';
 import { roomyLimits } from '../limits.ts';
+import { setCreatorFees } from '../sandbox/data/helpers.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SLUG = 'harpoon-apes';
@@ -72,14 +73,10 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The owner (the sandbox's own key edits every collection) sets the collection's creator fees. */
-async function setCreatorFees(bps: number): Promise<void> {
-  const res = await fetch(`${sb.apiUrl}/api/v2/collections/${SLUG}`, {
-    method: 'PATCH',
-    headers: { 'content-type': 'application/json', 'x-api-key': sb.apiKey },
-    body: JSON.stringify({ creator_fees: [{ address: NEW, basis_points: bps }] }),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
+/** The owner sets the collection's creator fee: `bps` to the new recipient. */
+async function setCreatorFee(bps: number): Promise<void> {
+  const res = await setCreatorFees(sb, SLUG, [{ address: NEW, basis_points: bps }]);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
 async function until(what: string, ok: () => boolean, ms = 90_000, more = () => ''): Promise<void> {
@@ -133,7 +130,7 @@ describe('a collection whose fees change while the daemon runs', () => {
       states,
     );
 
-    await setCreatorFees(400);
+    await setCreatorFee(400);
     const changedAt = Date.now();
     // every offer of ours is cancelled and the bidder offers again: signed with the fees it read
     // at start, refused; the collection is read again and the next one carries the new fee
@@ -173,7 +170,7 @@ describe('a collection whose fees change while the daemon runs', () => {
     await d.start();
     expect(feeBps()).toBe(500n);
     const failedBefore = orders().filter((o) => o.state === 'failed').length;
-    await setCreatorFees(300);
+    await setCreatorFee(300);
     await until('the strategies see the new fees', () => feeBps() === 400n, 60_000);
     await until(
       'the second change is an alert',

@@ -21,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Contract, JsonRpcProvider, parseEther, type Wallet } from 'ethers';
+import { JsonRpcProvider, parseEther, type Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
@@ -30,7 +30,7 @@ import { CONFIG_RESOURCE_URI, CONTROL_TOOLS, READ_TOOLS } from '../../../src/mcp
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { roomyLimits, roomyRates } from '../limits.ts';
-import { listOnBook } from '../sandbox/data/helpers.ts';
+import { listOnBook, ownedTokenId } from '../sandbox/data/helpers.ts';
 
 const TOKEN = 'mcp-it-control-token-0123456789';
 const APES = 'harpoon-apes';
@@ -211,11 +211,7 @@ describe('a live daemon with mcp.allowControl: true', () => {
     // wallet 1 lists one of its apes
     const seller = sb.fixture.wallets[1] as Wallet;
     const apes = sb.collections.find((x) => x.slug === APES)?.contract as string;
-    const nft = new Contract(apes, ['function ownerOf(uint256) view returns (address)'], provider);
-    let tokenId = 0n;
-    for (let id = 1n; id <= 40n && tokenId === 0n; id++)
-      if (((await nft.getFunction('ownerOf')(id)) as string).toLowerCase() === seller.address.toLowerCase())
-        tokenId = id;
+    const tokenId = await ownedTokenId(sb, APES, seller.address);
     expect(tokenId).toBeGreaterThan(0n);
     // above the sniper's reach (85 % of the floor), within risk (0.06 per item, 150 % of the floor)
     const market = jsonOf(await c.callTool({ name: 'get_market', arguments: { collection: APES } }));

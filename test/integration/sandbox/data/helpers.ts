@@ -96,3 +96,26 @@ export async function listOnBook(
   if (r.status !== 200) throw new Error(`listing refused: ${JSON.stringify(r.body)}`);
   return String(obj(r)['order_hash']);
 }
+
+/** The first token (ids 1..40) of `slug` that `owner` holds on chain; 0n when none. */
+export async function ownedTokenId(sb: Sandbox, slug: string, owner: string): Promise<bigint> {
+  const contract = sb.catalog.bySlug(slug)?.contract;
+  if (contract === undefined) throw new Error(`no collection ${slug}`);
+  const nft = new Contract(
+    contract,
+    ['function ownerOf(uint256) view returns (address)'],
+    sb.fixture.provider,
+  );
+  for (let id = 1n; id <= 40n; id++)
+    if (((await nft.getFunction('ownerOf')(id)) as string).toLowerCase() === owner.toLowerCase()) return id;
+  return 0n;
+}
+
+/** The owner (the sandbox's own key edits every collection) sets `slug`'s creator fees; the answer. */
+export async function setCreatorFees(
+  sb: Sandbox,
+  slug: string,
+  fees: readonly { address: string; basis_points: number }[],
+): Promise<Answer> {
+  return call(sb, 'PATCH', `/api/v2/collections/${slug}`, { creator_fees: fees });
+}
