@@ -848,6 +848,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         desk: desk as OrderDesk,
         execution: execution as ChainExecutor,
         collection,
+        doubtCollection: (slug) => collections.doubt(slug),
         standardOf,
         dropContract: (slug) => drops?.contract(slug),
         onExecution: (kind, out, strategyId, what, token) => {

@@ -22,6 +22,7 @@ import {
   fulfillmentProposal,
   type GuardedTx,
   type Intent,
+  isGuardRejection,
   type MintIntent,
   type SwapIntent,
 } from '../chain/guard/index.ts';
@@ -728,12 +729,62 @@ export function createExecutor(options: ExecutorOptions): Executor {
     maxPrice: input.maxPrice,
   });
 
-  /** The listing's fulfillment data from the API, then the guard's verdict on it against `intent`. */
+  /**
+   * The guard's verdict on a fill's fulfillment data against `intent`, and the intent it passed.
+   * A payment to an address the guard does not know (neither the counterparty nor a fee recipient
+   * of the collection as last read) may be a fee its creator moved since that read: with
+   * `renew`, the collection's fee recipients are read again and, when the new read names that
+   * address, the same data is checked once more against them — nothing fetched again, nothing
+   * signed before; the journal's intent (`intentId`) then carries them. Otherwise the refusal stands.
+   */
+  async function checkFill<I extends BuyListingIntent | AcceptOfferIntent>(
+    proposal: ReturnType<typeof fulfillmentProposal>,
+    intent: I,
+    renew: (() => Promise<readonly string[]>) | undefined,
+    intentId?: string,
+  ): Promise<{ checked: GuardedTx; intent: I }> {
+    try {
+      return { checked: guard.check(proposal, intent)[0] as GuardedTx, intent };
+    } catch (e) {
+      if (renew === undefined || !isGuardRejection(e) || e.reason !== 'unknown_consideration_recipient')
+        throw e;
+      const unknown = lower(String(e.details['recipient'] ?? ''));
+      let recipients: string[];
+      try {
+        recipients = (await renew()).map(lower);
+      } catch (err) {
+        log.warn(
+          { intentId, code: codeOf(err) },
+          'reading the fee recipients again failed: the refusal stands',
+        );
+        throw e;
+      }
+      const before = new Set((intent.feeRecipients ?? []).map(lower));
+      if (unknown === '' || before.has(unknown) || !recipients.includes(unknown)) throw e;
+      const renewed = { ...intent, feeRecipients: recipients };
+      const checked = guard.check(proposal, renewed)[0] as GuardedTx;
+      log.info(
+        { intentId, orderHash: intent.orderHash, recipient: unknown },
+        'a fee recipient read again (the creator moved their fee): the fill passes the guard',
+      );
+      if (intentId !== undefined) {
+        const rec = store.intents.get(intentId);
+        if (rec !== undefined)
+          store.intents.setPayload(intentId, {
+            ...(rec.payload as Record<string, unknown>),
+            feeRecipients: recipients,
+          });
+      }
+      return { checked, intent: renewed };
+    }
+  }
+
+  /** The listing's fulfillment data from the API, then the guard's verdict on it (see checkFill). */
   async function guardedBuy(
-    input: Omit<BuyListingInput, 'intentId'>,
+    input: Omit<BuyListingInput, 'intentId'> & { readonly intentId?: string },
     intent: BuyListingIntent,
     onFetched: () => void = () => undefined,
-  ): Promise<GuardedTx> {
+  ): Promise<{ checked: GuardedTx; intent: BuyListingIntent }> {
     const protocol = input.protocolAddress ?? options.protocolAddress;
     const response = await api.listings.fulfillmentData({
       listing: { hash: intent.orderHash as string, chain: options.chain, protocol_address: protocol },
@@ -741,7 +792,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       ...(input.quantity !== undefined ? { units_to_fill: Number(input.quantity) } : {}),
     });
     onFetched();
-    return guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+    return checkFill(fulfillmentProposal(response), intent, input.renewFeeRecipients, input.intentId);
   }
 
   const acceptIntent = (input: Omit<AcceptOfferInput, 'intentId'>, orderHash: string): AcceptOfferIntent => ({
@@ -750,12 +801,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
     minProceeds: input.minProceeds,
   });
 
-  /** The offer's fulfillment data from the API, then the guard's verdict on it against `intent`. */
+  /** The offer's fulfillment data from the API, then the guard's verdict on it (see checkFill). */
   async function guardedAccept(
-    input: Omit<AcceptOfferInput, 'intentId'>,
+    input: Omit<AcceptOfferInput, 'intentId'> & { readonly intentId?: string },
     intent: AcceptOfferIntent,
     onFetched: () => void = () => undefined,
-  ): Promise<GuardedTx> {
+  ): Promise<{ checked: GuardedTx; intent: AcceptOfferIntent }> {
     const protocol = input.protocolAddress ?? options.protocolAddress;
     const response = await api.offers.fulfillmentData({
       offer: { hash: intent.orderHash as string, chain: options.chain, protocol_address: protocol },
@@ -764,7 +815,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       units_to_fill: Number(input.quantity ?? 1n),
     });
     onFetched();
-    return guard.check(fulfillmentProposal(response), intent)[0] as GuardedTx;
+    return checkFill(fulfillmentProposal(response), intent, input.renewFeeRecipients, input.intentId);
   }
 
   async function buyListing(input: BuyListingInput): Promise<ExecutionOutcome> {
@@ -794,10 +845,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
       'ever',
     );
     return run(input.intentId, 'buy_listing', async () => {
-      const checked = await guardedBuy(input, intent, () => step('fulfillment', input.intentId));
+      const { checked, intent: passed } = await guardedBuy(input, intent, () =>
+        step('fulfillment', input.intentId),
+      );
       step('guard', input.intentId);
       const rec = { id: input.intentId, kind: 'buy_listing' as const, strategy };
-      const [tx, submitted] = await simulateAndSubmit(rec, checked, intent);
+      const [tx, submitted] = await simulateAndSubmit(rec, checked, passed);
       const paid = tx.facts['paid'] !== undefined ? BigInt(tx.facts['paid']) : tx.value;
       return afterSubmit(rec, submitted, {
         spent: paid,
@@ -836,7 +889,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
       'open',
     );
     return run(input.intentId, 'accept_offer', async () => {
-      const checked = await guardedAccept(input, intent, () => step('fulfillment', input.intentId));
+      const { checked, intent: passed } = await guardedAccept(input, intent, () =>
+        step('fulfillment', input.intentId),
+      );
       step('guard', input.intentId);
       const proceeds = BigInt(checked.facts['proceeds'] ?? 0);
       if (options.approvals) {
@@ -850,7 +905,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         }
       }
       const rec = { id: input.intentId, kind: 'accept_offer' as const, strategy };
-      const [tx, submitted] = await simulateAndSubmit(rec, checked, intent);
+      const [tx, submitted] = await simulateAndSubmit(rec, checked, passed);
       return afterSubmit(rec, submitted, { proceeds, facts: tx.facts });
     });
   }
@@ -985,10 +1040,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
     reconcile,
     buyListing,
     acceptOffer,
-    checkFill: (input) =>
-      input.kind === 'buy_listing'
-        ? guardedBuy(input, buyIntent(input, lower(input.orderHash)))
-        : guardedAccept(input, acceptIntent(input, lower(input.orderHash))),
+    checkFill: async (input) =>
+      (input.kind === 'buy_listing'
+        ? await guardedBuy(input, buyIntent(input, lower(input.orderHash)))
+        : await guardedAccept(input, acceptIntent(input, lower(input.orderHash)))
+      ).checked,
     swap,
     mint,
     status: (intentId) => outcomeOf(intentId),

@@ -14,6 +14,12 @@ export interface LiveExecutorOptions {
   readonly desk: OrderDesk;
   readonly execution: ChainExecutor;
   readonly collection: (slug: string) => Promise<CollectionInfo>;
+  /**
+   * The next `collection(slug)` reads the collection again (its fees may have changed): asked when
+   * the calldata guard refuses a fill's payment to an address it does not know. Absent: what
+   * `collection` answers is all a fill is checked against.
+   */
+  readonly doubtCollection?: (slug: string) => void;
   /** ERC-721 or ERC-1155 of an NFT contract, when known. */
   readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
   /** Drop contract of a drop slug. */
@@ -57,6 +63,8 @@ export interface LiveExecutor extends Executor {
 }
 
 export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
+  const doubt = o.doubtCollection;
+  const recipientsOf = (info: CollectionInfo) => info.feeRecipients ?? info.fees.map((f) => f.recipient);
   /** What both fills tell the chain executor: the order, the NFT (its standard), token, units, fee recipients. */
   async function fillOf(intent: BuyListing | AcceptOffer) {
     const info = await o.collection(intent.collection);
@@ -72,7 +80,16 @@ export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
       paymentToken: intent.paymentToken.address,
       quantity: intent.quantity,
       // those of orders signed before a fee change too
-      feeRecipients: info.feeRecipients ?? info.fees.map((f) => f.recipient),
+      feeRecipients: recipientsOf(info),
+      // and those of orders signed after one we have not read yet
+      ...(doubt !== undefined
+        ? {
+            renewFeeRecipients: async () => {
+              doubt(intent.collection);
+              return recipientsOf(await o.collection(intent.collection));
+            },
+          }
+        : {}),
     };
   }
 

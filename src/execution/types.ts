@@ -132,6 +132,12 @@ export interface BuyListingInput extends Common {
   readonly quantity?: bigint;
   /** The collection's fee recipients, allowed beside the seller. */
   readonly feeRecipients?: readonly string[];
+  /**
+   * Reads the collection's fee recipients again (all of them, old ones too): asked when the guard
+   * refuses a payment to an address it does not know, which the creator may have moved their fee
+   * to since `feeRecipients` was read (see the executor's checkFill).
+   */
+  readonly renewFeeRecipients?: () => Promise<readonly string[]>;
 }
 
 export interface AcceptOfferInput extends Common {
@@ -148,6 +154,8 @@ export interface AcceptOfferInput extends Common {
   readonly protocolAddress?: string;
   readonly quantity?: bigint;
   readonly feeRecipients?: readonly string[];
+  /** As a buy's (see BuyListingInput). */
+  readonly renewFeeRecipients?: () => Promise<readonly string[]>;
 }
 
 export interface SwapInput extends Common {

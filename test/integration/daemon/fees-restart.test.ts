@@ -1,10 +1,15 @@
 /**
- * A listing signed before its creator moved their fee pays the old recipient. A daemon that read the
- * old fees once, stopped and started again after the change still lets a fill of it through the
- * calldata guard: the store kept every recipient it read (real sandbox, anvil, Seaport; the guard
- * runs over the API's real fulfillment data, through the daemon's own agent tool simulate_intent,
- * which executes nothing). A daemon with a store of its own that never read the old fees refuses
- * the same fill as paying an unknown address — what the store's memory changes, and nothing else.
+ * A creator moves their fee to a new address while a daemon runs; fills of listings signed on
+ * either side of the change (real sandbox, anvil, Seaport; the calldata guard runs over the API's
+ * real fulfillment data through the daemon's own agent tool simulate_intent, which executes
+ * nothing):
+ * - the running daemon, which read the fees before the change, checks a fill of a listing signed
+ *   after it (paying the new address): the guard meets an address it does not know, the collection
+ *   is read again, and the fill passes;
+ * - restarted, it checks a fill of a listing signed before the change (paying the old address):
+ *   its store kept every recipient it read, and the fill passes;
+ * - a daemon with a store of its own that never read the old fees refuses that fill as paying an
+ *   unknown address — what the store's memory changes, and nothing else.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +32,7 @@ const TOKEN = 'fees-restart-control-token-0123456789';
 const SLUG = 'harpoon-apes';
 /** The creator's new fee recipient. */
 const NEW = '0x00000000000000000000000000000000000c0ffe';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let sb: Sandbox;
 const dirs: string[] = [];
@@ -112,19 +118,19 @@ async function recipientsNow(): Promise<string[]> {
   return body.fees.map((f) => f.recipient.toLowerCase());
 }
 
-describe('a fill of an order signed before a fee change, after a restart', () => {
-  it('the restarted daemon lets it through the calldata guard (its store kept the old recipient); one that never read the old fees refuses it', async () => {
+describe('fills of orders signed on either side of a fee change', () => {
+  it('after the change the running daemon reads the fees again for a new recipient; restarted, its store still knows the old one; a daemon that never read the old fees refuses that fill', async () => {
     const before = await recipientsNow();
     expect(before.length).toBe(2); // the marketplace and the creator
     const creator = before[1] as string;
 
-    // a daemon reads the collection's fees once and stops
+    // a daemon reads the collection's fees at its start (and not again for a quarter of an hour)
     const dir = newDir();
     const first = await start(dir);
+    const readAt = Date.now();
     const market = await tool(first, 'get_market', { collection: SLUG });
     const floor = BigInt((market['floor'] as { priceWei: string }).priceWei);
     const storePath = join(dir, 'harpoon.db');
-    await stop(first);
     let store = openStore(storePath);
     try {
       expect(store.feeRecipients.of(SLUG)).toEqual(before);
@@ -133,11 +139,13 @@ describe('a fill of an order signed before a fee change, after a restart', () =>
     }
 
     // wallet 1 lists an ape with the fees of now (the creator's 2.5 %); then the creator moves
-    // their fee to a new address: orders posted from now on must pay that one
+    // their fee to a new address, and wallet 1 lists another ape, paying that one
     const seller = sb.fixture.wallets[1] as Wallet;
     const apes = sb.collections.find((x) => x.slug === SLUG)?.contract as string;
     const tokenId = await ownedTokenId(sb, SLUG, seller.address);
+    const laterId = await ownedTokenId(sb, SLUG, seller.address, tokenId);
     expect(tokenId).toBeGreaterThan(0n);
+    expect(laterId).toBeGreaterThan(tokenId);
     // within risk (0.06 per item, 150 % of the floor)
     let price = (floor * 13n) / 10n;
     if (price > parseEther('0.059')) price = parseEther('0.059');
@@ -145,14 +153,34 @@ describe('a fill of an order signed before a fee change, after a restart', () =>
     const set = await setCreatorFees(sb, SLUG, [{ address: NEW, basis_points: 400 }]);
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(await recipientsNow()).toEqual([before[0], NEW]);
-    const buy = {
+    const laterHash = await listOnBook(sb, seller, SLUG, laterId, price);
+    const buyOf = (hash: string, id: bigint) => ({
       kind: 'buy_listing',
-      order_hash: orderHash,
+      order_hash: hash,
       collection: SLUG,
-      nft: { contract: apes, identifier: tokenId.toString() },
+      nft: { contract: apes, identifier: id.toString() },
       max_price: price.toString(),
       payment_token: ZERO_ADDRESS,
-    };
+    });
+    const buy = buyOf(orderHash, tokenId);
+
+    // the running daemon, which read the fees before the change, checks a buy of the later listing:
+    // the guard meets an address it does not know, the collection is read again (a read at least
+    // 10 s old: the cache's least age for reading again), and the new creator's fee passes
+    await sleep(Math.max(0, readAt + 11_000 - Date.now()));
+    const moved = await simulateBuy(first, buyOf(laterHash, laterId));
+    expect(moved, JSON.stringify(moved)).toMatchObject({
+      verdict: 'would_proceed',
+      stages: [{ result: 'pass' }, { result: 'pass' }, { stage: 'calldata_guard', result: 'pass' }],
+    });
+    await stop(first);
+    // that read is what taught it the new recipient
+    store = openStore(storePath);
+    try {
+      expect(store.feeRecipients.of(SLUG)).toEqual([...before, NEW]);
+    } finally {
+      store.close();
+    }
 
     // restarted on the same store: it reads the new fees, and still knows the old creator's address
     const again = await start(dir);
@@ -166,12 +194,6 @@ describe('a fill of an order signed before a fee change, after a restart', () =>
       ],
     });
     await stop(again);
-    store = openStore(storePath);
-    try {
-      expect(store.feeRecipients.of(SLUG)).toEqual([...before, NEW]);
-    } finally {
-      store.close();
-    }
 
     // a daemon whose store never saw the old fees: the same fill pays an address it does not know
     const fresh = await start(newDir());

@@ -101,18 +101,21 @@ beforeEach(async () => {
   await ex.reconcile();
 });
 
+/** Every step of a buy, in order. */
+const BUY_STEPS: ExecutionStep[] = [
+  'intent',
+  'fulfillment',
+  'guard',
+  'simulated',
+  'submitted',
+  'receipt',
+  'recorded',
+];
+
 describe('buy a listing', () => {
   it('runs every step in order and records the fill, the spend and done', async () => {
     const out = await ex.buyListing(buy('b1'));
-    expect(steps).toEqual([
-      'intent',
-      'fulfillment',
-      'guard',
-      'simulated',
-      'submitted',
-      'receipt',
-      'recorded',
-    ]);
+    expect(steps).toEqual(BUY_STEPS);
     expect(out).toMatchObject({ intentId: 'b1', kind: 'buy_listing', state: 'done', spent: li.maxPrice });
     expect(out.txHash).toBe(store.transactions.byIntent('b1/fill')[0]?.hash);
     expect(store.intents.get('b1')).toMatchObject({ state: 'done', targetKey: `listing:${li.orderHash}` });
@@ -190,6 +193,85 @@ describe('buy a listing', () => {
     expect(store.spend.list()).toEqual([]);
     // the listing is still bought as usual afterwards
     expect((await ex.buyListing(buy('b1'))).state).toBe('done');
+  });
+
+  it('a payment to a fee recipient not known yet: the recipients are read again, and a fee the creator moved passes; the journal carries the new read', async () => {
+    const creator = (li.feeRecipients[1] as string).toLowerCase();
+    let renewals = 0;
+    const out = await ex.buyListing(
+      buy('b1', {
+        // read before the creator's fee moved to the address the listing pays
+        feeRecipients: [],
+        renewFeeRecipients: async () => {
+          renewals++;
+          return li.feeRecipients;
+        },
+      }),
+    );
+    expect(out).toMatchObject({ state: 'done', spent: li.maxPrice });
+    expect(renewals).toBe(1);
+    // the same fulfillment data checked again: nothing fetched twice, every step once
+    expect(fake.calls).toEqual(['listing']);
+    expect(steps).toEqual(BUY_STEPS);
+    // the journal's intent, which a restart re-derives the fill's facts from, names the recipient
+    const payload = store.intents.get('b1')?.payload as { feeRecipients: string[] };
+    expect(payload.feeRecipients).toContain(creator);
+  });
+
+  it('the refusal stands when the new read does not name the address, when it fails, or for any other refusal', async () => {
+    const mp = li.feeRecipients[0] as string;
+    let renewals = 0;
+    const still = await refusal(
+      ex.buyListing(
+        buy('b1', {
+          feeRecipients: [],
+          renewFeeRecipients: async () => {
+            renewals++;
+            return [mp];
+          },
+        }),
+      ),
+    );
+    expect(still.code).toBe('guard_unknown_consideration_recipient');
+    expect(store.intents.get('b1')).toMatchObject({ state: 'failed', error: still.code });
+    const failing = await refusal(
+      ex.buyListing(
+        buy('b2', {
+          feeRecipients: [],
+          renewFeeRecipients: async () => {
+            renewals++;
+            throw new TransientError('http_503', 'the API is down');
+          },
+        }),
+      ),
+    );
+    // the guard's refusal, not the read's failure
+    expect(failing.code).toBe('guard_unknown_consideration_recipient');
+    expect(renewals).toBe(2);
+    // a price above the cap is no fee moved: nothing read again
+    const dear = await refusal(
+      ex.buyListing(
+        buy('b3', {
+          maxPrice: li.maxPrice - 1n,
+          renewFeeRecipients: async () => {
+            renewals++;
+            return li.feeRecipients;
+          },
+        }),
+      ),
+    );
+    expect(dear).toBeInstanceOf(GuardRejectedError);
+    expect(dear.code).not.toBe('guard_unknown_consideration_recipient');
+    expect(renewals).toBe(2);
+    expect(sender.submits).toEqual([]);
+    // checkFill (a simulation) reads again the same way
+    const { intentId: _id, ...input } = buy('unused', {
+      feeRecipients: [],
+      renewFeeRecipients: async () => li.feeRecipients,
+    });
+    expect((await ex.checkFill({ kind: 'buy_listing', ...input })).facts['paid']).toBe(
+      li.maxPrice.toString(),
+    );
   });
 
   it('a reverted simulation is refused; an API error fails the intent, nothing sent', async () => {

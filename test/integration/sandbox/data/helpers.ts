@@ -97,8 +97,8 @@ export async function listOnBook(
   return String(obj(r)['order_hash']);
 }
 
-/** The first token (ids 1..40) of `slug` that `owner` holds on chain; 0n when none. */
-export async function ownedTokenId(sb: Sandbox, slug: string, owner: string): Promise<bigint> {
+/** The first token (ids 1..40, after `after`) of `slug` that `owner` holds on chain; 0n when none. */
+export async function ownedTokenId(sb: Sandbox, slug: string, owner: string, after = 0n): Promise<bigint> {
   const contract = sb.catalog.bySlug(slug)?.contract;
   if (contract === undefined) throw new Error(`no collection ${slug}`);
   const nft = new Contract(
@@ -106,7 +106,7 @@ export async function ownedTokenId(sb: Sandbox, slug: string, owner: string): Pr
     ['function ownerOf(uint256) view returns (address)'],
     sb.fixture.provider,
   );
-  for (let id = 1n; id <= 40n; id++)
+  for (let id = after + 1n; id <= 40n; id++)
     if (((await nft.getFunction('ownerOf')(id)) as string).toLowerCase() === owner.toLowerCase()) return id;
   return 0n;
 }
