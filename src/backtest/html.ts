@@ -278,6 +278,17 @@ Amounts in ETH (ETH and WETH together).</p>${
   }${costsWarnings(r)
     .map((w) => `<p><b>Costs not charged:</b> ${esc(w)}.</p>`)
     .join('')}
+${
+  r.wallet.length === 0
+    ? ''
+    : `<h2>Simulated wallet</h2>
+<table><thead><tr><th>token</th><th>start</th><th>end</th></tr></thead><tbody>${r.wallet
+        .map(
+          (w) =>
+            `<tr><td>${esc(w.symbol)}</td><td>${formatUnits(BigInt(w.start), w.decimals)}</td><td>${formatUnits(BigInt(w.end), w.decimals)}</td></tr>`,
+        )
+        .join('')}</tbody></table>`
+}
 <h2>Per strategy</h2>${table('strategy', [...r.byStrategy, r.total])}
 <h2>Per collection</h2>${table('collection', r.byCollection)}
 <h2>Charts</h2>${equity}${exposure}${floors}

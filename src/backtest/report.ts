@@ -103,6 +103,17 @@ export interface BacktestReport {
    * them failed): the collections whose fees, whether the gas price. The PnL is better than it was.
    */
   readonly costsNotOnTape: { readonly fees: readonly string[]; readonly gasPrice: boolean };
+  /**
+   * The simulated wallet (`paper.balances`), per token: its balance at the start and at the end
+   * (smallest units; spent below zero reads 0); empty when the config names no start.
+   */
+  readonly wallet: readonly {
+    readonly token: string;
+    readonly symbol: string;
+    readonly decimals: number;
+    readonly start: string;
+    readonly end: string;
+  }[];
   /** Our orders (offers and listings) by their last state; `open` includes partly filled ones. */
   readonly orders: {
     readonly placed: number;
@@ -234,6 +245,8 @@ export interface CollectorParts {
   readonly notOnTape: () => BacktestReport['notOnTape'];
   /** What fills needed that the tape does not hold (see BacktestReport.costsNotOnTape). */
   readonly costsNotOnTape: () => BacktestReport['costsNotOnTape'];
+  /** The simulated wallet at the end (see BacktestReport.wallet). */
+  readonly wallet: () => BacktestReport['wallet'];
 }
 
 /**
@@ -477,6 +490,7 @@ export class ReportCollector {
       refused: { ...pr.rejected },
       notOnTape: this.p.notOnTape(),
       costsNotOnTape: this.p.costsNotOnTape(),
+      wallet: this.p.wallet(),
       orders: this.orderCounts(),
       total,
       byStrategy,

@@ -13,6 +13,7 @@
  * read as the clock reaches it, with a bounded look-ahead (tape-source.ts).
  */
 
+import { nativePricesView } from '../daemon/views.ts';
 import { type MarketEvent, nftKey, type PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import {
@@ -26,11 +27,12 @@ import {
 import { MemoryJournal, MemorySpendLedger, MemoryStateStore } from '../engine/memory.ts';
 import { feeBps } from '../execution/fill-model.ts';
 import { createPaperExecutor, type PaperExecutor, type PaperFill } from '../execution/paper.ts';
+import { createPaperWallet } from '../execution/paper-wallet.ts';
 import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '../ledger/index.ts';
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStore, type Store } from '../store/index.ts';
-import type { DropsView } from '../strategy.ts';
+import type { DropsView, PricesView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector, sampleSpacing } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
 import { GAP_MS, LOOK_AHEAD_MS, type TapeReplay, type TapeSource } from './tape-source.ts';
@@ -176,6 +178,13 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     );
   };
 
+  const weth = setup.weth?.toLowerCase();
+  const isNative = (addr: string): boolean => {
+    const a = addr.toLowerCase();
+    return a === ZERO_ADDRESS || a === weth;
+  };
+  const nativePrices: PricesView = nativePricesView(isNative, time);
+
   const store: Store = openStore(':memory:', { now: () => time.now() });
   /** Each fees record's bps, made once (records are kept, not copied: see tape-source.ts). */
   const feeBpsOf = new WeakMap<object, bigint>();
@@ -227,7 +236,19 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     },
     // a tape does not say which contracts are ERC-1155: every NFT is taken as one of a kind
     unique: () => true,
+    // a tape holds no token prices: a swap between ETH and WETH is 1:1, any other is refused
+    swapOut: async (i) =>
+      isNative(i.fromToken.address) && isNative(i.toToken.address) ? i.amountIn : undefined,
   });
+  // the simulated wallet, from the config's start (none: strategies read no balances)
+  const startBalances = setup.balances;
+  const wallet =
+    startBalances === undefined
+      ? undefined
+      : createPaperWallet({
+          start: () => ({ value: startBalances, learnedAt: time.now(), from: 'own' }),
+          fills: paper,
+        });
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
   // reads only the fills recorded since the last); the report keeps its own (its reading them must
   // not make the strategies' fresher).
@@ -249,11 +270,15 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
         holdings.refresh();
         return holdings;
       },
-      // not on a tape: a strategy that reads them decides without them (the report says who)
+      // the simulated wallet's (paper.balances); without them, not on a tape: a strategy that
+      // reads them decides without them (the report says who)
       balances: (id) => {
+        if (wallet !== undefined) return wallet.balances();
         notOnTape.add(`${id}\u0000wallet balances`);
         return null;
       },
+      // ETH and WETH are worth 1e18 by definition; a tape holds no other token's price
+      prices: () => nativePrices,
       drops: (id) => {
         notOnTape.add(`${id}\u0000drops`);
         return NO_DROPS;
@@ -311,6 +336,21 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
         by.set(strategy, [...(by.get(strategy) ?? []), what]);
       }
       return [...by].map(([strategy, reads]) => ({ strategy, reads }));
+    },
+    wallet: () => {
+      const end = wallet?.balances()?.value;
+      if (startBalances === undefined || end === undefined) return [];
+      const tokensOf = [...new Set([...startBalances.keys(), ...end.keys()])].sort();
+      return tokensOf.map((address) => {
+        const t = tokenOf(address);
+        return {
+          token: address,
+          symbol: t.symbol,
+          decimals: t.decimals,
+          start: (startBalances.get(address) ?? 0n).toString(),
+          end: (end.get(address) ?? 0n).toString(),
+        };
+      });
     },
     costsNotOnTape: () => ({
       fees: feesNotCharged(tape.costsNotOnTape.feesMissedAt, paper.fills()),

@@ -4,8 +4,10 @@
  * parameter overrides (a sweep's combination: `sniper.discountBps=2000`).
  */
 import { dirname } from 'node:path';
+import { WETH_BY_CHAIN } from '../config/schema.ts';
 import type { Config } from '../config/types.ts';
-import { collectionsOf, tokensOfStrategies } from '../daemon/options.ts';
+import { collectionsOf, paperBalancesOf, tokensOfStrategies } from '../daemon/options.ts';
+import { chainIdOf } from '../domain/chains.ts';
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
 import { engineTimingFromConfig, riskLimitsFromConfig } from '../engine/config.ts';
@@ -29,6 +31,13 @@ export interface BacktestSetup {
   readonly wallet: Address;
   /** How often the ledger settles expiries and holdings are read again (daemon.pollIntervalMs). */
   readonly pollIntervalMs: number;
+  /** The chain's WETH (ETH wrapped: a swap between them is 1:1), when known. */
+  readonly weth?: string;
+  /**
+   * The simulated wallet's balances at the start (`paper.balances`: lower-case token address →
+   * smallest units); absent: strategies read no balances (a tape holds none).
+   */
+  readonly balances?: ReadonlyMap<string, bigint>;
 }
 
 /** The wallet of a backtest when the config names none (never a real one). */
@@ -46,6 +55,8 @@ export function backtestSetupFromConfig(config: Config, configPath?: string): Ba
     tokens: tokensOfStrategies(config.strategies),
     wallet: config.wallet.address,
     pollIntervalMs: config.daemon.pollIntervalMs,
+    weth: config.chain.weth ?? WETH_BY_CHAIN[config.chain.chainId ?? chainIdOf(config.chain.name) ?? -1],
+    ...(config.paper.balances !== undefined ? { balances: config.paper.balances } : {}),
   });
 }
 
@@ -65,7 +76,15 @@ export function backtestSetupOf(s: {
   readonly tokens: readonly PaymentToken[];
   readonly wallet: string | undefined;
   readonly pollIntervalMs: number;
+  readonly weth?: string | undefined;
+  /** `paper.balances` as written (checked against `tokens` and WETH here: a ConfigError). */
+  readonly balances?: Readonly<Record<string, string>>;
 }): BacktestSetup {
+  const weth = s.weth?.toLowerCase();
+  const known: PaymentToken[] = [
+    ...(weth !== undefined ? [{ address: weth as Address, symbol: 'WETH', decimals: 18 }] : []),
+    ...s.tokens.filter((t) => t.address.toLowerCase() !== weth),
+  ];
   return {
     chain: s.chain,
     collections: [...s.collections],
@@ -78,6 +97,8 @@ export function backtestSetupOf(s: {
     tokens: [...s.tokens],
     wallet: (s.wallet?.toLowerCase() as Address | undefined) ?? BACKTEST_WALLET,
     pollIntervalMs: s.pollIntervalMs,
+    ...(weth !== undefined ? { weth } : {}),
+    ...(s.balances !== undefined ? { balances: paperBalancesOf(s.balances, known) } : {}),
   };
 }
 

@@ -282,7 +282,10 @@ export function resolveConfig(raw: unknown, options: ResolveConfigOptions = {}):
       pollIntervalMs: fc.stream.pollIntervalMs,
     },
     execution: { ...fc.execution },
-    paper: fc.paper.reportPath !== undefined ? { reportPath: resolve(cwd, fc.paper.reportPath) } : {},
+    paper: {
+      ...(fc.paper.reportPath !== undefined ? { reportPath: resolve(cwd, fc.paper.reportPath) } : {}),
+      ...(fc.paper.balances !== undefined ? { balances: { ...fc.paper.balances } } : {}),
+    },
     daemon: { ...fc.daemon },
     control: {
       host: fc.control.host,

@@ -449,6 +449,20 @@ const ExecutionSchema = z.strictObject({
 const PaperSchema = z.strictObject({
   /** Where paper mode saves its report at stop; absent = paper-report.json beside the store. */
   reportPath: z.string().min(1).optional(),
+  /**
+   * The simulated wallet's balances at the start, in whole tokens, by token symbol or address
+   * (paper mode: instead of the wallet's real ones; a backtest: none without them). Checked against
+   * the tokens the config trades when the daemon or backtest is set up.
+   */
+  balances: z
+    .record(
+      tokenName,
+      z.string().refine((v) => /^\d+(\.\d+)?$/.test(v.trim()), {
+        error: 'is not an amount of whole tokens',
+        params: { fix: 'write a quoted decimal string, e.g. "1.5"' },
+      }),
+    )
+    .optional(),
 });
 
 const DaemonSchema = z.strictObject({

@@ -163,6 +163,8 @@ export interface ExecutionConfig {
 export interface PaperConfig {
   /** Absolute path of the paper report; absent = `paper-report.json` beside the store. */
   readonly reportPath?: string;
+  /** The simulated wallet's start (token symbol or address → whole tokens); absent: see the schema. */
+  readonly balances?: Readonly<Record<string, string>>;
 }
 
 export interface DaemonConfig {

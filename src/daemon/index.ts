@@ -83,11 +83,13 @@ import {
   createLiveExecutor,
   createOrderDesk,
   createPaperExecutor,
+  createPaperWallet,
   type LiveExecutor,
   type OrderDesk,
   offerTokenOf,
   type PaperExecutor,
   type PaperReport,
+  type PaperWallet,
   sweepOrphans,
 } from '../execution/index.ts';
 import {
@@ -110,7 +112,7 @@ import {
   type SeaportOrders,
 } from '../seaport/index.ts';
 import { openStore, type Store } from '../store/index.ts';
-import type { Intent } from '../strategy.ts';
+import type { Balances, Intent } from '../strategy.ts';
 import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
 import { createDaemonRecorder } from '../tape/daemon.ts';
 import type { TapeRecorder } from '../tape/recorder.ts';
@@ -296,6 +298,10 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   }[] = [];
   const guardRejections: Record<string, number> = {};
   let balances: ReturnType<typeof createBalancesReader> | undefined;
+  /** Paper mode: the simulated wallet (its start, and the paper fills since). */
+  let paperWallet: PaperWallet | undefined;
+  /** The wallet's balances as strategies and the console see them: paper mode's simulated ones. */
+  const walletBalances = (): Balances | null => paperWallet?.balances() ?? balances?.get() ?? null;
   let drops: ReturnType<typeof createDropsReader> | undefined;
   let prices: PricesReader | undefined;
   /**
@@ -387,6 +393,29 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     );
   };
   const tokenSymbol = (addr: string): string => tokenInfo(addr).symbol;
+  /** ETH or WETH (one is the other, wrapped: 1:1). */
+  const isNativeToken = (addr: string): boolean => {
+    const a = addr.toLowerCase();
+    return a === ZERO_ADDRESS || a === options.chain.weth.toLowerCase();
+  };
+  /**
+   * What `amountIn` of `from` buys of `to` by our own reference (the first router's reserves): what
+   * a live swap's slippage floor is set from, and what a paper swap receives; undefined when none.
+   */
+  const referenceAmountOut = async (
+    from: string,
+    to: string,
+    amountIn: bigint,
+  ): Promise<bigint | undefined> => {
+    const router = options.chain.routers[0];
+    if (router === undefined || rpc === undefined) return undefined;
+    try {
+      return await routerAmountOut({ rpc, router, weth: options.chain.weth }, from, to, amountIn);
+    } catch (err) {
+      log.warn({ err }, 'router reference price unavailable');
+      return undefined;
+    }
+  };
 
   const intentGuard = configIntentGuard({ collections: options.collections, tokens });
 
@@ -507,7 +536,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         market: () => view?.snapshot(),
         tokenOf: tokenInfo,
         wallet: () => wallet,
-        balances: () => balances?.get()?.value,
+        balances: () => walletBalances()?.value,
       },
       {
         // every fill once, as the store books it (live and paper alike)
@@ -837,9 +866,22 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           return h.get(nftKey(nft)) !== undefined;
         },
         unique: async (nft) => (await standardOf(nft.contract).catch(() => 'erc721' as const)) === 'erc721',
+        // what a swap receives, by the reference the live executor swaps by
+        swapOut: async (i) =>
+          isNativeToken(i.fromToken.address) && isNativeToken(i.toToken.address)
+            ? i.amountIn
+            : referenceAmountOut(i.fromToken.address, i.toToken.address, i.amountIn),
         store,
         ledger,
         logger: log.child({ part: 'paper' }),
+      });
+      const start = options.paperBalances;
+      paperWallet = createPaperWallet({
+        start: () =>
+          start !== undefined
+            ? { value: start, learnedAt: clock.now(), from: 'own' }
+            : (balances?.get() ?? null),
+        fills: paperExec,
       });
     }
     const executor =
@@ -862,21 +904,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
             symbol: token.symbol,
           });
         },
-        expectedAmountOut: async (from, to, amountIn) => {
-          const router = options.chain.routers[0];
-          if (router === undefined) return undefined;
-          try {
-            return await routerAmountOut(
-              { rpc: rpc as ChainRpc, router, weth: options.chain.weth },
-              from,
-              to,
-              amountIn,
-            );
-          } catch (err) {
-            log.warn({ err }, 'router reference price unavailable');
-            return undefined;
-          }
-        },
+        expectedAmountOut: referenceAmountOut,
       });
     liveExecutor = paperExec === undefined ? (executor as LiveExecutor) : undefined;
     const st = store;
@@ -893,7 +921,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
           holdingsOf.refresh();
           return holdingsOf;
         },
-        balances: () => balances?.get() ?? null,
+        balances: () => walletBalances(),
         drops: () => drops ?? { get: () => undefined },
         prices: () => prices ?? { get: () => undefined },
         nfts: () => traits.view,

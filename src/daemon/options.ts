@@ -21,6 +21,7 @@ import type { PaymentToken } from '../domain/events.ts';
 import { type Address, isAddress, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { Secret } from '../domain/secret.ts';
 import { ConfigError } from '../errors/index.ts';
+import { PaperBalancesError, resolvePaperBalances } from '../execution/paper-wallet.ts';
 import type { Rate } from '../ratelimit/types.ts';
 
 /** Seaport 1.6, OpenSea's conduit and signed zone, the stream URL, WETH per chain id: the config's defaults. */
@@ -131,6 +132,11 @@ export interface DaemonOptions {
   readonly paperStorePath: string;
   /** Where paper mode saves its report at stop (JSON). */
   readonly paperReportPath: string;
+  /**
+   * Paper mode: the simulated wallet's balances at the start (lower-case token address → smallest
+   * units; `paper.balances`); absent: the wallet's real balances as read.
+   */
+  readonly paperBalances?: ReadonlyMap<string, bigint>;
   /** Tokens whose wallet balances strategies see (the native token is always included). */
   readonly tokens: readonly PaymentToken[];
   /** Drop slugs whose status strategies see. */
@@ -363,6 +369,9 @@ export function daemonOptionsFromConfig(
         ? join(process.cwd(), 'paper-report.json')
         : join(dirname(storePath), 'paper-report.json')),
     tokens: [...tokens.values()],
+    ...(config.paper.balances !== undefined
+      ? { paperBalances: paperBalancesOf(config.paper.balances, [...tokens.values()]) }
+      : {}),
     drops: dropsOfStrategies(config.strategies),
     stopTimeoutMs: overrides.stopTimeoutMs ?? config.daemon.stopTimeoutMs,
     offerExpirySec: overrides.offerExpirySec ?? config.daemon.offerExpirySec,
@@ -370,4 +379,17 @@ export function daemonOptionsFromConfig(
     log: { level: overrides.logLevel ?? config.log.level },
     alerts: config.alerts,
   };
+}
+
+/** `paper.balances` against the tokens the config trades (a ConfigError names what is wrong). */
+export function paperBalancesOf(
+  spec: Readonly<Record<string, string>>,
+  tokens: readonly PaymentToken[],
+): Map<string, bigint> {
+  try {
+    return resolvePaperBalances(spec, tokens);
+  } catch (e) {
+    if (e instanceof PaperBalancesError) throw new ConfigError(e.message, { code: 'paper_balances' });
+    throw e;
+  }
 }

@@ -184,6 +184,19 @@ export interface PricesReader extends PricesView {
 
 const WEI_PER_ETH = 10n ** 18n;
 
+/** ETH and WETH (`isNative`) are worth 1e18 wei a whole token by definition; no other token is known. */
+export function nativePricesView(
+  isNative: (address: string) => boolean,
+  clock: { now(): number },
+): PricesView {
+  return {
+    get: (token) =>
+      isNative(token)
+        ? { value: { priceIn: WEI_PER_ETH, source: 'native' }, learnedAt: clock.now(), from: 'own' }
+        : undefined,
+  };
+}
+
 /** A USD price as the API writes it ("2500.12", rarely "1e-7") in 1e-18 dollars; undefined when not positive. */
 export function usdOf(text: string | undefined): bigint | undefined {
   if (text === undefined) return undefined;
@@ -221,6 +234,7 @@ export function createPricesReader(o: {
 }): PricesReader {
   const weth = o.weth.toLowerCase();
   const isNative = (a: string) => a === ZERO_ADDRESS || a === weth;
+  const native = nativePricesView((a) => isNative(a.toLowerCase()), o.clock);
   const others = o.tokens.filter((t) => !isNative(t.address.toLowerCase()));
   const apiIntervalMs = o.apiIntervalMs ?? 60_000;
   const known = new Map<string, Known<TokenPrice>>();
@@ -271,10 +285,7 @@ export function createPricesReader(o: {
       await fromApi(others.filter((_, i) => !ok[i]));
     },
     get(token) {
-      const key = token.toLowerCase();
-      if (isNative(key))
-        return { value: { priceIn: WEI_PER_ETH, source: 'native' }, learnedAt: o.clock.now(), from: 'own' };
-      return known.get(key);
+      return native.get(token) ?? known.get(token.toLowerCase());
     },
   };
 }

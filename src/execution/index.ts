@@ -24,6 +24,13 @@ export {
   type PaperReport,
   renderPaperReport,
 } from './paper.ts';
+export {
+  createPaperWallet,
+  fillDeltas,
+  PaperBalancesError,
+  type PaperWallet,
+  resolvePaperBalances,
+} from './paper-wallet.ts';
 export { createExecutionReconciler, type ExecutionReconcilerOptions } from './reconcile.ts';
 export { createFastTxSigner } from './tx-signer.ts';
 export {

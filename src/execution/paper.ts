@@ -53,6 +53,13 @@ export interface PaperExecutorOptions {
   /** A swap quote's marketplace fee (bps), when the API gives one. */
   readonly swapFeeBps?: (intent: Extract<Intent, { kind: 'swap' }>) => Promise<number | undefined>;
   /**
+   * What a swap would receive (smallest units of its `toToken`, before the fee), by our own
+   * reference as the live executor swaps by (1:1 between ETH and WETH); undefined: none, and the
+   * swap is refused as a live one is (`swap_no_reference`). Absent: swaps fill with nothing said
+   * of what they receive (the simulated wallet then cannot follow them).
+   */
+  readonly swapOut?: (intent: Extract<Intent, { kind: 'swap' }>) => Promise<bigint | undefined>;
+  /**
    * Whether the listing a buy targets still stands once our transaction would land (the backtest
    * knows what the tape did during our latency). Default: it does if the book shows it now.
    */
@@ -104,6 +111,9 @@ export interface PaperFill {
   readonly gas: bigint;
   readonly orderHash: string | null;
   readonly reason?: string;
+  /** A swap: what it received (smallest units of `receivedToken`), as quoted (see `swapOut`). */
+  readonly received?: bigint;
+  readonly receivedToken?: string;
 }
 
 export interface PaperReport {
@@ -478,6 +488,15 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         return { spent: total, txHash: paperHash(['mint', intent.drop, now]) };
       }
       case 'swap': {
+        let out: bigint | undefined;
+        if (o.swapOut !== undefined) {
+          out = await o.swapOut(intent);
+          if (out === undefined || out <= 0n)
+            return refuse(
+              'swap_no_reference',
+              `no reference price for ${intent.fromToken.symbol} → ${intent.toToken.symbol}`,
+            );
+        }
         let bps: number | undefined;
         try {
           bps = await o.swapFeeBps?.(intent);
@@ -498,6 +517,12 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           fees: (intent.amountIn * BigInt(bps ?? 0)) / 10_000n,
           gas: g,
           orderHash: null,
+          ...(out !== undefined
+            ? {
+                received: out - (out * BigInt(bps ?? 0)) / 10_000n,
+                receivedToken: intent.toToken.address.toLowerCase(),
+              }
+            : {}),
         });
         return { spent: intent.amountIn, txHash: paperHash(['swap', now]) };
       }

@@ -442,10 +442,14 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     lines.push(
       `  ${l.key.padEnd(20)}  ${eth(l.realized).padEnd(16)}  ${eth(l.unrealized).padEnd(15)}  ${String(l.fills).padStart(5)}  ${l.winRate === null ? '     —      ' : `${(l.winRate * 100).toFixed(1).padStart(5)} % (${l.wins}/${l.sales})`.padEnd(12)}  ${eth(l.maxDrawdown)}`,
     );
+  if (r.wallet.length > 0)
+    lines.push(
+      `  simulated wallet (start → end): ${r.wallet.map((w) => `${w.symbol} ${formatUnits(BigInt(w.start), w.decimals)} → ${formatUnits(BigInt(w.end), w.decimals)}`).join(', ')}`,
+    );
   ctx.io.stdout(`${lines.join('\n')}\n`);
   for (const n of r.notOnTape)
     ctx.io.stderr(
-      `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which a tape does not hold: it decided without them in this backtest (a live run may differ)\n`,
+      `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which a tape does not hold: it decided without them in this backtest (a live run may differ)${n.reads.includes('wallet balances') ? '; paper.balances in the config gives the backtest a simulated wallet' : ''}\n`,
     );
   for (const w of costsWarnings(r)) ctx.io.stderr(`harpoon: warning: ${w}\n`);
   const saved =

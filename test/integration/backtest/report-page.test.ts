@@ -115,10 +115,15 @@ describe('the backtest report page in a browser', () => {
     const markers = await p.$$eval('svg title', (ts) => ts.map((t) => t.textContent ?? ''));
     expect(markers.filter((t) => / buy /.test(t))).toHaveLength(buys);
 
-    // the tables: a row per strategy and the total, a row per collection
+    // the tables: a row per token of the simulated wallet (config/backtest.yaml's paper.balances),
+    // per strategy and the total, per collection (the fills' table after them)
     const rows = await p.$$eval('table', (ts) => ts.map((t) => t.querySelectorAll('tbody tr').length));
-    expect(rows[0]).toBe(report.byStrategy.length + 1);
-    expect(rows[1]).toBe(report.byCollection.length);
+    expect(report.wallet.length).toBe(2);
+    expect(rows.slice(0, 3)).toEqual([
+      report.wallet.length,
+      report.byStrategy.length + 1,
+      report.byCollection.length,
+    ]);
     const text = (await p.textContent('body')) ?? '';
     for (const s of report.byStrategy) expect(text).toContain(s.key);
     expect(text).toContain(`${report.events} events`);

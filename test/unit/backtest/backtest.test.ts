@@ -16,6 +16,7 @@ import { backtestSetupFromConfig, walletForTape, withOverrides } from '../../../
 import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/backtest/tape-source.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { Address } from '../../../src/domain/ids.ts';
+import { resolvePaperBalances } from '../../../src/execution/paper-wallet.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape } from '../../../src/tape/reader.ts';
@@ -172,9 +173,12 @@ describe('backtest', () => {
     expect(red).toContain(
       '<td class="neg">-0.000000000000000007</td><td class="neg">-0.000000000000000005</td>',
     );
-    // what the tape does not hold is named: the rebalancer read balances, nobody read drops
-    expect(r.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['wallet balances'] }]);
-    expect(html).toContain('<b>Not replayed faithfully:</b> rebalancer read wallet balances');
+    // the rebalancer traded from the config's simulated wallet (paper.balances); nothing read
+    // what the backtest does not have (see the drops test)
+    expect(r.notOnTape).toEqual([]);
+    expect(r.wallet.map((w) => w.symbol)).toEqual(['ETH', 'WETH']);
+    expect(html).toContain('<h2>Simulated wallet</h2>');
+    expect(html).not.toContain('Not replayed faithfully');
     expect(html.match(/<title>[^<]* buy /g)?.length).toBe(r.fills.filter((f) => f.kind === 'buy').length);
   }, 120_000);
 
@@ -432,8 +436,54 @@ describe('backtest', () => {
       await runBacktest({ tape: openTapeSource(tapePath), setup: s, builtinStrategiesDir: strategiesDir })
     ).report;
     expect(r.notOnTape).toEqual([{ strategy: 'minter', reads: ['drops'] }]);
+    expect(renderReportHtml(r)).toContain('<b>Not replayed faithfully:</b> minter read drops');
     expect(r.fills.filter((f) => f.strategy === 'minter')).toEqual([]);
     expect(r.fills.filter((f) => f.strategy === 'sniper').length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('with paper.balances the wallet is simulated: the rebalancer swaps toward its weights once, then holds; the report says the wallet at the start and the end', async () => {
+    const base = setup();
+    const s = {
+      ...base,
+      strategies: base.strategies.filter((x) => x.id === 'rebalancer'),
+      // 2 ETH and no WETH, against the config's weights of 50 % each
+      balances: resolvePaperBalances({ ETH: '2' }, base.tokens),
+    };
+    const run = () =>
+      runBacktest({ tape: openTapeSource(tapePath), setup: s, builtinStrategiesDir: strategiesDir });
+    const r = (await run()).report;
+    expect(reportJson((await run()).report)).toBe(reportJson(r));
+    // its runs every 5 minutes of the quarter hour: the first swaps 1 ETH into WETH (1:1), the
+    // others find the wallet within the tolerance (the swap's gas aside)
+    const swaps = r.fills.filter((f) => f.strategy === 'rebalancer');
+    expect(swaps).toMatchObject([{ kind: 'swap', price: (10n ** 18n).toString(), symbol: 'ETH' }]);
+    expect(r.notOnTape).toEqual([]);
+    const weth = (base.weth ?? '').toLowerCase();
+    const gas = BigInt(swaps[0]?.gas ?? '0');
+    expect(gas).toBeGreaterThan(0n);
+    expect(r.wallet).toEqual([
+      {
+        token: '0x0000000000000000000000000000000000000000',
+        symbol: 'ETH',
+        decimals: 18,
+        start: (2n * 10n ** 18n).toString(),
+        end: (10n ** 18n - gas).toString(),
+      },
+      { token: weth, symbol: 'WETH', decimals: 18, start: '0', end: (10n ** 18n).toString() },
+    ]);
+    expect(renderReportHtml(r)).toContain('<h2>Simulated wallet</h2>');
+    // without it: no balances, no swap, said
+    const { balances: _start, ...without } = s;
+    const none = (
+      await runBacktest({
+        tape: openTapeSource(tapePath),
+        setup: without,
+        builtinStrategiesDir: strategiesDir,
+      })
+    ).report;
+    expect(none.fills).toEqual([]);
+    expect(none.wallet).toEqual([]);
+    expect(none.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['wallet balances'] }]);
   }, 120_000);
 
   it('fees and gas the tape does not hold (its reads failed when recorded) are not charged, and the report says so', async () => {
@@ -455,7 +505,8 @@ describe('backtest', () => {
     expect(r.fills.length).toBeGreaterThan(0);
     expect(r.fills.every((f) => f.fees === '0' && f.gas === '0')).toBe(true);
     expect(r.costsNotOnTape).toEqual({
-      fees: [...new Set(r.fills.map((f) => f.collection))].sort(),
+      // (the rebalancer's swaps are in no collection)
+      fees: [...new Set(r.fills.flatMap((f) => (f.collection === null ? [] : [f.collection])))].sort(),
       gasPrice: true,
     });
     const html = renderReportHtml(r);
@@ -698,6 +749,7 @@ describe('the page', () => {
     refused: {},
     notOnTape: [],
     costsNotOnTape: { fees: [], gasPrice: false },
+    wallet: [],
     orders: { placed: 0, filled: 0, cancelled: 0, expired: 0, failed: 0, open: 0 },
     total: line('total'),
     byStrategy: [line(strategy)],

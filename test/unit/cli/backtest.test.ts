@@ -73,14 +73,26 @@ describe('harpoon sandbox tape, backtest', () => {
       kind: string;
       events: number;
       notOnTape: unknown;
+      wallet: { symbol: string; start: string }[];
     };
     expect(report.kind).toBe('harpoon-backtest');
-    // the rebalancer reads the wallet's balances, which no tape holds: said, not hidden
-    expect(report.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['wallet balances'] }]);
-    expect(b.stderr).toMatch(
-      /warning: rebalancer read wallet balances, which a tape does not hold: it decided without them/,
+    // the config's paper.balances: the rebalancer reads the simulated wallet, and the summary says it
+    expect(report.notOnTape).toEqual([]);
+    expect(report.wallet.map((w) => [w.symbol, w.start])).toEqual([
+      ['ETH', '5000000000000000000'],
+      ['WETH', '5000000000000000000'],
+    ]);
+    expect(b.stdout).toMatch(/\n {2}simulated wallet \(start → end\): ETH 5 → [\d.]+, WETH 5 → [\d.]+\n/);
+    expect(b.stderr).not.toMatch(/warning: \S+ read/);
+    // without it the rebalancer reads balances no tape holds: said, not hidden, with the way out
+    const noWallet = join(dir, 'no-wallet.yaml');
+    writeFileSync(noWallet, readFileSync(CONFIG, 'utf8').replace(/\npaper:\n( {2}.*\n)+/, '\n'));
+    const nb = await harpoon(['backtest', '--tape', tape, '--config', noWallet]);
+    expect(nb.code).toBe(0);
+    expect(nb.stderr).toMatch(
+      /warning: rebalancer read wallet balances, which a tape does not hold: it decided without them in this backtest \(a live run may differ\); paper\.balances in the config gives the backtest a simulated wallet\n/,
     );
-    expect(b.stderr).not.toMatch(/warning: (sniper|seller|collection-bidder|trait-bidder) read/);
+    expect(nb.stderr).not.toMatch(/warning: (sniper|seller|collection-bidder|trait-bidder) read/);
     expect(report.events).toBe(line.events);
     expect(readFileSync(join(dir, 'rep.html'), 'utf8')).toMatch(/^<!doctype html>[\s\S]*<svg /);
 

@@ -89,7 +89,7 @@ describe('config: daemon keys — valid values', () => {
         pollIntervalMs: 10_000,
       },
       execution: { fulfillmentGasCeiling: 400_000, presign: false, gasMarginBps: 1_000 },
-      paper: { reportPath: './out/report.json' },
+      paper: { reportPath: './out/report.json', balances: { ETH: '1.5', WETH: '2' } },
       daemon: { stopTimeoutMs: 5_000, offerExpirySec: 900, pollIntervalMs: 2_000 },
     });
     expect(c.api.streamUrl).toBe('ws://127.0.0.1:4000/socket');
@@ -118,6 +118,7 @@ describe('config: daemon keys — valid values', () => {
     });
     expect(c.execution).toEqual({ fulfillmentGasCeiling: 400_000, presign: false, gasMarginBps: 1_000 });
     expect(c.paper.reportPath).toBe('/srv/h/out/report.json');
+    expect(c.paper.balances).toEqual({ ETH: '1.5', WETH: '2' });
     expect(c.daemon).toEqual({ stopTimeoutMs: 5_000, offerExpirySec: 900, pollIntervalMs: 2_000 });
   });
 
@@ -253,6 +254,16 @@ describe('config: daemon keys — bad values name the key and the fix', () => {
       'paper report path',
       { paper: { reportPath: '' } },
       /paper\.reportPath: .* is out of range\. Fix: use a length at least 1/,
+    ],
+    [
+      'paper balance not an amount',
+      { paper: { balances: { WETH: '1,5' } } },
+      /paper\.balances\.WETH: .*is not an amount of whole tokens\. Fix: write a quoted decimal string, e\.g\. "1\.5"/,
+    ],
+    [
+      'paper balance of no token',
+      { paper: { balances: { 'W-ETH': '1' } } },
+      /paper\.balances\.W-ETH: .*Invalid key in record/,
     ],
     [
       'daemon typo',

@@ -104,7 +104,7 @@ describe('daemonOptionsFromConfig', () => {
       market: { staleAfterMs: 90_000, readsPerHour: 120, feesMaxAgeMs: 120_000 },
       stream: { heartbeatIntervalMs: 15_000, pollAfterFailures: 2, pollIntervalMs: 60_000 },
       execution: { fulfillmentGasCeiling: 350_000, presign: false, gasMarginBps: 1_500 },
-      paper: { reportPath: 'reports/paper.json' },
+      paper: { reportPath: 'reports/paper.json', balances: { eth: '0.5', [A]: '3' } },
       daemon: { stopTimeoutMs: 1_000, offerExpirySec: 600, pollIntervalMs: 3_000 },
     });
     const o = daemonOptionsFromConfig(c, {});
@@ -136,6 +136,13 @@ describe('daemonOptionsFromConfig', () => {
     });
     expect(o.execution).toEqual({ fulfillmentGasCeiling: 350_000n, presign: false, gasMarginBps: 1_500 });
     expect(o.paperReportPath).toBe('/tmp/reports/paper.json');
+    // the simulated wallet's start, by address, in the token's units (A is the configured WETH)
+    expect(o.paperBalances).toEqual(
+      new Map([
+        ['0x0000000000000000000000000000000000000000', 5n * 10n ** 17n],
+        [a, 3n * 10n ** 18n],
+      ]),
+    );
     expect(o.stopTimeoutMs).toBe(1_000);
     expect(o.offerExpirySec).toBe(600);
     expect(o.pollIntervalMs).toBe(3_000);
@@ -181,6 +188,14 @@ describe('daemonOptionsFromConfig', () => {
     expect(() => daemonOptionsFromConfig(c, {})).toThrow(ConfigError);
     expect(() => daemonOptionsFromConfig(c, {})).toThrow(
       /chain\.maxPriorityFeePerGasGwei \(2\.5 gwei\) is above risk\.maxFeePerGasGwei \(2 gwei\)\. Fix:/,
+    );
+  });
+
+  it('paper.balances naming a token the config does not trade is a ConfigError saying which', () => {
+    const c = config({ paper: { balances: { USDC: '100' } } });
+    expect(() => daemonOptionsFromConfig(c, {})).toThrow(ConfigError);
+    expect(() => daemonOptionsFromConfig(c, {})).toThrow(
+      /paper\.balances\.USDC: no token the config trades is USDC \(known: ETH, WETH\)/,
     );
   });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ListingEvent, PaymentToken } from '../../../src/domain/events.ts';
-import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
+import {
+  type Address,
+  type CollectionSlug,
+  type OrderHash,
+  type TokenId,
+  ZERO_ADDRESS,
+} from '../../../src/domain/ids.ts';
 import { formatUnits } from '../../../src/domain/money.ts';
 import { ETH_TOKEN, ManualClock, MemoryMarket } from '../../../src/engine/index.ts';
 import { RejectedError } from '../../../src/errors/index.ts';
@@ -10,11 +16,13 @@ import {
   type PaperExecutorOptions,
   renderPaperReport,
 } from '../../../src/execution/paper.ts';
+import { createPaperWallet, fillDeltas, resolvePaperBalances } from '../../../src/execution/paper-wallet.ts';
 import { createHoldings, createOrderLedger, storeLedger } from '../../../src/ledger/index.ts';
 import { Priority } from '../../../src/ratelimit/index.ts';
 import { openStore } from '../../../src/store/index.ts';
 import {
   acceptOffer,
+  type Balances,
   buyListing,
   cancelOrder,
   listingTarget,
@@ -61,7 +69,7 @@ function listing(id: string, price: bigint, over: Partial<ListingEvent> = {}): L
 
 function setup(
   traits: Record<string, { type: string; value: string }[]> = {},
-  more: Pick<PaperExecutorOptions, 'holds' | 'unique'> = {},
+  more: Pick<PaperExecutorOptions, 'holds' | 'unique' | 'swapOut'> = {},
 ) {
   const clock = new ManualClock(1_700_000_000_000);
   const market = new MemoryMarket(clock);
@@ -486,5 +494,147 @@ describe('paper executor', () => {
     );
     expect(text).toMatch(/received 0\.08/);
     expect(text).toMatch(/PnL strategy seller: realized 0\.02584 ETH over 1 sale\(s\); 0 held/);
+  });
+});
+
+describe('the simulated wallet (paper.balances, or the real balances as read, plus every paper fill)', () => {
+  const HRP: PaymentToken = {
+    address: '0x00000000000000000000000000000000000000e2' as Address,
+    symbol: 'HRP',
+    decimals: 6,
+  };
+  const toHrp = (amountIn: bigint) =>
+    swap({ fromToken: WETH, toToken: HRP, amountIn, slippageBps: 50, reason: 'rebalance' });
+
+  it('a swap receives what our reference quotes; without one it is refused as a live swap is', async () => {
+    const quoted: bigint[] = [];
+    const { exec, ctx } = setup(
+      {},
+      {
+        swapOut: async (i) => {
+          quoted.push(i.amountIn);
+          return i.amountIn === E ? 2_000_000_000n : undefined;
+        },
+      },
+    );
+    await exec.execute(toHrp(E), ctx('rebalancer'));
+    expect(exec.fills()[0]).toMatchObject({
+      kind: 'swap',
+      price: E,
+      received: 2_000_000_000n,
+      receivedToken: HRP.address,
+    });
+    const e = await exec.execute(toHrp(E / 2n), ctx('rebalancer')).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RejectedError);
+    expect((e as RejectedError).code).toBe('swap_no_reference');
+    expect(exec.fills()).toHaveLength(1);
+    expect(exec.report().rejected).toEqual({ swap_no_reference: 1 });
+    expect(quoted).toEqual([E, E / 2n]);
+  });
+
+  it('balances are the start plus every fill: a buy pays its price and gas, a swap gives and receives, a sale nets its fees', async () => {
+    const { exec, ctx, clock } = setup({}, { swapOut: async (i) => (i.amountIn * 2_000n) / 10n ** 12n });
+    let start: Balances | null = null;
+    const wallet = createPaperWallet({ start: () => start, fills: exec });
+    expect(wallet.balances()).toBeNull();
+    start = {
+      value: new Map([
+        [ZERO_ADDRESS, 2n * E],
+        [WETH.address, 3n * E],
+      ]),
+      learnedAt: clock.now(),
+      from: 'own',
+    };
+    const first = wallet.balances();
+    expect(first?.value).toEqual(start.value);
+    // the same start and no fill since: the same answer
+    expect(wallet.balances()).toBe(first);
+    await exec.execute(
+      buyListing({
+        orderHash: HASH,
+        collection: 'apes',
+        nft: nft('7'),
+        maxPrice: E / 20n,
+        paymentToken: ETH_TOKEN,
+      }),
+      ctx('sniper'),
+    );
+    await exec.execute(toHrp(E), ctx('rebalancer'));
+    const [buy, sw] = exec.fills();
+    const after = wallet.balances()?.value;
+    expect(after?.get(ZERO_ADDRESS)).toBe(2n * E - (buy?.price ?? 0n) - (buy?.gas ?? 0n) - (sw?.gas ?? 0n));
+    expect(after?.get(WETH.address)).toBe(2n * E);
+    expect(after?.get(HRP.address)).toBe(2_000_000_000n);
+    // a new read of the real balances is the new start; the fills still count
+    start = { value: new Map([[ZERO_ADDRESS, 10n * E]]), learnedAt: clock.now() + 1, from: 'own' };
+    expect(wallet.balances()?.value.get(ZERO_ADDRESS)).toBe(
+      10n * E - (buy?.price ?? 0n) - (buy?.gas ?? 0n) - (sw?.gas ?? 0n),
+    );
+    // nothing is refused for want of funds: spent below zero reads zero
+    expect(wallet.balances()?.value.get(WETH.address)).toBe(0n);
+  });
+
+  it('what each kind of fill moves', () => {
+    const base = {
+      at: 0,
+      strategyId: 's',
+      collection: 'apes',
+      item: null,
+      symbol: 'WETH',
+      decimals: 18,
+      orderHash: null,
+    };
+    const w = WETH.address;
+    expect(fillDeltas({ ...base, kind: 'offer_filled', price: 100n, token: w, fees: 5n, gas: 0n })).toEqual([
+      [w, -100n],
+    ]);
+    expect(fillDeltas({ ...base, kind: 'listing_sold', price: 100n, token: w, fees: 5n, gas: 0n })).toEqual([
+      [w, 95n],
+    ]);
+    expect(fillDeltas({ ...base, kind: 'offer_accepted', price: 100n, token: w, fees: 5n, gas: 7n })).toEqual(
+      [
+        [w, 95n],
+        [ZERO_ADDRESS, -7n],
+      ],
+    );
+    expect(
+      fillDeltas({ ...base, kind: 'mint', price: 100n, token: ZERO_ADDRESS, fees: 0n, gas: 7n }),
+    ).toEqual([
+      [ZERO_ADDRESS, -100n],
+      [ZERO_ADDRESS, -7n],
+    ]);
+    // a swap paper did not price (no swapOut) gives without receiving
+    expect(fillDeltas({ ...base, kind: 'swap', price: 100n, token: w, fees: 0n, gas: 0n })).toEqual([
+      [w, -100n],
+    ]);
+  });
+
+  it('paper.balances by symbol or address, in the token’s decimals; what cannot be resolved is said', () => {
+    const tokens = [WETH, HRP];
+    expect(
+      resolvePaperBalances(
+        { ETH: '1.5', weth: '2', [HRP.address.toUpperCase().replace('0X', '0x')]: '10.25' },
+        tokens,
+      ),
+    ).toEqual(
+      new Map([
+        [ZERO_ADDRESS, 1_500_000_000_000_000_000n],
+        [WETH.address, 2n * E],
+        [HRP.address, 10_250_000n],
+      ]),
+    );
+    expect(() => resolvePaperBalances({ USDC: '1' }, tokens)).toThrow(
+      /paper\.balances\.USDC: no token the config trades is USDC \(known: ETH, WETH, HRP\)/,
+    );
+    expect(() => resolvePaperBalances({ HRP: '0.0000001' }, tokens)).toThrow(
+      /more than the token's 6 decimals/,
+    );
+    expect(() => resolvePaperBalances({ HRP: '1', [HRP.address]: '2' }, tokens)).toThrow(
+      /HRP is named twice/,
+    );
+    expect(() => resolvePaperBalances({ WETH: '-1' }, tokens)).toThrow(/not an amount of whole tokens/);
+    expect(() => resolvePaperBalances({ WETH: '1' }, [WETH, { ...HRP, symbol: 'WETH' }])).toThrow(
+      /more than one token .* called WETH; write its address/,
+    );
   });
 });
