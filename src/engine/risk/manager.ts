@@ -411,6 +411,10 @@ export class RiskManager {
       if (r !== null) return { refusal: r };
       return nothing(intent.kind === 'replace_listing' ? [intent.orderHash] : []);
     }
+    if (intent.kind === 'swap' && this.withinAccount(intent)) {
+      if (intent.amountIn <= 0n) return { refusal: { code: 'risk_invalid', message: 'price must be positive' } };
+      return nothing();
+    }
     if (intent.kind === 'buy_listing') {
       // never buy back our own listing, nor an NFT we hold and list
       const ours = this.orders.get(intent.orderHash);
@@ -683,10 +687,18 @@ export class RiskManager {
     }
   }
 
+  /**
+   * A swap between two tokens of one account (ETH and WETH: the same money, wrapped or not): it
+   * spends nothing of the account and adds no exposure, so it counts toward none of its caps.
+   */
+  private withinAccount(intent: Extract<Intent, { kind: 'swap' }>): boolean {
+    return accountOf(this.limits, intent.fromToken) === accountOf(this.limits, intent.toToken);
+  }
+
   /** Holds the worst case of an intent whose outcome is unknown (journal `sent`/`unknown` at start). */
   holdUnknown(intentId: string, strategyId: string, intent: Intent): void {
     const old = intent.kind === 'replace_offer' ? this.bookEntry(intent.orderHash) : undefined;
-    const c = commitmentOf(intent, old);
+    const c = intent.kind === 'swap' && this.withinAccount(intent) ? null : commitmentOf(intent, old);
     this.reservations.set(intentId, {
       intentId,
       strategyId,

@@ -394,6 +394,42 @@ describe('risk: worst-case exposure, spend and switches', () => {
     expect(s.risk.status(NOW).tokens).toEqual([]);
   });
 
+  it('a swap between ETH and WETH (one account) spends nothing of it: passes a spent daily cap, counts toward no cap; another token still does', () => {
+    const s = setup(
+      limits({
+        eth: { maxSpendPerDay: eth('1') },
+        tokens: new Map([
+          [
+            'USDC',
+            {
+              budget: null,
+              maxExposure: 10n ** 12n,
+              maxSpendPerDay: 10n ** 12n,
+              maxPricePerItem: 10n ** 12n,
+            },
+          ],
+        ]),
+      }),
+    );
+    const a = s.check(buy(eth('0.9')));
+    s.risk.settle(a, { status: 'done', result: { spent: eth('0.9') } }, NOW);
+    const wrap = swap({ fromToken: ETH_TOKEN, toToken: WETH, amountIn: eth('5'), slippageBps: 0 });
+    const w = s.check(wrap);
+    s.risk.settle(w, { status: 'done', result: { spent: eth('5') } }, NOW);
+    expect(
+      s.code(swap({ fromToken: WETH, toToken: ETH_TOKEN, amountIn: eth('3'), slippageBps: 0 })),
+    ).toBeNull();
+    expect(s.risk.status(NOW).tokens[0]).toMatchObject({ spentToday: eth('0.9') });
+    expect(s.code(buy(eth('0.05')))).toBeNull();
+    // WETH into USDC leaves the account: it counts toward its daily cap as before
+    expect(s.code(swap({ fromToken: WETH, toToken: USDC, amountIn: eth('0.2'), slippageBps: 50 }))).toBe(
+      'risk_daily_cap',
+    );
+    expect(s.code(swap({ fromToken: ETH_TOKEN, toToken: WETH, amountIn: 0n, slippageBps: 0 }))).toBe(
+      'risk_invalid',
+    );
+  });
+
   it('the budget counts all spend ever, the daily cap only the last 24 h', () => {
     const s = setup(limits({ eth: { budget: eth('1'), maxSpendPerDay: eth('0.8') } }));
     const a = s.check(buy(eth('0.7')));
