@@ -412,7 +412,8 @@ export class RiskManager {
       return nothing(intent.kind === 'replace_listing' ? [intent.orderHash] : []);
     }
     if (intent.kind === 'swap' && this.withinAccount(intent)) {
-      if (intent.amountIn <= 0n) return { refusal: { code: 'risk_invalid', message: 'price must be positive' } };
+      if (intent.amountIn <= 0n)
+        return { refusal: { code: 'risk_invalid', message: 'price must be positive' } };
       return nothing();
     }
     if (intent.kind === 'buy_listing') {

@@ -15,7 +15,7 @@ import type { SchedulerStatus } from '../../../src/ratelimit/types.ts';
 import { fromJson, toJson } from '../../../src/store/json.ts';
 import { defineStrategy, type Intent, z } from '../../../src/strategy.ts';
 import { eth, hash, listing, NOW, USDC, WETH } from '../strategies/helpers.ts';
-import { limits, load, offer } from './fixtures.ts';
+import { limits, load, offer, usdcLimits } from './fixtures.ts';
 
 const STRATS = resolve(import.meta.dirname, '../../../strategies');
 
@@ -88,17 +88,7 @@ describe('the five strategies together through the engine', () => {
       journal: new MemoryJournal(),
       stateStore: new MemoryStateStore(),
       risk: limits({
-        tokens: new Map([
-          [
-            'USDC',
-            {
-              budget: null,
-              maxExposure: 10n ** 12n,
-              maxSpendPerDay: 10n ** 12n,
-              maxPricePerItem: 10n ** 12n,
-            },
-          ],
-        ]),
+        tokens: usdcLimits(),
       }),
       clock,
       cron: { validate: () => true, schedule: () => ({ stop: () => undefined }) },

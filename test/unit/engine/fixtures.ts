@@ -25,6 +25,14 @@ export function limits(o: Partial<RiskLimits> & { eth?: Partial<TokenLimits> } =
   };
 }
 
+/** Limits of USDC (6 decimals) wide enough to refuse nothing: `tokens` of `limits()`. */
+export function usdcLimits(): RiskLimits['tokens'] {
+  const wide = 10n ** 12n;
+  return new Map([
+    ['USDC', { budget: null, maxExposure: wide, maxSpendPerDay: wide, maxPricePerItem: wide }],
+  ]);
+}
+
 export function load(def: Strategy, params: Record<string, unknown> = {}, id = def.id): LoadedStrategy {
   return validateDefinition({ id, module: `inline:${def.id}`, params }, `/inline/${def.id}.ts`, def);
 }

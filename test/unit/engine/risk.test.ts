@@ -6,7 +6,7 @@ import { RejectedError } from '../../../src/errors/index.ts';
 import { createOrderLedger, type NewLedgerOrder } from '../../../src/ledger/index.ts';
 import { buyListing, cancelOrder, type Intent, mint, replaceOffer, swap } from '../../../src/strategy.ts';
 import { ETH_TOKEN, eth, hash, NOW, nft, USDC, WETH } from '../strategies/helpers.ts';
-import { limits, offer } from './fixtures.ts';
+import { limits, offer, usdcLimits } from './fixtures.ts';
 
 /** One of our offers, as the executor records it in the ledger before its post. */
 function ledgerOffer(a: {
@@ -398,17 +398,7 @@ describe('risk: worst-case exposure, spend and switches', () => {
     const s = setup(
       limits({
         eth: { maxSpendPerDay: eth('1') },
-        tokens: new Map([
-          [
-            'USDC',
-            {
-              budget: null,
-              maxExposure: 10n ** 12n,
-              maxSpendPerDay: 10n ** 12n,
-              maxPricePerItem: 10n ** 12n,
-            },
-          ],
-        ]),
+        tokens: usdcLimits(),
       }),
     );
     const a = s.check(buy(eth('0.9')));
