@@ -399,14 +399,17 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     return a === ZERO_ADDRESS || a === options.chain.weth.toLowerCase();
   };
   /**
-   * What `amountIn` of `from` buys of `to` by our own reference (the first router's reserves): what
-   * a live swap's slippage floor is set from, and what a paper swap receives; undefined when none.
+   * What `amountIn` of `from` buys of `to` by our own reference: between ETH and WETH all of it (a
+   * wrap or an unwrap), else the first router's reserves — what a live swap's slippage floor is set
+   * from, and what a paper swap receives; undefined when there is none.
    */
   const referenceAmountOut = async (
     from: string,
     to: string,
     amountIn: bigint,
   ): Promise<bigint | undefined> => {
+    if (isNativeToken(from) && isNativeToken(to))
+      return from.toLowerCase() === to.toLowerCase() ? undefined : amountIn;
     const router = options.chain.routers[0];
     if (router === undefined || rpc === undefined) return undefined;
     try {
@@ -867,10 +870,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         },
         unique: async (nft) => (await standardOf(nft.contract).catch(() => 'erc721' as const)) === 'erc721',
         // what a swap receives, by the reference the live executor swaps by
-        swapOut: async (i) =>
-          isNativeToken(i.fromToken.address) && isNativeToken(i.toToken.address)
-            ? i.amountIn
-            : referenceAmountOut(i.fromToken.address, i.toToken.address, i.amountIn),
+        swapOut: (i) => referenceAmountOut(i.fromToken.address, i.toToken.address, i.amountIn),
         store,
         ledger,
         logger: log.child({ part: 'paper' }),
@@ -894,7 +894,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         standardOf,
         dropContract: (slug) => drops?.contract(slug),
         onExecution: (kind, out, strategyId, what, token) => {
-          if (out.state !== 'done') return;
+          if (out.state !== 'done') return undefined;
           pushFill({
             at: clock.now(),
             strategy: strategyId,
@@ -903,6 +903,9 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
             price: formatUnits((kind === 'sell' ? out.proceeds : out.spent) ?? 0n, token.decimals),
             symbol: token.symbol,
           });
+          // the wallet's balances moved: read them again before the strategies decide on them (a
+          // rebalancer running again before the next poll swapped the same surplus twice)
+          return balances?.refresh().catch((err: unknown) => log.warn({ err }, 'balances unavailable'));
         },
         expectedAmountOut: referenceAmountOut,
       });

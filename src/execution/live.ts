@@ -24,7 +24,11 @@ export interface LiveExecutorOptions {
   readonly standardOf?: (contract: string) => Promise<'erc721' | 'erc1155'>;
   /** Drop contract of a drop slug. */
   readonly dropContract: (slug: string) => string | undefined;
-  /** Called with every settled buy/mint/swap (metrics, status). */
+  /**
+   * Called with every settled buy/mint/swap/accepted offer (metrics, status, the wallet's balances
+   * read again); what it returns is awaited before the engine hears the outcome, so the next hook
+   * reads balances that hold it.
+   */
   readonly onExecution?: (
     kind: string,
     outcome: ExecutionOutcome,
@@ -33,7 +37,7 @@ export interface LiveExecutorOptions {
     what: string | null,
     /** What was paid in. */
     token: { readonly symbol: string; readonly decimals: number },
-  ) => void;
+  ) => undefined | Promise<void>;
   /**
    * Our own expectation of a swap's output (e.g. from an allowlisted router's reserves); the
    * execution layer does not trust the API's quote for the slippage floor. Undefined = refuse.
@@ -135,7 +139,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
           ...(await fillOf(intent)),
           maxPrice: intent.maxPrice,
         });
-        o.onExecution?.('buy', out, ctx.strategyId, intent.collection, intent.paymentToken);
+        await o.onExecution?.('buy', out, ctx.strategyId, intent.collection, intent.paymentToken);
         return outcomeResult('buy', out);
       }
       case 'swap': {
@@ -158,7 +162,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
           amountIn: intent.amountIn,
           slippageBps: intent.slippageBps,
         });
-        o.onExecution?.(
+        await o.onExecution?.(
           'swap',
           out,
           ctx.strategyId,
@@ -179,7 +183,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
           quantity: Number(intent.quantity),
           maxValue: intent.maxPricePerToken * intent.quantity,
         });
-        o.onExecution?.('mint', out, ctx.strategyId, intent.drop, intent.paymentToken);
+        await o.onExecution?.('mint', out, ctx.strategyId, intent.drop, intent.paymentToken);
         return outcomeResult('mint', out);
       }
       case 'place_listing':
@@ -215,7 +219,7 @@ export function createLiveExecutor(o: LiveExecutorOptions): LiveExecutor {
           offerPrice: intent.offerPrice,
           minProceeds: intent.minProceeds,
         });
-        o.onExecution?.('sell', out, ctx.strategyId, intent.collection, intent.paymentToken);
+        await o.onExecution?.('sell', out, ctx.strategyId, intent.collection, intent.paymentToken);
         return outcomeResult('accept_offer', out);
       }
     }
