@@ -4,10 +4,8 @@
  * parameter overrides (a sweep's combination: `sniper.discountBps=2000`).
  */
 import { dirname } from 'node:path';
-import { WETH_BY_CHAIN } from '../config/schema.ts';
 import type { Config } from '../config/types.ts';
-import { collectionsOf, paperBalancesOf, tokensOfStrategies } from '../daemon/options.ts';
-import { chainIdOf } from '../domain/chains.ts';
+import { collectionsOf, paperBalancesOf, tokensOfStrategies, wethOfConfig } from '../daemon/options.ts';
 import type { PaymentToken } from '../domain/events.ts';
 import type { Address } from '../domain/ids.ts';
 import { engineTimingFromConfig, riskLimitsFromConfig } from '../engine/config.ts';
@@ -55,7 +53,7 @@ export function backtestSetupFromConfig(config: Config, configPath?: string): Ba
     tokens: tokensOfStrategies(config.strategies),
     wallet: config.wallet.address,
     pollIntervalMs: config.daemon.pollIntervalMs,
-    weth: config.chain.weth ?? WETH_BY_CHAIN[config.chain.chainId ?? chainIdOf(config.chain.name) ?? -1],
+    weth: wethOfConfig(config),
     ...(config.paper.balances !== undefined ? { balances: config.paper.balances } : {}),
   });
 }

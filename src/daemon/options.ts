@@ -261,7 +261,7 @@ export function daemonOptionsFromConfig(
   }
   const mode = overrides.mode ?? config.mode;
   const c = overrides.chain ?? {};
-  const weth = c.weth ?? config.chain.weth ?? WETH_BY_CHAIN[chainId];
+  const weth = c.weth ?? wethOfConfig(config);
   if (weth === undefined) {
     throw new ConfigError(
       `no WETH address known for chain ${config.chain.name} (${chainId}). Fix: set chain.weth to the wrapped native token's address`,
@@ -392,4 +392,23 @@ export function paperBalancesOf(
     if (e instanceof PaperBalancesError) throw new ConfigError(e.message, { code: 'paper_balances' });
     throw e;
   }
+}
+
+/**
+ * `paper.balances` of a config checked as `harpoon run` and `harpoon backtest` check it: against
+ * WETH of its chain and the tokens its strategies trade (a ConfigError names what is wrong).
+ */
+export function checkPaperBalances(config: Config): void {
+  if (config.paper.balances === undefined) return;
+  const weth = wethOfConfig(config);
+  paperBalancesOf(config.paper.balances, [
+    ...(weth !== undefined ? [{ address: lowerAddress(weth) as Address, symbol: 'WETH', decimals: 18 }] : []),
+    ...tokensOfStrategies(config.strategies),
+  ]);
+}
+
+/** The WETH a config trades with: `chain.weth`, else the known one of its chain; undefined when neither. */
+export function wethOfConfig(config: Config): string | undefined {
+  const chainId = config.chain.chainId ?? chainIdOf(config.chain.name);
+  return config.chain.weth ?? (chainId !== undefined ? WETH_BY_CHAIN[chainId] : undefined);
 }

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../config/load.ts';
 import { sanitizeConfig } from '../../config/sanitize.ts';
+import { checkPaperBalances } from '../../daemon/options.ts';
 import { ExitCode } from '../exit.ts';
 import { CONFIG_FLAG, textFlag } from '../flags.ts';
 import type { CommandContext } from '../spec.ts';
@@ -25,6 +26,7 @@ export async function runConfigCheck(ctx: CommandContext): Promise<number> {
     strategies: strategiesForCheck(loaded.config),
     baseDir: loaded.file !== undefined ? dirname(loaded.file) : ctx.io.cwd,
   });
+  checkPaperBalances(loaded.config);
   const printable = sanitizeConfig(loaded.config);
   if (ctx.flags.json === true) {
     ctx.io.stdout(`${JSON.stringify(printable, null, 2)}\n`);

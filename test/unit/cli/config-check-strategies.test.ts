@@ -49,6 +49,21 @@ describe('config check loads every strategy as run does', () => {
     expect(r.stdout).toMatch(/^# strategies: snipe \(sniper 1\.\d+\.\d+\)$/m);
   });
 
+  it('paper.balances naming a token the config does not trade: exit 2 as run and backtest refuse it', async () => {
+    const ok = file('wallet.yaml', `strategies:\n${SNIPER_OK}paper:\n  balances: { ETH: "1", weth: "2" }\n`);
+    expect((await harpoon(['config', 'check', '-c', ok])).code).toBe(0);
+    const cfg = file(
+      'wallet-bad.yaml',
+      `strategies:\n${SNIPER_OK}paper:\n  balances: { ETH: "1", USDC: "5" }\n`,
+    );
+    const r = await harpoon(['config', 'check', '-c', cfg]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      'harpoon: configuration error: paper.balances.USDC: no token the config trades is USDC (known: ETH, WETH); write the symbol or address of one',
+    );
+  });
+
   it('a missing module: exit 2 naming the strategy, the module, the path looked at and the fix', async () => {
     const cfg = file('missing.yaml', 'strategies:\n  - id: snipe\n    module: snipr\n    params: {}\n');
     const r = await harpoon(['config', 'check', '-c', cfg]);
