@@ -217,6 +217,14 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     },
     ownOrders: ledger,
   });
+  // the simulated wallet, from the config's start (none: strategies read no balances)
+  const startBalances = setup.balances;
+  const wallet =
+    startBalances === undefined
+      ? undefined
+      : createPaperWallet({
+          start: () => ({ value: startBalances, learnedAt: time.now(), from: 'own' }),
+        });
   const paper: PaperExecutor = createPaperExecutor({
     clock: time,
     wallet: setup.wallet,
@@ -239,16 +247,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     // a tape holds no token prices: a swap between ETH and WETH is 1:1, any other is refused
     swapOut: async (i) =>
       isNative(i.fromToken.address) && isNative(i.toToken.address) ? i.amountIn : undefined,
+    ...(wallet !== undefined ? { onFill: (f: PaperFill) => wallet.record(f) } : {}),
   });
-  // the simulated wallet, from the config's start (none: strategies read no balances)
-  const startBalances = setup.balances;
-  const wallet =
-    startBalances === undefined
-      ? undefined
-      : createPaperWallet({
-          start: () => ({ value: startBalances, learnedAt: time.now(), from: 'own' }),
-          fills: paper,
-        });
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
   // reads only the fills recorded since the last); the report keeps its own (its reading them must
   // not make the strategies' fresher).

@@ -146,6 +146,9 @@ export type { DaemonStatus } from './status.ts';
 export { describeTape, renderStatus } from './status.ts';
 
 /** The built-in strategies of the package (`strategies/` next to `src/`). */
+/** Where the paper store keeps the simulated wallet (an id no strategy can have: see the config's ids). */
+const PAPER_WALLET_ID = '_paper_wallet';
+
 export const BUILTIN_STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../strategies');
 
 export interface DaemonDeps {
@@ -851,6 +854,34 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const traits = nftTraits;
     if (paper) {
       const r = rpc;
+      const start = options.paperBalances;
+      const st = store;
+      const simulated = createPaperWallet({
+        start: () =>
+          start !== undefined
+            ? { value: start, learnedAt: clock.now(), from: 'own' }
+            : (balances?.get() ?? null),
+        // what paper fills moved is kept in the paper store: a restart goes on from there
+        ...(st !== undefined
+          ? {
+              keeper: {
+                load: () => {
+                  const kept = st.strategyState.get(PAPER_WALLET_ID) as Record<string, bigint> | undefined;
+                  return kept === undefined ? undefined : new Map(Object.entries(kept));
+                },
+                save: (moved) => st.strategyState.set(PAPER_WALLET_ID, Object.fromEntries(moved)),
+              },
+            }
+          : {}),
+        onKeeperError: (err, what) =>
+          log.warn(
+            { err },
+            what === 'load'
+              ? 'the simulated wallet kept by the last run could not be read: it starts again from its start'
+              : 'the simulated wallet could not be kept: a restart would start it again from its start',
+          ),
+      });
+      paperWallet = simulated;
       paperExec = createPaperExecutor({
         clock,
         wallet,
@@ -874,14 +905,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         store,
         ledger,
         logger: log.child({ part: 'paper' }),
-      });
-      const start = options.paperBalances;
-      paperWallet = createPaperWallet({
-        start: () =>
-          start !== undefined
-            ? { value: start, learnedAt: clock.now(), from: 'own' }
-            : (balances?.get() ?? null),
-        fills: paperExec,
+        onFill: (f) => simulated.record(f),
       });
     }
     const executor =

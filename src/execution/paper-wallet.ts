@@ -94,41 +94,58 @@ function unitsOf(text: string, decimals: number, where: string): bigint {
 export interface PaperWallet {
   /** The simulated balances now (null while the start is not known). */
   balances(): Balances | null;
+  /** A simulated fill moves the wallet (the paper executor's `onFill`). */
+  record(fill: PaperFill): void;
+}
+
+/** Where what the fills moved is kept across restarts (the paper store); read once, written per fill. */
+export interface PaperWalletKeeper {
+  load(): ReadonlyMap<string, bigint> | undefined;
+  save(moved: ReadonlyMap<string, bigint>): void;
 }
 
 export function createPaperWallet(o: {
   /** The balances at the start: the config's, or the wallet's real ones as last read (null: not yet). */
   readonly start: () => Balances | null;
-  /** The simulated fills so far, in order (the paper executor's). */
-  readonly fills: { fills(): readonly PaperFill[]; fillCount(): number };
+  /**
+   * Keeps what the fills moved across restarts (paper mode: a restarted daemon's wallet goes on
+   * from where it was, as its holdings do); absent: from nothing at each start (a backtest).
+   */
+  readonly keeper?: PaperWalletKeeper;
+  /** A keeper that cannot load or save: told, and the wallet goes on in memory. */
+  readonly onKeeperError?: (err: unknown, what: 'load' | 'save') => void;
 }): PaperWallet {
   const moved = new Map<string, bigint>();
-  let applied = 0;
-  let lastStart: Balances | null = null;
-  let lastOut: Balances | null = null;
-
-  function catchUp(): boolean {
-    const n = o.fills.fillCount();
-    if (n === applied) return false;
-    for (const f of o.fills.fills().slice(applied))
-      for (const [token, d] of fillDeltas(f)) moved.set(token, (moved.get(token) ?? 0n) + d);
-    applied = n;
-    return true;
+  try {
+    for (const [token, d] of o.keeper?.load() ?? []) moved.set(token, d);
+  } catch (err) {
+    o.onKeeperError?.(err, 'load');
   }
+  let version = 0;
+  let last: { start: Balances; version: number; out: Balances } | null = null;
 
   return {
+    record(fill) {
+      for (const [token, d] of fillDeltas(fill)) moved.set(token, (moved.get(token) ?? 0n) + d);
+      version++;
+      try {
+        o.keeper?.save(moved);
+      } catch (err) {
+        o.onKeeperError?.(err, 'save');
+      }
+    },
     balances() {
       const start = o.start();
       if (start === null) return null;
-      if (!catchUp() && start === lastStart && lastOut !== null) return lastOut;
+      if (last !== null && last.start === start && last.version === version) return last.out;
       const value = new Map(start.value);
       for (const [token, d] of moved) {
         const v = (value.get(token) ?? 0n) + d;
         value.set(token, v < 0n ? 0n : v);
       }
-      lastStart = start;
-      lastOut = { value, learnedAt: start.learnedAt, from: start.from };
-      return lastOut;
+      const out: Balances = { value, learnedAt: start.learnedAt, from: start.from };
+      last = { start, version, out };
+      return out;
     },
   };
 }

@@ -78,6 +78,8 @@ export interface PaperExecutorOptions {
   readonly unique?: (nft: NftRef) => boolean | Promise<boolean>;
   /** The paper store (never the live one): orders and fills are recorded in it. */
   readonly store?: Store;
+  /** Hears every fill as it is made (the simulated wallet). */
+  readonly onFill?: (fill: PaperFill) => void;
   readonly logger?: Logger;
 }
 
@@ -194,6 +196,11 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   const placed = new Map<string, Omit<PaperOrder, 'status'>>();
   const ledger = o.ledger;
   const fills: PaperFill[] = [];
+  /** Every fill goes through here: kept for the report, and told (the simulated wallet). */
+  const pushFill = (f: PaperFill): void => {
+    fills.push(f);
+    o.onFill?.(f);
+  };
   const intents: Record<string, number> = {};
   const rejected: Record<string, number> = {};
   let seq = 0;
@@ -287,7 +294,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     intentId?: string,
     quantity = 1n,
   ): void {
-    fills.push(f);
+    pushFill(f);
     const txHash = paperHash(['fill', f.at, fills.length]);
     o.store?.fills.record({
       ...(f.orderHash !== null ? { orderHash: f.orderHash } : {}),
@@ -471,7 +478,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           );
         const total = price * intent.quantity;
         const g = await gas(PAPER_GAS_UNITS.mint_base + PAPER_GAS_UNITS.mint_per_token * intent.quantity);
-        fills.push({
+        pushFill({
           at: now,
           strategyId: ctx.strategyId,
           kind: 'mint',
@@ -504,7 +511,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
           bps = undefined;
         }
         const g = await gas(PAPER_GAS_UNITS.swap);
-        fills.push({
+        pushFill({
           at: now,
           strategyId: ctx.strategyId,
           kind: 'swap',
@@ -648,7 +655,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     now: number,
   ): Promise<void> {
     const f = feeOf(best.price, await fees(best.collection));
-    fills.push({
+    pushFill({
       at: now,
       strategyId: best.strategyId,
       kind: 'listing_sold',
@@ -723,7 +730,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         gas: 0n,
         orderHash: order.orderHash,
       };
-      fills.push(fill); // the store's fills row comes from the ledger (below)
+      pushFill(fill); // the store's fills row comes from the ledger (below)
       o.logger?.info(
         {
           strategy: order.strategyId,

@@ -2,7 +2,8 @@
  * Paper mode simulates the wallet (real sandbox, anvil, the sandbox's swap venue for the reference
  * price): the demo's rebalancer (70 % WETH, 30 % HRP) starting from `paper.balances` of 1 WETH
  * swaps toward its weights once, at the router's quote, and then holds — before, paper fills never
- * moved the balances it read, and it swapped the same surplus at every run.
+ * moved the balances it read, and it swapped the same surplus at every run. What the fills moved is
+ * kept in the paper store: a restarted daemon goes on from there and swaps nothing more.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('paper mode simulates the wallet', () => {
-  it('the rebalancer swaps toward its weights once, at the router’s quote, and then holds', async () => {
+  it('the rebalancer swaps toward its weights once, at the router’s quote, and then holds — across a restart too', async () => {
     // the demo's config, with a start for the simulated wallet
     const configFile = join(dir, 'demo.yaml');
     writeFileSync(configFile, `${readFileSync(DEMO_CONFIG, 'utf8')}\npaper:\n  balances:\n    WETH: "1"\n`);
@@ -41,19 +42,17 @@ describe('paper mode simulates the wallet', () => {
     const rebalancer = base.strategies.find((s) => s.id === 'rebalancer');
     expect(rebalancer).toBeDefined();
     const params = rebalancer?.params as Record<string, unknown>;
-    daemon = createDaemon(
-      {
-        ...base,
-        // a run every 2 s (the demo's: every 20 s)
-        strategies: [
-          {
-            ...(rebalancer as (typeof base.strategies)[number]),
-            params: { ...params, schedule: '*/2 * * * * *' },
-          },
-        ],
-      },
-      { logger: silentLogger() },
-    );
+    const options = {
+      ...base,
+      // a run every 2 s (the demo's: every 20 s)
+      strategies: [
+        {
+          ...(rebalancer as (typeof base.strategies)[number]),
+          params: { ...params, schedule: '*/2 * * * * *' },
+        },
+      ],
+    };
+    daemon = createDaemon(options, { logger: silentLogger() });
     const d = daemon;
     await d.start();
     const swaps = () => (d.paperReport()?.fills ?? []).filter((f) => f.kind === 'swap');
@@ -74,5 +73,14 @@ describe('paper mode simulates the wallet', () => {
       receivedToken: hrp,
     });
     expect(swap?.received ?? 0n).toBeGreaterThan(0n);
+
+    // restarted on the same paper store: the wallet goes on from where it was (kept there), so
+    // five runs of the new daemon swap nothing — from its start again, it swapped the same 30 %
+    daemon = createDaemon(options, { logger: silentLogger() });
+    const again = daemon;
+    await again.start();
+    await sleep(10_000);
+    await again.stop();
+    expect((again.paperReport()?.fills ?? []).filter((f) => f.kind === 'swap')).toEqual([]);
   }, 180_000);
 });

@@ -69,7 +69,7 @@ function listing(id: string, price: bigint, over: Partial<ListingEvent> = {}): L
 
 function setup(
   traits: Record<string, { type: string; value: string }[]> = {},
-  more: Pick<PaperExecutorOptions, 'holds' | 'unique' | 'swapOut'> = {},
+  more: Pick<PaperExecutorOptions, 'holds' | 'unique' | 'swapOut' | 'onFill'> = {},
 ) {
   const clock = new ManualClock(1_700_000_000_000);
   const market = new MemoryMarket(clock);
@@ -533,9 +533,12 @@ describe('the simulated wallet (paper.balances, or the real balances as read, pl
   });
 
   it('balances are the start plus every fill: a buy pays its price and gas, a swap gives and receives, a sale nets its fees', async () => {
-    const { exec, ctx, clock } = setup({}, { swapOut: async (i) => (i.amountIn * 2_000n) / 10n ** 12n });
     let start: Balances | null = null;
-    const wallet = createPaperWallet({ start: () => start, fills: exec });
+    const wallet = createPaperWallet({ start: () => start });
+    const { exec, ctx, clock } = setup(
+      {},
+      { swapOut: async (i) => (i.amountIn * 2_000n) / 10n ** 12n, onFill: (f) => wallet.record(f) },
+    );
     expect(wallet.balances()).toBeNull();
     start = {
       value: new Map([
@@ -572,6 +575,56 @@ describe('the simulated wallet (paper.balances, or the real balances as read, pl
     );
     // nothing is refused for want of funds: spent below zero reads zero
     expect(wallet.balances()?.value.get(WETH.address)).toBe(0n);
+  });
+
+  it('what the fills moved is kept (a restarted paper daemon goes on from there); a keeper that fails is told and the wallet goes on', () => {
+    const fill = {
+      at: 0,
+      strategyId: 's',
+      kind: 'buy' as const,
+      collection: 'apes',
+      item: null,
+      price: E,
+      token: ZERO_ADDRESS,
+      symbol: 'ETH',
+      decimals: 18,
+      fees: 0n,
+      gas: 7n,
+      orderHash: null,
+    };
+    let kept: Map<string, bigint> | undefined;
+    const keeper = {
+      load: () => kept,
+      save: (m: ReadonlyMap<string, bigint>) => {
+        kept = new Map(m);
+      },
+    };
+    const start = (): Balances => ({ value: new Map([[ZERO_ADDRESS, 5n * E]]), learnedAt: 1, from: 'own' });
+    const first = createPaperWallet({ start, keeper });
+    first.record(fill);
+    expect(kept).toEqual(new Map([[ZERO_ADDRESS, -E - 7n]]));
+    // a new start (a restart) loads it
+    const again = createPaperWallet({ start, keeper });
+    expect(again.balances()?.value.get(ZERO_ADDRESS)).toBe(4n * E - 7n);
+    again.record(fill);
+    expect(kept).toEqual(new Map([[ZERO_ADDRESS, -2n * E - 14n]]));
+    // a keeper that throws: told once per failure, the wallet still moves in memory
+    const told: string[] = [];
+    const broken = createPaperWallet({
+      start,
+      keeper: {
+        load: () => {
+          throw new Error('disk gone');
+        },
+        save: () => {
+          throw new Error('disk gone');
+        },
+      },
+      onKeeperError: (_e, what) => told.push(what),
+    });
+    broken.record(fill);
+    expect(told).toEqual(['load', 'save']);
+    expect(broken.balances()?.value.get(ZERO_ADDRESS)).toBe(4n * E - 7n);
   });
 
   it('what each kind of fill moves', () => {
