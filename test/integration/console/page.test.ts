@@ -107,7 +107,8 @@ describe('the dashboard page', () => {
     expect(await page.title()).toBe('harpoon — running, paper');
     expect(await page.textContent(tid('orders-count'))).toBe('(1000)');
     expect(await page.textContent(tid('fills-count'))).toBe('(10000)');
-    expect(await page.textContent(tid('balances'))).toBe('4.5 ETH, 1.25 WETH');
+    // paper mode's wallet is the simulated one, and says so
+    expect(await page.textContent(tid('balances'))).toBe('simulated: 4.5 ETH, 1.25 WETH');
     // a reload keeps the session's token (the address no longer has it)
     await page.reload();
     await live();

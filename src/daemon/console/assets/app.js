@@ -511,7 +511,9 @@
     if (last) {
       setText(byId('pnl-realized'), perSymbol(last.pnl, 'realized'));
       setText(byId('pnl-unrealized'), perSymbol(last.pnl, 'unrealized'));
-      setText(byId('balances'), perSymbol(last.balances, 'amount'));
+      // paper mode's wallet is simulated (its start plus every paper fill): said so
+      const held = perSymbol(last.balances, 'amount');
+      setText(byId('balances'), s?.mode === 'paper' ? `simulated: ${held}` : held);
     }
     if (s) {
       setText(
