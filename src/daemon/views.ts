@@ -57,8 +57,13 @@ export function createBalancesReader(o: {
   readonly logger?: Logger;
 }): BalancesReader {
   let known: Balances | null = null;
+  // reads overlap (the poll's, and one after each execution): the one started last wins, whenever
+  // it ends — an older read ending later would take back what the newer one saw (a swap's result)
+  let started = 0;
+  let applied = 0;
   return {
     async refresh() {
+      const seq = ++started;
       const out = new Map<string, bigint>();
       out.set(ZERO_ADDRESS, await o.rpc.balance(o.wallet));
       await Promise.all(
@@ -68,6 +73,8 @@ export function createBalancesReader(o: {
           out.set(t.address.toLowerCase(), BigInt(raw === '0x' ? 0 : raw));
         }),
       );
+      if (seq < applied) return;
+      applied = seq;
       known = { value: out, learnedAt: o.clock.now(), from: 'rest' };
     },
     get: () => known,
