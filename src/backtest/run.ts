@@ -13,7 +13,7 @@
  * read as the clock reaches it, with a bounded look-ahead (tape-source.ts).
  */
 
-import { nativePricesView } from '../daemon/views.ts';
+import { nativePricesView, nativeTokenTest, wrapAmountOut } from '../daemon/views.ts';
 import { type MarketEvent, nftKey, type PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import {
@@ -178,11 +178,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     );
   };
 
-  const weth = setup.weth?.toLowerCase();
-  const isNative = (addr: string): boolean => {
-    const a = addr.toLowerCase();
-    return a === ZERO_ADDRESS || a === weth;
-  };
+  const isNative = nativeTokenTest(setup.weth);
   const nativePrices: PricesView = nativePricesView(isNative, time);
 
   const store: Store = openStore(':memory:', { now: () => time.now() });
@@ -245,8 +241,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     // a tape does not say which contracts are ERC-1155: every NFT is taken as one of a kind
     unique: () => true,
     // a tape holds no token prices: a swap between ETH and WETH is 1:1, any other is refused
-    swapOut: async (i) =>
-      isNative(i.fromToken.address) && isNative(i.toToken.address) ? i.amountIn : undefined,
+    swapOut: async (i) => wrapAmountOut(isNative, i.fromToken.address, i.toToken.address, i.amountIn),
     ...(wallet !== undefined ? { onFill: (f: PaperFill) => wallet.record(f) } : {}),
   });
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh

@@ -134,8 +134,10 @@ import {
   createBalancesReader,
   createDropsReader,
   createPricesReader,
+  nativeTokenTest,
   nftBalanceReader,
   type PricesReader,
+  wrapAmountOut,
 } from './views.ts';
 import { adapterOptions } from './wiring.ts';
 
@@ -145,10 +147,10 @@ export { daemonOptionsFromConfig, paperPathOf } from './options.ts';
 export type { DaemonStatus } from './status.ts';
 export { describeTape, renderStatus } from './status.ts';
 
-/** The built-in strategies of the package (`strategies/` next to `src/`). */
 /** Where the paper store keeps the simulated wallet (an id no strategy can have: see the config's ids). */
 const PAPER_WALLET_ID = '_paper_wallet';
 
+/** The built-in strategies of the package (`strategies/` next to `src/`). */
 export const BUILTIN_STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../strategies');
 
 export interface DaemonDeps {
@@ -397,10 +399,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   };
   const tokenSymbol = (addr: string): string => tokenInfo(addr).symbol;
   /** ETH or WETH (one is the other, wrapped: 1:1). */
-  const isNativeToken = (addr: string): boolean => {
-    const a = addr.toLowerCase();
-    return a === ZERO_ADDRESS || a === options.chain.weth.toLowerCase();
-  };
+  const isNativeToken = nativeTokenTest(options.chain.weth);
   /**
    * What `amountIn` of `from` buys of `to` by our own reference: between ETH and WETH all of it (a
    * wrap or an unwrap), else the first router's reserves — what a live swap's slippage floor is set
@@ -411,8 +410,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     to: string,
     amountIn: bigint,
   ): Promise<bigint | undefined> => {
-    if (isNativeToken(from) && isNativeToken(to))
-      return from.toLowerCase() === to.toLowerCase() ? undefined : amountIn;
+    if (isNativeToken(from) && isNativeToken(to)) return wrapAmountOut(isNativeToken, from, to, amountIn);
     const router = options.chain.routers[0];
     if (router === undefined || rpc === undefined) return undefined;
     try {

@@ -191,6 +191,25 @@ export interface PricesReader extends PricesView {
 
 const WEI_PER_ETH = 10n ** 18n;
 
+/** Whether an address is ETH (the zero address) or the chain's WETH (`weth`): the same money, wrapped or not. */
+export function nativeTokenTest(weth: string | undefined): (address: string) => boolean {
+  const w = weth?.toLowerCase();
+  return (address) => {
+    const a = address.toLowerCase();
+    return a === ZERO_ADDRESS || a === w;
+  };
+}
+
+/** What a swap between ETH and WETH (a wrap or an unwrap) receives: all of it; undefined for any other pair. */
+export function wrapAmountOut(
+  isNative: (address: string) => boolean,
+  from: string,
+  to: string,
+  amountIn: bigint,
+): bigint | undefined {
+  return isNative(from) && isNative(to) && from.toLowerCase() !== to.toLowerCase() ? amountIn : undefined;
+}
+
 /** ETH and WETH (`isNative`) are worth 1e18 wei a whole token by definition; no other token is known. */
 export function nativePricesView(
   isNative: (address: string) => boolean,
@@ -240,9 +259,9 @@ export function createPricesReader(o: {
   readonly logger?: Logger;
 }): PricesReader {
   const weth = o.weth.toLowerCase();
-  const isNative = (a: string) => a === ZERO_ADDRESS || a === weth;
-  const native = nativePricesView((a) => isNative(a.toLowerCase()), o.clock);
-  const others = o.tokens.filter((t) => !isNative(t.address.toLowerCase()));
+  const isNative = nativeTokenTest(weth);
+  const native = nativePricesView(isNative, o.clock);
+  const others = o.tokens.filter((t) => !isNative(t.address));
   const apiIntervalMs = o.apiIntervalMs ?? 60_000;
   const known = new Map<string, Known<TokenPrice>>();
   const { rpc, router, api } = o;

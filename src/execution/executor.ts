@@ -761,7 +761,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
       }
       const before = new Set((intent.feeRecipients ?? []).map(lower));
       if (unknown === '' || before.has(unknown) || !recipients.includes(unknown)) throw e;
-      const renewed = { ...intent, feeRecipients: recipients };
+      const renewed = { ...intent, feeRecipients: [...new Set([...before, ...recipients])] };
       const checked = guard.check(proposal, renewed)[0] as GuardedTx;
       log.info(
         { intentId, orderHash: intent.orderHash, recipient: unknown },
@@ -772,7 +772,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
         if (rec !== undefined)
           store.intents.setPayload(intentId, {
             ...(rec.payload as Record<string, unknown>),
-            feeRecipients: recipients,
+            feeRecipients: renewed.feeRecipients,
           });
       }
       return { checked, intent: renewed };

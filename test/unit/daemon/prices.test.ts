@@ -2,7 +2,7 @@ import { Interface } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/index.ts';
 import type { CallRequest } from '../../../src/chain/index.ts';
-import { createPricesReader, usdOf } from '../../../src/daemon/views.ts';
+import { createPricesReader, nativeTokenTest, usdOf, wrapAmountOut } from '../../../src/daemon/views.ts';
 import type { PaymentToken } from '../../../src/domain/events.ts';
 import { type Address, ZERO_ADDRESS } from '../../../src/domain/ids.ts';
 import { ManualClock } from '../../../src/engine/memory.ts';
@@ -247,4 +247,19 @@ describe('usdOf: the API’s USD price in 1e-18 dollars', () => {
     it(`${JSON.stringify(text)} -> ${want}`, () => {
       expect(usdOf(text)).toBe(want);
     });
+});
+
+describe('ETH and WETH: one money, wrapped or not', () => {
+  it('a swap between them receives all of it; between the same token, or with any other token, nothing is known', () => {
+    const isNative = nativeTokenTest(weth.toUpperCase().replace('0X', '0x'));
+    expect(isNative(ZERO_ADDRESS)).toBe(true);
+    expect(isNative(weth)).toBe(true);
+    expect(isNative(USDC.address)).toBe(false);
+    expect(wrapAmountOut(isNative, ZERO_ADDRESS, weth, 5n)).toBe(5n);
+    expect(wrapAmountOut(isNative, weth.toUpperCase().replace('0X', '0x'), ZERO_ADDRESS, 7n)).toBe(7n);
+    expect(wrapAmountOut(isNative, weth, weth, 5n)).toBeUndefined();
+    expect(wrapAmountOut(isNative, weth, USDC.address, 5n)).toBeUndefined();
+    // without a WETH known, only ETH is native
+    expect(nativeTokenTest(undefined)(weth)).toBe(false);
+  });
 });
