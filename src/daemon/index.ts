@@ -1216,15 +1216,26 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     if (paperExec === undefined) return undefined;
     const report = paperExec.report();
     const st = status();
-    return st.pnl === undefined
-      ? report
-      : {
-          ...report,
-          pnl: {
-            byStrategy: st.pnl.byStrategy.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
-            byCollection: st.pnl.byCollection.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
-          },
-        };
+    const held = walletBalances()?.value;
+    return {
+      ...report,
+      ...(st.pnl === undefined
+        ? {}
+        : {
+            pnl: {
+              byStrategy: st.pnl.byStrategy.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
+              byCollection: st.pnl.byCollection.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
+            },
+          }),
+      ...(held === undefined
+        ? {}
+        : {
+            walletBalances: [...held].map(([address, amount]) => {
+              const t = tokenInfo(address);
+              return { symbol: t.symbol, amount, decimals: t.decimals };
+            }),
+          }),
+    };
   }
 
   function health(): HealthReport {

@@ -157,6 +157,12 @@ export interface PaperReport {
     readonly byStrategy: readonly PaperPnlRow[];
     readonly byCollection: readonly PaperPnlRow[];
   };
+  /** The simulated wallet at the end (paper-wallet.ts), per token; added by the daemon. */
+  readonly walletBalances?: readonly {
+    readonly symbol: string;
+    readonly amount: bigint;
+    readonly decimals: number;
+  }[];
 }
 
 export interface PaperPnlRow {
@@ -834,6 +840,10 @@ export function renderPaperReport(
       `  total ${sym}: spent ${format(t.spent, t.decimals)}${t.received > 0n ? `, received ${format(t.received, t.decimals)}` : ''} in ${t.count} fill(s), of which fees ${format(t.fees, t.decimals)}`,
     );
   lines.push(`  gas a live run would have paid: ${format(r.gas)} ETH`);
+  if (r.walletBalances !== undefined && r.walletBalances.length > 0)
+    lines.push(
+      `  simulated wallet now: ${r.walletBalances.map((b) => `${format(b.amount, b.decimals)} ${b.symbol}`).join(', ')}`,
+    );
   for (const [title, rows] of [
     ['strategy', r.pnl?.byStrategy ?? []],
     ['collection', r.pnl?.byCollection ?? []],

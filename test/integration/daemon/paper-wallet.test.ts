@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG, demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
-import { createDaemon, type Daemon } from '../../../src/daemon/index.ts';
+import { createDaemon, type Daemon, renderPaperReport } from '../../../src/daemon/index.ts';
+import { formatUnits } from '../../../src/domain/money.ts';
+import type { PaperReport } from '../../../src/execution/index.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { roomyLimits } from '../limits.ts';
@@ -73,6 +75,17 @@ describe('paper mode simulates the wallet', () => {
       receivedToken: hrp,
     });
     expect(swap?.received ?? 0n).toBeGreaterThan(0n);
+    // the paper report says where the simulated wallet stands: 0.7 WETH and what the swap received
+    const report = d.paperReport();
+    expect(report?.walletBalances).toEqual(
+      expect.arrayContaining([
+        { symbol: 'WETH', amount: 7n * 10n ** 17n, decimals: 18 },
+        { symbol: 'HRP', amount: swap?.received, decimals: 18 },
+      ]),
+    );
+    expect(renderPaperReport(report as PaperReport, (v, dec) => formatUnits(v, dec ?? 18))).toMatch(
+      /\n {2}simulated wallet now: .*0\.7 WETH/,
+    );
 
     // restarted on the same paper store: the wallet goes on from where it was (kept there), so
     // five runs of the new daemon swap nothing — from its start again, it swapped the same 30 %

@@ -416,6 +416,19 @@ describe('paper executor', () => {
     expect(text).toMatch(/nothing was signed or sent/);
     expect(text).toMatch(/fills: 2/);
     expect(text).toMatch(/total WETH: spent 1 in 1 fill/);
+    expect(text).not.toMatch(/simulated wallet/);
+    // the daemon adds where the simulated wallet stands, in each token's decimals
+    const withWallet = renderPaperReport(
+      {
+        ...report,
+        walletBalances: [
+          { symbol: 'ETH', amount: E / 2n, decimals: 18 },
+          { symbol: 'USDC', amount: 1_500_000n, decimals: 6 },
+        ],
+      },
+      (v, d) => formatUnits(v, d ?? 18),
+    );
+    expect(withWallet).toMatch(/\n {2}simulated wallet now: 0\.5 ETH, 1\.5 USDC\n/);
   });
 
   it('selling on paper: a listing sells when a buyer pays as much in its collection (fees out, no gas); an accepted offer pays gas; PnL from the paper store', async () => {
