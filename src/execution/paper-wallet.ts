@@ -12,6 +12,7 @@
  */
 import type { PaymentToken } from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
+import { parseUnits } from '../domain/money.ts';
 import type { Balances } from '../strategy.ts';
 import type { PaperFill } from './paper.ts';
 
@@ -80,15 +81,18 @@ export function resolvePaperBalances(
   return out;
 }
 
-/** A decimal amount of whole tokens in smallest units; at most `decimals` decimals, not negative. */
+/** A decimal amount of whole tokens in smallest units (domain/money's parseUnits); not negative. */
 function unitsOf(text: string, decimals: number, where: string): bigint {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (m === null)
-    throw new PaperBalancesError(`${where}: "${text}" is not an amount of whole tokens (write e.g. "1.5")`);
-  const frac = m[2] ?? '';
-  if (frac.length > decimals)
+  let v: bigint | undefined;
+  try {
+    v = parseUnits(text, decimals);
+  } catch {
+    v = undefined;
+  }
+  if (v !== undefined && v >= 0n) return v;
+  if (v === undefined && /^\s*\d+\.\d+\s*$/.test(text) && (text.trim().split('.')[1] ?? '').length > decimals)
     throw new PaperBalancesError(`${where}: "${text}" has more than the token's ${decimals} decimals`);
-  return BigInt(m[1] as string) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
+  throw new PaperBalancesError(`${where}: "${text}" is not an amount of whole tokens (write e.g. "1.5")`);
 }
 
 export interface PaperWallet {
