@@ -274,7 +274,7 @@ Amounts in ETH (ETH and WETH together).</p>${
       ? ''
       : `<p><b>Not replayed faithfully:</b> ${r.notOnTape
           .map((n) => `${esc(n.strategy)} read ${esc(n.reads.join(' and '))}`)
-          .join('; ')}, which a tape does not hold: they decided without them (a live run may differ).</p>`
+          .join('; ')}, which this tape does not hold: they decided without them (a live run may differ).</p>`
   }${costsWarnings(r)
     .map((w) => `<p><b>Costs not charged:</b> ${esc(w)}.</p>`)
     .join('')}

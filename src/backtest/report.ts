@@ -94,8 +94,9 @@ export interface BacktestReport {
   readonly skipped: Readonly<Record<string, number>>;
   readonly refused: Readonly<Record<string, number>>;
   /**
-   * Strategies that read what a tape does not hold (the wallet's balances, drops): they decided
-   * without it — a rebalancer never trades, a drop-minter never mints — unlike a live run.
+   * Strategies that read what the tape does not hold (the wallet's balances, drops, a token's price
+   * as `price of SYMBOL`): they decided without it — a rebalancer never trades, a drop-minter never
+   * mints — unlike a live run.
    */
   readonly notOnTape: readonly { readonly strategy: string; readonly reads: readonly string[] }[];
   /**

@@ -180,6 +180,22 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
 
   const isNative = nativeTokenTest(setup.weth);
   const nativePrices: PricesView = nativePricesView(isNative, time);
+  /** ETH and WETH at 1e18, any other token at its price on the tape by then (see TapeReplay.price). */
+  const priceOf = (token: string) => nativePrices.get(token) ?? tape.price(token);
+  /**
+   * A swap as a backtest fills it: all of it between ETH and WETH, else at the tokens' prices on
+   * the tape (one whole token's quote, so without the pool's impact of a larger amount); undefined
+   * when the tape has no price of one of them (refused as `swap_no_reference`, as a live swap
+   * without a quote is).
+   */
+  const swapAmountOut = (from: PaymentToken, to: PaymentToken, amountIn: bigint): bigint | undefined => {
+    const wrap = wrapAmountOut(isNative, from.address, to.address, amountIn);
+    if (wrap !== undefined) return wrap;
+    const pf = priceOf(from.address)?.value.priceIn;
+    const pt = priceOf(to.address)?.value.priceIn;
+    if (pf === undefined || pt === undefined || pt <= 0n) return undefined;
+    return (amountIn * pf * 10n ** BigInt(to.decimals)) / (10n ** BigInt(from.decimals) * pt);
+  };
 
   const store: Store = openStore(':memory:', { now: () => time.now() });
   /** Each fees record's bps, made once (records are kept, not copied: see tape-source.ts). */
@@ -240,8 +256,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     },
     // a tape does not say which contracts are ERC-1155: every NFT is taken as one of a kind
     unique: () => true,
-    // a tape holds no token prices: a swap between ETH and WETH is 1:1, any other is refused
-    swapOut: async (i) => wrapAmountOut(isNative, i.fromToken.address, i.toToken.address, i.amountIn),
+    swapOut: async (i) => swapAmountOut(i.fromToken, i.toToken, i.amountIn),
     ...(wallet !== undefined ? { onFill: (f: PaperFill) => wallet.record(f) } : {}),
   });
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
@@ -272,8 +287,15 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
         notOnTape.add(`${id}\u0000wallet balances`);
         return null;
       },
-      // ETH and WETH are worth 1e18 by definition; a tape holds no other token's price
-      prices: () => nativePrices,
+      // ETH and WETH are worth 1e18 by definition, other tokens what the recording daemon read;
+      // a token the tape has no price of by then: the report says who read it
+      prices: (id) => ({
+        get: (token) => {
+          const p = priceOf(token);
+          if (p === undefined) notOnTape.add(`${id}\u0000price of ${tokenOf(token).symbol}`);
+          return p;
+        },
+      }),
       drops: (id) => {
         notOnTape.add(`${id}\u0000drops`);
         return NO_DROPS;

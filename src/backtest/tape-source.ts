@@ -6,7 +6,7 @@
  * - events in tape order, from the next one to replay to those the look-ahead reads: a buy's
  *   latency (`standsUntil` reads the events up to the decision + the latency) and the window below;
  * - per key (REST answers by call, collection and page cursor; fees by collection; the gas price;
- *   traits by NFT; the stream's freshness by collection) the values an "as of" lookup can still
+ *   token prices by token; traits by NFT; the stream's freshness by collection) the values an "as of" lookup can still
  *   return: the newest one before the clock, and every one read after it.
  *
  * A lookup as of `now` (the clock never goes back) reads the tape until a record later than
@@ -28,7 +28,7 @@ import { nftKey } from '../domain/events.ts';
 import type { CollectionFeeInfo } from '../execution/fill-model.ts';
 import type { MarketApi } from '../market/api.ts';
 import type { Known } from '../market/snapshot.ts';
-import type { NftTraitsView } from '../strategy.ts';
+import type { NftTraitsView, TokenPrice } from '../strategy.ts';
 import type { RestCall, TapeEvent, TapeHeader, TapeRecord, TapeRest } from '../tape/format.ts';
 import { TapeFormatError } from '../tape/format.ts';
 import { openTape, surveyTape, type TapeSurvey } from '../tape/reader.ts';
@@ -183,6 +183,12 @@ export interface TapeReplay {
   /** The gas price as of now; 0 (and noted in `costsNotOnTape`) when the tape has none. */
   gasPrice(): bigint;
   /**
+   * A payment token's price (address, any case) as the recording daemon knew it by now: the newest
+   * recorded at or before now (never one read later); undefined when there is none. The same
+   * object for the same record (strategies compare what they read by identity).
+   */
+  price(token: string): Known<TokenPrice> | undefined;
+  /**
    * What was asked for and the tape did not hold, so was not charged (a recording whose reads
    * failed): when each collection's fees were asked for in vain (times, ms), whether a gas price
    * was. Fees are also asked for what charges nothing (a listing posted, an offer accepted that is
@@ -299,6 +305,7 @@ class StreamingReplay implements TapeReplay {
   private readonly rest = new Keyed<string, TapeRest>();
   private readonly feeMap = new Keyed<string, readonly CollectionFeeInfo[]>();
   private readonly gas = new Keyed<0, bigint>();
+  private readonly priceMap = new Keyed<string, Known<TokenPrice>>();
   private readonly traitMap = new Keyed<string, readonly { type: string; value: string }[]>();
   private readonly fresh = new Keyed<string, Fresh>();
   private sincePrune = 0;
@@ -379,6 +386,17 @@ class StreamingReplay implements TapeReplay {
       case 'gas':
         this.gas.add(0, r.at, r.price);
         break;
+      case 'price':
+        this.priceMap.add(
+          r.token,
+          r.at,
+          Object.freeze({
+            value: Object.freeze({ priceIn: r.priceIn, source: r.source }),
+            learnedAt: r.learnedAt,
+            from: r.source === 'quote' ? ('poll' as const) : ('rest' as const),
+          }),
+        );
+        break;
       case 'traits':
         this.traitMap.add(r.nft, r.at, deepFreeze(r.traits));
         break;
@@ -403,6 +421,7 @@ class StreamingReplay implements TapeReplay {
       this.rest.prune(floor) +
       this.feeMap.prune(floor) +
       this.gas.prune(floor) +
+      this.priceMap.prune(floor) +
       this.traitMap.prune(floor) +
       this.fresh.prune(floor);
   }
@@ -476,6 +495,12 @@ class StreamingReplay implements TapeReplay {
     const price = asOf(this.gas.map.get(0), at);
     if (price === undefined) this.costsNotOnTape.gasPrice = true;
     return price ?? 0n;
+  }
+
+  price(token: string): Known<TokenPrice> | undefined {
+    const at = this.asOfNow();
+    const l = this.priceMap.map.get(token.toLowerCase());
+    return l === undefined ? undefined : atOrBefore(l, at)?.value;
   }
 
   traits(nft: NftRef): readonly { type: string; value: string }[] | undefined {

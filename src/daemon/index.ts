@@ -137,6 +137,7 @@ import {
   nativeTokenTest,
   nftBalanceReader,
   type PricesReader,
+  priceReadings,
   wrapAmountOut,
 } from './views.ts';
 import { adapterOptions } from './wiring.ts';
@@ -746,6 +747,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         rpc,
         fees: async (slug) => (await collection(slug)).fees,
         freshness: (slug) => s.freshness(slug),
+        prices: () => (prices === undefined ? [] : priceReadings(prices, tokens)),
         logger: log.child({ part: 'tape' }),
         // a daemon that trades names its wallet (its orders on the tape are its own); one that
         // only records (harpoon record) names none

@@ -11,6 +11,7 @@ import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { Known } from '../market/snapshot.ts';
 import type { Logger } from '../observability/index.ts';
 import type { Balances, DropStatus, DropsView, PricesView, TokenPrice } from '../strategy.ts';
+import type { TokenPriceReading } from '../tape/recorder.ts';
 import { routerAmountOut } from './router.ts';
 
 const ERC20 = new Interface(['function balanceOf(address owner) view returns (uint256)']);
@@ -221,6 +222,25 @@ export function nativePricesView(
         ? { value: { priceIn: WEI_PER_ETH, source: 'native' }, learnedAt: clock.now(), from: 'own' }
         : undefined,
   };
+}
+
+/**
+ * The prices `view` knows of `tokens` other than ETH and WETH, as a tape records them: each with
+ * when it was read (a price not read yet is left out).
+ */
+export function priceReadings(view: PricesView, tokens: readonly PaymentToken[]): TokenPriceReading[] {
+  const out: TokenPriceReading[] = [];
+  for (const t of tokens) {
+    const k = view.get(t.address);
+    if (k === undefined || k.value.source === 'native') continue;
+    out.push({
+      token: t.address.toLowerCase(),
+      priceIn: k.value.priceIn,
+      source: k.value.source,
+      learnedAt: k.learnedAt,
+    });
+  }
+  return out;
 }
 
 /** A USD price as the API writes it ("2500.12", rarely "1e-7") in 1e-18 dollars; undefined when not positive. */

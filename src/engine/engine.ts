@@ -249,7 +249,7 @@ class HookContext implements StrategyContext<unknown> {
     return this.#holdings;
   }
   get prices(): PricesView {
-    this.#prices ??= this.#m.prices?.() ?? emptyPrices;
+    this.#prices ??= this.#m.prices?.(this.id) ?? emptyPrices;
     return this.#prices;
   }
 }

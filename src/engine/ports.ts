@@ -159,8 +159,8 @@ export interface MarketSource {
   nfts?(): NftTraitsView;
   /** NFTs we hold (cost basis, our listings on them); default none. */
   holdings?(): HoldingsView;
-  /** Market prices of the payment tokens; default none known. */
-  prices?(): PricesView;
+  /** Market prices of the payment tokens, as the strategy `strategyId` reads them; default none known. */
+  prices?(strategyId: string): PricesView;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The daemon's recorder (config `market.record`): the tape recorder fed from the daemon's own
  * adapters — the collections' fees as the paper executor charges them, the gas price from the RPC,
- * NFT traits as the daemon learns them (market/nft-traits.ts), freshness from the stream client.
+ * NFT traits as the daemon learns them (market/nft-traits.ts), freshness from the stream client,
+ * the payment tokens' prices from its prices view.
  */
 import type { ChainRpc } from '../chain/index.ts';
 import type { PaymentToken } from '../domain/events.ts';
@@ -9,7 +10,7 @@ import { ConfigError } from '../errors/index.ts';
 import type { NftTraits } from '../market/nft-traits.ts';
 import type { Logger } from '../observability/index.ts';
 import { TapeFormatError } from './format.ts';
-import { createTapeRecorder, type TapeRecorder } from './recorder.ts';
+import { createTapeRecorder, type TapeRecorder, type TokenPriceReading } from './recorder.ts';
 
 export interface DaemonRecorderOptions {
   readonly path: string;
@@ -21,6 +22,8 @@ export interface DaemonRecorderOptions {
   readonly rpc?: Pick<ChainRpc, 'baseFee' | 'maxPriorityFee'>;
   readonly fees: (slug: string) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
   readonly freshness: (slug: string) => { readonly ageMs: number; readonly stale: boolean } | undefined;
+  /** The payment tokens' prices as the daemon's prices view knows them (see TapeRecorderOptions). */
+  readonly prices?: () => readonly TokenPriceReading[];
   readonly logger: Logger;
   /** The wallet the daemon trades as, when it trades (strategies): named in a new tape's header. */
   readonly wallet?: string;
@@ -55,6 +58,7 @@ function recorderOf(o: DaemonRecorderOptions): TapeRecorder {
       : {}),
     nftTraits: o.nftTraits,
     freshness: o.freshness,
+    ...(o.prices !== undefined ? { prices: o.prices } : {}),
     onError: (err, what) => o.logger.warn({ err, what }, 'market recording: a read failed'),
     onNotice: (message) => o.logger.warn({ path: o.path }, `market recording: ${message}`),
     // one warning when writing starts failing, a note a minute while it fails, one when it works

@@ -101,6 +101,24 @@ export interface TapeGas {
   readonly price: bigint;
 }
 
+/**
+ * The market price of a payment token other than ETH and WETH, as the daemon read it (its prices
+ * view: the swap router's quote for one whole token into WETH, else the API's USD prices): what
+ * strategies read as `ctx.prices`, and what a backtest values a swap of the token at. Written
+ * when the daemon has read it anew.
+ */
+export interface TapePrice {
+  readonly k: 'price';
+  readonly at: number;
+  /** The token's address, lower case. */
+  readonly token: string;
+  /** Wei for one whole token (10^decimals of its smallest units). */
+  readonly priceIn: bigint;
+  readonly source: 'quote' | 'api';
+  /** When the daemon read it (its clock). */
+  readonly learnedAt: number;
+}
+
 /** Traits of an NFT (`chain/contract/id`), for trait offers. */
 export interface TapeTraits {
   readonly k: 'traits';
@@ -116,7 +134,15 @@ export interface TapeFresh {
   readonly collections: Readonly<Record<string, { ageMs: number; stale: boolean }>>;
 }
 
-export type TapeRecord = TapeHeader | TapeEvent | TapeRest | TapeFees | TapeGas | TapeTraits | TapeFresh;
+export type TapeRecord =
+  | TapeHeader
+  | TapeEvent
+  | TapeRest
+  | TapeFees
+  | TapeGas
+  | TapePrice
+  | TapeTraits
+  | TapeFresh;
 
 // ── codec ───────────────────────────────────────────────────────────────
 
@@ -141,6 +167,15 @@ export function encodeRecord(r: TapeRecord, version: number = TAPE_VERSION): str
       );
     case 'gas':
       return JSON.stringify({ k: 'gas', at: r.at, price: r.price.toString() });
+    case 'price':
+      return JSON.stringify({
+        k: 'price',
+        at: r.at,
+        token: r.token,
+        priceIn: r.priceIn.toString(),
+        source: r.source,
+        learnedAt: r.learnedAt,
+      });
     default:
       return JSON.stringify(r);
   }
@@ -463,7 +498,24 @@ export function decodeRecord(line: string): TapeRecord {
     return o as unknown as TapeEvent;
   }
   if (o.k === 'gas') return { k: 'gas', at: o.at, price: BigInt(String(o.price)) };
+  if (o.k === 'price') return decodePrice(o as { at: number } & Record<string, unknown>, line);
   return o as unknown as TapeRecord;
+}
+
+/** A price record back from its JSON: every field as written, else a TapeFormatError. */
+function decodePrice(o: { at: number } & Record<string, unknown>, line: string): TapePrice {
+  const { token, priceIn, source, learnedAt } = o;
+  if (
+    typeof token !== 'string' ||
+    typeof priceIn !== 'string' ||
+    !/^\d{1,78}$/.test(priceIn) ||
+    (source !== 'quote' && source !== 'api') ||
+    typeof learnedAt !== 'number'
+  )
+    throw new TapeFormatError(
+      `a price record needs token, priceIn, source and learnedAt: ${line.slice(0, 160)}`,
+    );
+  return { k: 'price', at: o.at, token: token.toLowerCase(), priceIn: BigInt(priceIn), source, learnedAt };
 }
 
 /** The wallet a tape's recorder traded as (its header's meta.wallet), lower case; undefined when none is named. */

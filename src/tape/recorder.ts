@@ -7,7 +7,10 @@
  * a backtest charge none), the gas price (every `gasEveryMs`), the traits of each
  * NFT as the daemon learns them (`nftTraits`: every NFT first seen in a listing, again after a
  * metadata update — so trait offers can be matched again, and strategies read them as they did),
- * and once a second the stream's freshness of each collection.
+ * the market prices of the payment tokens other than ETH and WETH as the daemon reads them (`prices`:
+ * checked every `gasEveryMs`, each written when read anew — strategies read them, and a backtest
+ * values a swap of such a token at them), and once a second the stream's freshness of each
+ * collection.
  *
  *   const rec = createTapeRecorder({ path, chain, collections, paymentTokens, clock, source: 'daemon' });
  *   const view = createMarketView({ api: rec.wrapApi(api), ... });
@@ -17,7 +20,7 @@
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import type { MarketApi } from '../market/api.ts';
 import type { NftTraits } from '../market/nft-traits.ts';
-import { type RestCall, TAPE_VERSION, type TapeHeader, type TapeRecord } from './format.ts';
+import { type RestCall, TAPE_VERSION, type TapeHeader, type TapePrice, type TapeRecord } from './format.ts';
 import { openTapeWriter, type TapeWriter } from './writer.ts';
 
 export interface TapeRecorderOptions {
@@ -36,6 +39,11 @@ export interface TapeRecorderOptions {
   ) => Promise<readonly { fee: number; recipient: string; required?: boolean }[]>;
   /** Gas price now (wei per gas). */
   readonly gasPrice?: () => Promise<bigint>;
+  /**
+   * The payment tokens' prices as the daemon knows them now (not ETH nor WETH: those are 1e18 by
+   * definition); each is written when its `learnedAt` is newer than the one last written.
+   */
+  readonly prices?: () => readonly TokenPriceReading[];
   /** The NFT traits the daemon learns (see market/nft-traits.ts): each is written as learned. */
   readonly nftTraits?: Pick<NftTraits, 'onLearned'>;
   /** The stream's freshness of a collection. */
@@ -63,6 +71,9 @@ export interface TapeRecorderOptions {
   /** The tape was deleted (a new one is started) or moved while it is written: told once. */
   readonly onNotice?: (message: string) => void;
 }
+
+/** A payment token's price as the daemon read it (see TapePrice). */
+export type TokenPriceReading = Omit<TapePrice, 'k' | 'at'>;
 
 /** How writing the tape goes, when it goes wrong (see onWrite). */
 export interface TapeWriteState {
@@ -254,6 +265,24 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     }
   }
 
+  /** Per token, when the price last written was read. */
+  const pricesWritten = new Map<string, number>();
+  const priceNotes = readNotes('token prices');
+  function readPrices(): void {
+    if (o.prices === undefined) return;
+    try {
+      for (const p of o.prices()) {
+        const token = p.token.toLowerCase();
+        if (pricesWritten.get(token) === p.learnedAt) continue;
+        write({ k: 'price', at: o.clock.now(), ...p, token });
+        pricesWritten.set(token, p.learnedAt);
+      }
+      priceNotes.ok();
+    } catch (err) {
+      priceNotes.failed(err);
+    }
+  }
+
   function tick(): void {
     if (o.freshness !== undefined) {
       const collections: Record<string, { ageMs: number; stale: boolean }> = {};
@@ -274,13 +303,15 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
 
   void readFees();
   void readGas();
+  readPrices();
   const flushTimer = setInterval(tick, o.flushMs ?? 1000);
   flushTimer.unref?.();
   const gasTimer =
-    o.gasPrice !== undefined || o.fees !== undefined
+    o.gasPrice !== undefined || o.fees !== undefined || o.prices !== undefined
       ? setInterval(() => {
           void readGas();
           void readFees();
+          readPrices();
         }, o.gasEveryMs ?? 12_000)
       : undefined;
   const stopTraits = o.nftTraits?.onLearned((nft, traits, at) => write({ k: 'traits', at, nft, traits }));

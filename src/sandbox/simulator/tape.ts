@@ -58,6 +58,19 @@ export const TAPE_ETH: PaymentToken = Object.freeze({
   symbol: 'ETH',
   decimals: 18,
 });
+/**
+ * An ERC-20 of the sandbox's tapes besides ETH and WETH (the sandbox's HRP test token, at an
+ * address of the tapes' own): its price is on the tape every 12 s, a slow walk from 0.001 ETH, as
+ * a daemon's prices view would have read it from a swap router, so a backtest's rebalancer can
+ * trade it.
+ */
+export const TAPE_HRP: PaymentToken = Object.freeze({
+  address: '0xe4331b9f32f8717411313e308fbb94c8fbf8d2f6' as Address,
+  symbol: 'HRP',
+  decimals: 18,
+});
+const TAPE_HRP_START = 10n ** 15n;
+
 /** The day the sandbox tapes start on by default (UTC midnight), so timestamps are the same everywhere. */
 export const TAPE_EPOCH = Date.UTC(2026, 0, 1);
 
@@ -189,7 +202,7 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
     source: 'sandbox',
     chain,
     collections: [...slugs],
-    paymentTokens: [TAPE_ETH, TAPE_WETH],
+    paymentTokens: [TAPE_ETH, TAPE_WETH, TAPE_HRP],
     meta: { seed, hours: o.hours, activity },
   };
   // a new tape, never a continued one (a file there is replaced; the CLI refuses one that is not empty)
@@ -603,6 +616,9 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
   let nextFresh = startAt;
   let nextWalk = startAt + 60_000;
   let gas = 20_000_000_000n;
+  // HRP's price walks on its own draws (the market's are those of tapes written before it had one)
+  const hrpWalk = prng(hashString(`${seed}:tape:hrp`));
+  let hrp = TAPE_HRP_START;
   let nextHour = startAt + 3_600_000;
   let reached = endAt;
   let interrupted = false;
@@ -623,6 +639,22 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
       w.write({ k: 'gas', at: nextGas, price: gas });
       gas = (gas * BigInt(Math.round(between(walk, 0.97, 1.03) * 1000))) / 1000n;
       if (gas < 1_000_000_000n) gas = 1_000_000_000n;
+      w.write({
+        k: 'price',
+        at: nextGas,
+        token: TAPE_HRP.address,
+        priceIn: hrp,
+        source: 'quote',
+        learnedAt: nextGas,
+      });
+      // ±0.3 % a step at most, kept within half and twice its start
+      const next = scalePrice(hrp, between(hrpWalk, 0.997, 1.003));
+      hrp =
+        next < TAPE_HRP_START / 2n
+          ? TAPE_HRP_START / 2n
+          : next > TAPE_HRP_START * 2n
+            ? TAPE_HRP_START * 2n
+            : next;
       nextGas += 12_000;
     }
     while (nextFresh <= at) {

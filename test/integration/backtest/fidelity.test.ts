@@ -72,7 +72,8 @@ describe('paper run vs backtest of its tape', () => {
     const tapePath = join(dir, 'paper.tape');
     const keep = new Set(['sniper', 'collection-bidder', 'trait-bidder', 'seller']);
     // the simulated wallet, the same in both: 5 ETH, which a rebalancer keeps half in WETH (the
-    // demo's rebalancer trades HRP, whose price a tape does not hold)
+    // demo's rebalancer trades HRP: a backtest swaps it at the recorded price of one whole token,
+    // without the pool's impact of the amount, which paper's quote has — not the same to the wei)
     const balances = { ETH: '5' };
     const options: DaemonOptions = {
       ...base,
@@ -110,6 +111,14 @@ describe('paper run vs backtest of its tape', () => {
       copyFileSync(tapePath, join(process.env.HARPOON_FIDELITY_KEEP, 'fidelity.tape'));
     const tape = openTapeSource(tapePath);
     expect(tape.torn).toBe(false);
+    // the demo's HRP at the price the daemon read from the sandbox's swap router, as it read it
+    const hrp = options.tokens.find((t) => t.symbol === 'HRP');
+    expect(hrp).toBeDefined();
+    expect(tape.counts.price ?? 0).toBeGreaterThan(0);
+    const hrpPrice = tape.replay(() => tape.lastAt).price(hrp?.address ?? '');
+    expect(hrpPrice?.value.source).toBe('quote');
+    expect(hrpPrice?.value.priceIn ?? 0n).toBeGreaterThan(0n);
+    expect(hrpPrice?.learnedAt ?? 0).toBeGreaterThanOrEqual(engineAt);
     // the daemon traded: its tape names its wallet, and the backtest trades as it (as a user's
     // would, whose config holds the key and not the address)
     expect(tape.header.meta?.wallet).toBe(wallet.toLowerCase());

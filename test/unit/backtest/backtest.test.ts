@@ -17,7 +17,7 @@ import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/bac
 import { loadConfig } from '../../../src/config/load.ts';
 import type { Address } from '../../../src/domain/ids.ts';
 import { resolvePaperBalances } from '../../../src/execution/paper-wallet.ts';
-import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import { TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
@@ -484,6 +484,60 @@ describe('backtest', () => {
     expect(none.fills).toEqual([]);
     expect(none.wallet).toEqual([]);
     expect(none.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['wallet balances'] }]);
+  }, 120_000);
+
+  it("a token's price on the tape: the rebalancer swaps WETH into HRP at it; a token the tape has no price of is not traded, and the report names who read it", async () => {
+    const base = setup();
+    const weth = { address: (base.weth ?? '').toLowerCase() as Address, symbol: 'WETH', decimals: 18 };
+    const rebalancer = (other: { address: Address; symbol: string; decimals: number }) => ({
+      ...base,
+      tokens: [...base.tokens, other],
+      strategies: base.strategies
+        .filter((x) => x.id === 'rebalancer')
+        .map((x) => ({
+          ...x,
+          params: {
+            ...(x.params as Record<string, unknown>),
+            tokens: [
+              { token: weth, weight: 0.7 },
+              { token: other, weight: 0.3 },
+            ],
+          },
+        })),
+      balances: resolvePaperBalances({ WETH: '5' }, base.tokens),
+    });
+    const s = rebalancer(TAPE_HRP);
+    const tape = openTapeSource(tapePath);
+    const r = (await runBacktest({ tape, setup: s, builtinStrategiesDir: strategiesDir })).report;
+    // its first run swaps 30 % of the 5 WETH into HRP, at HRP's price on the tape then; later runs hold
+    const swaps = r.fills.filter((f) => f.strategy === 'rebalancer');
+    expect(swaps).toMatchObject([{ kind: 'swap', price: (15n * 10n ** 17n).toString(), symbol: 'WETH' }]);
+    const at = swaps[0]?.at ?? 0;
+    const price = tape.replay(() => at).price(TAPE_HRP.address)?.value.priceIn ?? 0n;
+    expect(price).toBeGreaterThan(0n);
+    expect(r.wallet.find((w) => w.symbol === 'HRP')).toEqual({
+      token: TAPE_HRP.address,
+      symbol: 'HRP',
+      decimals: 18,
+      start: '0',
+      end: ((15n * 10n ** 17n * 10n ** 18n) / price).toString(),
+    });
+    expect(r.notOnTape).toEqual([]);
+    // a token of the config the tape holds no price of: no swap, said
+    const other = {
+      address: '0x00000000000000000000000000000000000000bb' as Address,
+      symbol: 'USDX',
+      decimals: 6,
+    };
+    const none = (
+      await runBacktest({
+        tape: openTapeSource(tapePath),
+        setup: rebalancer(other),
+        builtinStrategiesDir: strategiesDir,
+      })
+    ).report;
+    expect(none.fills).toEqual([]);
+    expect(none.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['price of USDX'] }]);
   }, 120_000);
 
   it('fees and gas the tape does not hold (its reads failed when recorded) are not charged, and the report says so', async () => {

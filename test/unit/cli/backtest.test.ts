@@ -90,7 +90,7 @@ describe('harpoon sandbox tape, backtest', () => {
     const nb = await harpoon(['backtest', '--tape', tape, '--config', noWallet]);
     expect(nb.code).toBe(0);
     expect(nb.stderr).toMatch(
-      /warning: rebalancer read wallet balances, which a tape does not hold: it decided without them in this backtest \(a live run may differ\); paper\.balances in the config gives the backtest a simulated wallet\n/,
+      /warning: rebalancer read wallet balances, which this tape does not hold: it decided without them in this backtest \(a live run may differ\); paper\.balances in the config gives the backtest a simulated wallet\n/,
     );
     expect(nb.stderr).not.toMatch(/warning: (sniper|seller|collection-bidder|trait-bidder) read/);
     expect(report.events).toBe(line.events);

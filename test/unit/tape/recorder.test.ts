@@ -10,6 +10,7 @@ import type { MarketApi } from '../../../src/market/api.ts';
 import { createNftTraits } from '../../../src/market/nft-traits.ts';
 import { createLogger } from '../../../src/observability/index.ts';
 import { createDaemonRecorder } from '../../../src/tape/daemon.ts';
+import { decodeRecord, encodeRecord, TapeFormatError } from '../../../src/tape/format.ts';
 import { openTape } from '../../../src/tape/reader.ts';
 import { createTapeRecorder, type TapeRecorderOptions } from '../../../src/tape/recorder.ts';
 import { tapeListing } from '../../helpers/tapes.ts';
@@ -241,6 +242,107 @@ describe('tape recorder reads that fail', () => {
     const tape = openTapeSource(path);
     expect(tape.replay(() => 15_000).fees('apes')[1]?.fee).toBe(2.5);
     expect(tape.replay(() => 20_000).fees('apes')[1]?.fee).toBe(4);
+  });
+});
+
+describe('token prices on the tape', () => {
+  it('each price is written when the daemon read it anew; a replay answers the newest read by then, never a later one', async () => {
+    let now = 10_000;
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-rec-')), 'r.tape');
+    const HRP = '0x00000000000000000000000000000000000000AA';
+    let price = { token: HRP, priceIn: 10n ** 15n, source: 'quote' as const, learnedAt: 9_000 };
+    let reads = 0;
+    let failing = false;
+    const told: string[] = [];
+    const rec = testRecorder(path, () => now, {
+      prices: () => {
+        reads++;
+        if (failing) throw new Error('prices view gone');
+        return [price];
+      },
+      onError: (_e, what) => told.push(what),
+      gasEveryMs: 5,
+    });
+    const read = async (n: number) => {
+      const until = reads + n;
+      for (let i = 0; i < 400 && reads < until; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    await read(3);
+    now = 20_000;
+    price = { ...price, priceIn: 2n * 10n ** 15n, source: 'quote', learnedAt: 19_000 };
+    await read(3);
+    failing = true;
+    await read(2);
+    failing = false;
+    now = 30_000;
+    price = { ...price, source: 'api' as never, learnedAt: 29_500 };
+    await read(2);
+    await rec.close();
+    const written = [...openTape(path).records()].filter((r) => r.k === 'price');
+    // read over and over; written once per new reading, the address in lower case
+    expect(reads).toBeGreaterThanOrEqual(10);
+    expect(written).toEqual([
+      {
+        k: 'price',
+        at: 10_000,
+        token: HRP.toLowerCase(),
+        priceIn: 10n ** 15n,
+        source: 'quote',
+        learnedAt: 9_000,
+      },
+      {
+        k: 'price',
+        at: 20_000,
+        token: HRP.toLowerCase(),
+        priceIn: 2n * 10n ** 15n,
+        source: 'quote',
+        learnedAt: 19_000,
+      },
+      {
+        k: 'price',
+        at: 30_000,
+        token: HRP.toLowerCase(),
+        priceIn: 2n * 10n ** 15n,
+        source: 'api',
+        learnedAt: 29_500,
+      },
+    ]);
+    // a failing read is told once, the rest of the recording goes on
+    expect(told).toEqual(['token prices']);
+    const tape = openTapeSource(path);
+    expect(tape.replay(() => 9_999).price(HRP)).toBeUndefined();
+    const at15 = tape.replay(() => 15_000);
+    expect(at15.price(HRP)).toEqual({
+      value: { priceIn: 10n ** 15n, source: 'quote' },
+      learnedAt: 9_000,
+      from: 'poll',
+    });
+    // the same object while the answer is the same (strategies compare by identity)
+    expect(at15.price(HRP.toLowerCase())).toBe(at15.price(HRP));
+    expect(tape.replay(() => 25_000).price(HRP)?.value.priceIn).toBe(2n * 10n ** 15n);
+    expect(tape.replay(() => 31_000).price(HRP)).toMatchObject({ value: { source: 'api' }, from: 'rest' });
+    expect(tape.replay(() => 31_000).price('0x00000000000000000000000000000000000000bb')).toBeUndefined();
+  });
+
+  it('a price record that is not one is a tape format error naming it', () => {
+    expect(() =>
+      decodeRecord('{"k":"price","at":1,"token":"0xaa","priceIn":"12x","source":"quote","learnedAt":1}'),
+    ).toThrow(TapeFormatError);
+    expect(() =>
+      decodeRecord('{"k":"price","at":1,"token":"0xaa","priceIn":"12","source":"oracle","learnedAt":1}'),
+    ).toThrow(/a price record needs token, priceIn, source and learnedAt/);
+    expect(
+      decodeRecord(
+        encodeRecord({ k: 'price', at: 5, token: '0xAA', priceIn: 7n, source: 'api', learnedAt: 4 }),
+      ),
+    ).toEqual({
+      k: 'price',
+      at: 5,
+      token: '0xaa',
+      priceIn: 7n,
+      source: 'api',
+      learnedAt: 4,
+    });
   });
 });
 
