@@ -94,9 +94,9 @@ export interface BacktestReport {
   readonly skipped: Readonly<Record<string, number>>;
   readonly refused: Readonly<Record<string, number>>;
   /**
-   * Strategies that read what the tape does not hold (the wallet's balances, drops, a token's price
-   * as `price of SYMBOL`): they decided without it — a rebalancer never trades, a drop-minter never
-   * mints — unlike a live run.
+   * Strategies that read what the tape does not hold (the wallet's balances; a token's price as
+   * `price of SYMBOL` and a drop as `drop SLUG`, when never held while the backtest ran): they
+   * decided without it — a rebalancer never trades, a drop-minter never mints — unlike a live run.
    */
   readonly notOnTape: readonly { readonly strategy: string; readonly reads: readonly string[] }[];
   /**

@@ -32,7 +32,7 @@ import { createHoldings, createOrderLedger, type Holdings, storeLedger } from '.
 import { createMarketView, type MarketView } from '../market/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStore, type Store } from '../store/index.ts';
-import type { DropsView, PricesView } from '../strategy.ts';
+import type { PricesView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector, sampleSpacing } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
 import { GAP_MS, LOOK_AHEAD_MS, type TapeReplay, type TapeSource } from './tape-source.ts';
@@ -92,8 +92,6 @@ const PROGRESS_EVERY = 50_000;
 const SILENCE_LEAD_MS = 2 * GAP_MS;
 /** How long before a silence ends the skip lands (no record written late can be earlier). */
 const SILENCE_TAIL_MS = GAP_MS + LOOK_AHEAD_MS;
-
-const NO_DROPS: DropsView = Object.freeze({ get: () => undefined });
 
 export interface BacktestRun {
   readonly report: BacktestReport;
@@ -257,6 +255,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     // a tape does not say which contracts are ERC-1155: every NFT is taken as one of a kind
     unique: () => true,
     swapOut: async (i) => swapAmountOut(i.fromToken, i.toToken, i.amountIn),
+    // a mint pays the drop's price as recorded by then (none: the intent's cap, as paper does)
+    dropPrice: (drop) => tape.drop(drop)?.value.pricePerToken,
     ...(wallet !== undefined ? { onFill: (f: PaperFill) => wallet.record(f) } : {}),
   });
   // Holdings are brought up to date whenever a hook or risk asks, as the daemon does (each refresh
@@ -271,6 +271,17 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
   /** `strategy id \0 what` a strategy read that the tape does not hold. */
   const notOnTape = new Set<string>();
+  /**
+   * `strategy id \0 what` a strategy read in vain at some time (a token's price, a drop), and what
+   * was found when read: the report names a strategy for what the tape never held while it ran.
+   */
+  const readInVain = new Set<string>();
+  const found = new Set<string>();
+  const lookedUp = <T>(id: string, what: string, v: T | undefined): T | undefined => {
+    if (v === undefined) readInVain.add(`${id}\u0000${what}`);
+    else found.add(what);
+    return v;
+  };
   const engine: Engine = createEngine({
     strategies,
     market: {
@@ -287,19 +298,12 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
         notOnTape.add(`${id}\u0000wallet balances`);
         return null;
       },
-      // ETH and WETH are worth 1e18 by definition, other tokens what the recording daemon read;
-      // a token the tape has no price of by then: the report says who read it
+      // ETH and WETH are worth 1e18 by definition, other tokens what the recording daemon read
       prices: (id) => ({
-        get: (token) => {
-          const p = priceOf(token);
-          if (p === undefined) notOnTape.add(`${id}\u0000price of ${tokenOf(token).symbol}`);
-          return p;
-        },
+        get: (token) => lookedUp(id, `price of ${tokenOf(token).symbol}`, priceOf(token)),
       }),
-      drops: (id) => {
-        notOnTape.add(`${id}\u0000drops`);
-        return NO_DROPS;
-      },
+      // the drops' status as the recording daemon read it (its mint pays that price)
+      drops: (id) => ({ get: (slug) => lookedUp(id, `drop ${slug}`, tape.drop(slug)) }),
       // as the daemon learned them (market/nft-traits.ts), when it learned them
       nfts: () => tape.nftTraits,
     },
@@ -348,7 +352,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     engine,
     notOnTape: () => {
       const by = new Map<string, string[]>();
-      for (const k of [...notOnTape].sort()) {
+      const never = [...readInVain].filter((k) => !found.has(k.slice(k.indexOf('\u0000') + 1)));
+      for (const k of [...notOnTape, ...never].sort()) {
         const [strategy, what] = k.split('\u0000') as [string, string];
         by.set(strategy, [...(by.get(strategy) ?? []), what]);
       }

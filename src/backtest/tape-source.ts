@@ -6,7 +6,7 @@
  * - events in tape order, from the next one to replay to those the look-ahead reads: a buy's
  *   latency (`standsUntil` reads the events up to the decision + the latency) and the window below;
  * - per key (REST answers by call, collection and page cursor; fees by collection; the gas price;
- *   token prices by token; traits by NFT; the stream's freshness by collection) the values an "as of" lookup can still
+ *   token prices by token; drops by slug; traits by NFT; the stream's freshness by collection) the values an "as of" lookup can still
  *   return: the newest one before the clock, and every one read after it.
  *
  * A lookup as of `now` (the clock never goes back) reads the tape until a record later than
@@ -28,7 +28,7 @@ import { nftKey } from '../domain/events.ts';
 import type { CollectionFeeInfo } from '../execution/fill-model.ts';
 import type { MarketApi } from '../market/api.ts';
 import type { Known } from '../market/snapshot.ts';
-import type { NftTraitsView, TokenPrice } from '../strategy.ts';
+import type { DropStatus, NftTraitsView, TokenPrice } from '../strategy.ts';
 import type { RestCall, TapeEvent, TapeHeader, TapeRecord, TapeRest } from '../tape/format.ts';
 import { TapeFormatError } from '../tape/format.ts';
 import { openTape, surveyTape, type TapeSurvey } from '../tape/reader.ts';
@@ -188,6 +188,8 @@ export interface TapeReplay {
    * object for the same record (strategies compare what they read by identity).
    */
   price(token: string): Known<TokenPrice> | undefined;
+  /** A drop's status as the recording daemon knew it by now (as `price`: never one read later). */
+  drop(slug: string): Known<DropStatus> | undefined;
   /**
    * What was asked for and the tape did not hold, so was not charged (a recording whose reads
    * failed): when each collection's fees were asked for in vain (times, ms), whether a gas price
@@ -306,6 +308,7 @@ class StreamingReplay implements TapeReplay {
   private readonly feeMap = new Keyed<string, readonly CollectionFeeInfo[]>();
   private readonly gas = new Keyed<0, bigint>();
   private readonly priceMap = new Keyed<string, Known<TokenPrice>>();
+  private readonly dropMap = new Keyed<string, Known<DropStatus>>();
   private readonly traitMap = new Keyed<string, readonly { type: string; value: string }[]>();
   private readonly fresh = new Keyed<string, Fresh>();
   private sincePrune = 0;
@@ -397,6 +400,13 @@ class StreamingReplay implements TapeReplay {
           }),
         );
         break;
+      case 'drop':
+        this.dropMap.add(
+          r.drop.slug,
+          r.at,
+          Object.freeze({ value: deepFreeze(r.drop), learnedAt: r.learnedAt, from: 'rest' as const }),
+        );
+        break;
       case 'traits':
         this.traitMap.add(r.nft, r.at, deepFreeze(r.traits));
         break;
@@ -422,6 +432,7 @@ class StreamingReplay implements TapeReplay {
       this.feeMap.prune(floor) +
       this.gas.prune(floor) +
       this.priceMap.prune(floor) +
+      this.dropMap.prune(floor) +
       this.traitMap.prune(floor) +
       this.fresh.prune(floor);
   }
@@ -500,6 +511,12 @@ class StreamingReplay implements TapeReplay {
   price(token: string): Known<TokenPrice> | undefined {
     const at = this.asOfNow();
     const l = this.priceMap.map.get(token.toLowerCase());
+    return l === undefined ? undefined : atOrBefore(l, at)?.value;
+  }
+
+  drop(slug: string): Known<DropStatus> | undefined {
+    const at = this.asOfNow();
+    const l = this.dropMap.map.get(slug);
     return l === undefined ? undefined : atOrBefore(l, at)?.value;
   }
 

@@ -134,6 +134,7 @@ import {
   createBalancesReader,
   createDropsReader,
   createPricesReader,
+  dropReadings,
   nativeTokenTest,
   nftBalanceReader,
   type PricesReader,
@@ -490,6 +491,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     ]);
     ledger?.tick();
     holdings?.refresh();
+    // the prices and drops just read, on the tape when it records (a backtest learns them as now)
+    recorder?.views();
     // state edges worth an alert: stream stale too long, a budget at its warning level, a strategy
     // disabled, a credential not renewed
     if (detector !== undefined && state === 'running')
@@ -748,6 +751,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         fees: async (slug) => (await collection(slug)).fees,
         freshness: (slug) => s.freshness(slug),
         prices: () => (prices === undefined ? [] : priceReadings(prices, tokens)),
+        drops: () => dropReadings(drops, options.drops),
         logger: log.child({ part: 'tape' }),
         // a daemon that trades names its wallet (its orders on the tape are its own); one that
         // only records (harpoon record) names none

@@ -11,7 +11,7 @@ import { type Address, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { Known } from '../market/snapshot.ts';
 import type { Logger } from '../observability/index.ts';
 import type { Balances, DropStatus, DropsView, PricesView, TokenPrice } from '../strategy.ts';
-import type { TokenPriceReading } from '../tape/recorder.ts';
+import type { DropReading, TokenPriceReading } from '../tape/recorder.ts';
 import { routerAmountOut } from './router.ts';
 
 const ERC20 = new Interface(['function balanceOf(address owner) view returns (uint256)']);
@@ -240,6 +240,17 @@ export function priceReadings(view: PricesView, tokens: readonly PaymentToken[])
       learnedAt: k.learnedAt,
     });
   }
+  return out;
+}
+
+/** The status `view` knows of each drop of `slugs`, as a tape records them (a drop not read yet is left out). */
+export function dropReadings(view: DropsView | undefined, slugs: readonly string[]): DropReading[] {
+  const out: DropReading[] = [];
+  if (view !== undefined)
+    for (const slug of slugs) {
+      const k = view.get(slug);
+      if (k !== undefined) out.push({ drop: k.value, learnedAt: k.learnedAt });
+    }
   return out;
 }
 

@@ -2,7 +2,7 @@
  * The daemon's recorder (config `market.record`): the tape recorder fed from the daemon's own
  * adapters — the collections' fees as the paper executor charges them, the gas price from the RPC,
  * NFT traits as the daemon learns them (market/nft-traits.ts), freshness from the stream client,
- * the payment tokens' prices from its prices view.
+ * the payment tokens' prices from its prices view, the drops' status from its drops view.
  */
 import type { ChainRpc } from '../chain/index.ts';
 import type { PaymentToken } from '../domain/events.ts';
@@ -10,7 +10,12 @@ import { ConfigError } from '../errors/index.ts';
 import type { NftTraits } from '../market/nft-traits.ts';
 import type { Logger } from '../observability/index.ts';
 import { TapeFormatError } from './format.ts';
-import { createTapeRecorder, type TapeRecorder, type TokenPriceReading } from './recorder.ts';
+import {
+  createTapeRecorder,
+  type DropReading,
+  type TapeRecorder,
+  type TokenPriceReading,
+} from './recorder.ts';
 
 export interface DaemonRecorderOptions {
   readonly path: string;
@@ -24,6 +29,8 @@ export interface DaemonRecorderOptions {
   readonly freshness: (slug: string) => { readonly ageMs: number; readonly stale: boolean } | undefined;
   /** The payment tokens' prices as the daemon's prices view knows them (see TapeRecorderOptions). */
   readonly prices?: () => readonly TokenPriceReading[];
+  /** The configured drops' status as the daemon's drops view knows it. */
+  readonly drops?: () => readonly DropReading[];
   readonly logger: Logger;
   /** The wallet the daemon trades as, when it trades (strategies): named in a new tape's header. */
   readonly wallet?: string;
@@ -59,6 +66,7 @@ function recorderOf(o: DaemonRecorderOptions): TapeRecorder {
     nftTraits: o.nftTraits,
     freshness: o.freshness,
     ...(o.prices !== undefined ? { prices: o.prices } : {}),
+    ...(o.drops !== undefined ? { drops: o.drops } : {}),
     onError: (err, what) => o.logger.warn({ err, what }, 'market recording: a read failed'),
     onNotice: (message) => o.logger.warn({ path: o.path }, `market recording: ${message}`),
     // one warning when writing starts failing, a note a minute while it fails, one when it works

@@ -27,8 +27,9 @@
  * written. A reader reads both forms whatever the version; a writer keeps the version of the tape
  * it continues.
  */
-import type { MarketEvent } from '../domain/events.ts';
+import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import { isAddress } from '../domain/ids.ts';
+import type { DropStatus } from '../strategy.ts';
 
 export const TAPE_MAGIC = 'HARPOON-TAPE/1\n';
 /** The version new tapes are written in (see above); a reader reads this one and those before. */
@@ -119,6 +120,18 @@ export interface TapePrice {
   readonly learnedAt: number;
 }
 
+/**
+ * A drop's status as the daemon read it (its drops view, from the API): what strategies read as
+ * `ctx.drops`, and the price a backtest's mint pays. Written when the daemon has read it anew.
+ */
+export interface TapeDrop {
+  readonly k: 'drop';
+  readonly at: number;
+  readonly drop: DropStatus;
+  /** When the daemon read it (its clock). */
+  readonly learnedAt: number;
+}
+
 /** Traits of an NFT (`chain/contract/id`), for trait offers. */
 export interface TapeTraits {
   readonly k: 'traits';
@@ -141,6 +154,7 @@ export type TapeRecord =
   | TapeFees
   | TapeGas
   | TapePrice
+  | TapeDrop
   | TapeTraits
   | TapeFresh;
 
@@ -167,6 +181,17 @@ export function encodeRecord(r: TapeRecord, version: number = TAPE_VERSION): str
       );
     case 'gas':
       return JSON.stringify({ k: 'gas', at: r.at, price: r.price.toString() });
+    case 'drop':
+      return JSON.stringify({
+        k: 'drop',
+        at: r.at,
+        learnedAt: r.learnedAt,
+        drop: {
+          ...r.drop,
+          pricePerToken: r.drop.pricePerToken.toString(),
+          remaining: r.drop.remaining === null ? null : r.drop.remaining.toString(),
+        },
+      });
     case 'price':
       return JSON.stringify({
         k: 'price',
@@ -499,6 +524,7 @@ export function decodeRecord(line: string): TapeRecord {
   }
   if (o.k === 'gas') return { k: 'gas', at: o.at, price: BigInt(String(o.price)) };
   if (o.k === 'price') return decodePrice(o as { at: number } & Record<string, unknown>, line);
+  if (o.k === 'drop') return decodeDrop(o as { at: number } & Record<string, unknown>, line);
   return o as unknown as TapeRecord;
 }
 
@@ -507,8 +533,7 @@ function decodePrice(o: { at: number } & Record<string, unknown>, line: string):
   const { token, priceIn, source, learnedAt } = o;
   if (
     typeof token !== 'string' ||
-    typeof priceIn !== 'string' ||
-    !/^\d{1,78}$/.test(priceIn) ||
+    !isWhole(priceIn) ||
     (source !== 'quote' && source !== 'api') ||
     typeof learnedAt !== 'number'
   )
@@ -516,6 +541,57 @@ function decodePrice(o: { at: number } & Record<string, unknown>, line: string):
       `a price record needs token, priceIn, source and learnedAt: ${line.slice(0, 160)}`,
     );
   return { k: 'price', at: o.at, token: token.toLowerCase(), priceIn: BigInt(priceIn), source, learnedAt };
+}
+
+const DROP_STAGES: readonly string[] = ['upcoming', 'active', 'ended', 'sold_out'];
+const isWhole = (v: unknown): v is string => typeof v === 'string' && /^\d{1,78}$/.test(v);
+const numberOrNull = (v: unknown): boolean => v === null || typeof v === 'number';
+
+/** A drop record back from its JSON: every field of the status as written, else a TapeFormatError. */
+function decodeDrop(o: { at: number } & Record<string, unknown>, line: string): TapeDrop {
+  const d = o.drop as Record<string, unknown> | null;
+  const t = (d?.paymentToken ?? null) as Record<string, unknown> | null;
+  if (
+    typeof o.learnedAt !== 'number' ||
+    d === null ||
+    typeof d !== 'object' ||
+    typeof d.slug !== 'string' ||
+    !DROP_STAGES.includes(d.stage as string) ||
+    !(d.eligible === null || typeof d.eligible === 'boolean') ||
+    !isWhole(d.pricePerToken) ||
+    t === null ||
+    typeof t !== 'object' ||
+    typeof t.address !== 'string' ||
+    typeof t.symbol !== 'string' ||
+    typeof t.decimals !== 'number' ||
+    !numberOrNull(d.maxPerWallet) ||
+    !numberOrNull(d.mintedByWallet) ||
+    !(d.remaining === null || isWhole(d.remaining)) ||
+    !numberOrNull(d.startsAt) ||
+    !numberOrNull(d.endsAt)
+  )
+    throw new TapeFormatError(`a drop record needs learnedAt and a whole drop status: ${line.slice(0, 160)}`);
+  return {
+    k: 'drop',
+    at: o.at,
+    learnedAt: o.learnedAt,
+    drop: {
+      slug: d.slug,
+      stage: d.stage as DropStatus['stage'],
+      eligible: d.eligible as boolean | null,
+      pricePerToken: BigInt(d.pricePerToken),
+      paymentToken: {
+        address: t.address.toLowerCase() as PaymentToken['address'],
+        symbol: t.symbol,
+        decimals: t.decimals,
+      },
+      maxPerWallet: d.maxPerWallet as number | null,
+      mintedByWallet: d.mintedByWallet as number | null,
+      remaining: d.remaining === null ? null : BigInt(d.remaining as string),
+      startsAt: d.startsAt as number | null,
+      endsAt: d.endsAt as number | null,
+    },
+  };
 }
 
 /** The wallet a tape's recorder traded as (its header's meta.wallet), lower case; undefined when none is named. */

@@ -9,7 +9,8 @@
  * metadata update — so trait offers can be matched again, and strategies read them as they did),
  * the market prices of the payment tokens other than ETH and WETH as the daemon reads them (`prices`:
  * checked every `gasEveryMs`, each written when read anew — strategies read them, and a backtest
- * values a swap of such a token at them), and once a second the stream's freshness of each
+ * values a swap of such a token at them), the configured drops' status as the daemon reads it
+ * (`drops`, the same way: strategies read it, a backtest's mint pays its price), and once a second the stream's freshness of each
  * collection.
  *
  *   const rec = createTapeRecorder({ path, chain, collections, paymentTokens, clock, source: 'daemon' });
@@ -20,7 +21,14 @@
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import type { MarketApi } from '../market/api.ts';
 import type { NftTraits } from '../market/nft-traits.ts';
-import { type RestCall, TAPE_VERSION, type TapeHeader, type TapePrice, type TapeRecord } from './format.ts';
+import {
+  type RestCall,
+  TAPE_VERSION,
+  type TapeDrop,
+  type TapeHeader,
+  type TapePrice,
+  type TapeRecord,
+} from './format.ts';
 import { openTapeWriter, type TapeWriter } from './writer.ts';
 
 export interface TapeRecorderOptions {
@@ -44,6 +52,11 @@ export interface TapeRecorderOptions {
    * definition); each is written when its `learnedAt` is newer than the one last written.
    */
   readonly prices?: () => readonly TokenPriceReading[];
+  /**
+   * The configured drops' status as the daemon knows it now; each is written when its `learnedAt`
+   * is newer than the one last written (checked every `gasEveryMs`).
+   */
+  readonly drops?: () => readonly DropReading[];
   /** The NFT traits the daemon learns (see market/nft-traits.ts): each is written as learned. */
   readonly nftTraits?: Pick<NftTraits, 'onLearned'>;
   /** The stream's freshness of a collection. */
@@ -74,6 +87,8 @@ export interface TapeRecorderOptions {
 
 /** A payment token's price as the daemon read it (see TapePrice). */
 export type TokenPriceReading = Omit<TapePrice, 'k' | 'at'>;
+/** A drop's status as the daemon read it (see TapeDrop). */
+export type DropReading = Omit<TapeDrop, 'k' | 'at'>;
 
 /** How writing the tape goes, when it goes wrong (see onWrite). */
 export interface TapeWriteState {
@@ -94,6 +109,12 @@ export interface TapeRecorder {
   /** The API the market view should read through: answers are recorded, then returned. */
   wrapApi(api: MarketApi): MarketApi;
   event(event: MarketEvent): void;
+  /**
+   * Writes what the daemon's views (`prices`, `drops`) know now that is new: the daemon calls it
+   * after each poll that read them, so a backtest learns each reading when the daemon did (they
+   * are also looked at every `gasEveryMs`).
+   */
+  views(): void;
   /**
    * A collection's fees as just read (the daemon's cache tells each change at once): written when
    * they differ from the last written, as the periodic ask does.
@@ -265,23 +286,45 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
     }
   }
 
-  /** Per token, when the price last written was read. */
-  const pricesWritten = new Map<string, number>();
-  const priceNotes = readNotes('token prices');
-  function readPrices(): void {
-    if (o.prices === undefined) return;
-    try {
-      for (const p of o.prices()) {
-        const token = p.token.toLowerCase();
-        if (pricesWritten.get(token) === p.learnedAt) continue;
-        write({ k: 'price', at: o.clock.now(), ...p, token });
-        pricesWritten.set(token, p.learnedAt);
+  /**
+   * What the daemon's views know (token prices, drops), each written when read anew: per key, when
+   * the one last written was read.
+   */
+  function viewReads<R extends { readonly learnedAt: number }>(
+    what: string,
+    read: (() => readonly R[]) | undefined,
+    keyOf: (r: R) => string,
+    record: (r: R, at: number) => TapeRecord,
+  ): () => void {
+    const written = new Map<string, number>();
+    const notes = readNotes(what);
+    return () => {
+      if (read === undefined) return;
+      try {
+        for (const r of read()) {
+          const key = keyOf(r);
+          if (written.get(key) === r.learnedAt) continue;
+          write(record(r, o.clock.now()));
+          written.set(key, r.learnedAt);
+        }
+        notes.ok();
+      } catch (err) {
+        notes.failed(err);
       }
-      priceNotes.ok();
-    } catch (err) {
-      priceNotes.failed(err);
-    }
+    };
   }
+  const readPrices = viewReads(
+    'token prices',
+    o.prices,
+    (p) => p.token.toLowerCase(),
+    (p, at) => ({ k: 'price', at, ...p, token: p.token.toLowerCase() }),
+  );
+  const readDrops = viewReads(
+    'drops',
+    o.drops,
+    (d) => d.drop.slug,
+    (d, at) => ({ k: 'drop', at, ...d }),
+  );
 
   function tick(): void {
     if (o.freshness !== undefined) {
@@ -304,14 +347,16 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
   void readFees();
   void readGas();
   readPrices();
+  readDrops();
   const flushTimer = setInterval(tick, o.flushMs ?? 1000);
   flushTimer.unref?.();
   const gasTimer =
-    o.gasPrice !== undefined || o.fees !== undefined || o.prices !== undefined
+    o.gasPrice !== undefined || o.fees !== undefined || o.prices !== undefined || o.drops !== undefined
       ? setInterval(() => {
           void readGas();
           void readFees();
           readPrices();
+          readDrops();
         }, o.gasEveryMs ?? 12_000)
       : undefined;
   const stopTraits = o.nftTraits?.onLearned((nft, traits, at) => write({ k: 'traits', at, nft, traits }));
@@ -356,6 +401,10 @@ export function createTapeRecorder(o: TapeRecorderOptions): TapeRecorder {
       write({ k: 'event', at: event.receivedAt, event });
     },
     fees: feesRead,
+    views() {
+      readPrices();
+      readDrops();
+    },
     stats: () => ({ ...writer.stats(), events, snapshots }),
     async close() {
       if (closed) return;

@@ -449,7 +449,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   ctx.io.stdout(`${lines.join('\n')}\n`);
   for (const n of r.notOnTape)
     ctx.io.stderr(
-      `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which this tape does not hold: it decided without them in this backtest (a live run may differ)${n.reads.includes('wallet balances') ? '; paper.balances in the config gives the backtest a simulated wallet' : ''}${n.reads.some((r) => r.startsWith('price of')) ? "; a tape holds the prices of the tokens its recording daemon's config names, from when it first read them" : ''}\n`,
+      `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which this tape does not hold: it decided without them in this backtest (a live run may differ)${n.reads.includes('wallet balances') ? '; paper.balances in the config gives the backtest a simulated wallet' : ''}${n.reads.some((r) => r.startsWith('price of') || r.startsWith('drop ')) ? "; a tape holds the prices of the tokens and the status of the drops its recording daemon's config names, from when it first read them" : ''}\n`,
     );
   for (const w of costsWarnings(r)) ctx.io.stderr(`harpoon: warning: ${w}\n`);
   const saved =

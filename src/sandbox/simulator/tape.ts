@@ -24,6 +24,7 @@ import type {
   TraitOfferEvent,
 } from '../../domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../domain/ids.ts';
+import type { DropStatus } from '../../strategy.ts';
 import { TAPE_VERSION, type TapeHeader } from '../../tape/format.ts';
 import { openTapeWriter } from '../../tape/writer.ts';
 import { COLLECTION_SPECS, type CollectionSpec, MARKETPLACE_FEE_PERCENT } from '../catalog/catalog.ts';
@@ -70,6 +71,20 @@ export const TAPE_HRP: PaymentToken = Object.freeze({
   decimals: 18,
 });
 const TAPE_HRP_START = 10n ** 15n;
+
+/**
+ * The drop of the sandbox's tapes (the sandbox's harpoon-genesis, its public stage): upcoming for
+ * the first 5 minutes, then open at 0.01 ETH, 5 a wallet, 500 tokens that the market's mints take
+ * (about 155 an hour) until it is sold out. Its status is on the tape every 12 s, as a daemon's
+ * drops view would have read it.
+ */
+export const TAPE_DROP = Object.freeze({
+  slug: 'harpoon-genesis',
+  pricePerToken: 10n ** 16n,
+  maxPerWallet: 5,
+  supply: 500n,
+  opensAfterMs: 5 * 60_000,
+});
 
 /** The day the sandbox tapes start on by default (UTC midnight), so timestamps are the same everywhere. */
 export const TAPE_EPOCH = Date.UTC(2026, 0, 1);
@@ -616,6 +631,22 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
   let nextFresh = startAt;
   let nextWalk = startAt + 60_000;
   let gas = 20_000_000_000n;
+  const dropOpensAt = startAt + TAPE_DROP.opensAfterMs;
+  const dropEndsAt = startAt + 30 * 86_400_000;
+  let dropLeft: bigint = TAPE_DROP.supply;
+  const dropAt = (at: number): DropStatus => ({
+    slug: TAPE_DROP.slug,
+    stage:
+      at < dropOpensAt ? 'upcoming' : dropLeft === 0n ? 'sold_out' : at >= dropEndsAt ? 'ended' : 'active',
+    eligible: true,
+    pricePerToken: TAPE_DROP.pricePerToken,
+    paymentToken: TAPE_ETH,
+    maxPerWallet: TAPE_DROP.maxPerWallet,
+    mintedByWallet: null,
+    remaining: dropLeft,
+    startsAt: dropOpensAt,
+    endsAt: dropEndsAt,
+  });
   // HRP's price walks on its own draws (the market's are those of tapes written before it had one)
   const hrpWalk = prng(hashString(`${seed}:tape:hrp`));
   let hrp = TAPE_HRP_START;
@@ -647,6 +678,7 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
         source: 'quote',
         learnedAt: nextGas,
       });
+      w.write({ k: 'drop', at: nextGas, learnedAt: nextGas, drop: dropAt(nextGas) });
       // ±0.3 % a step at most, kept within half and twice its start
       const next = scalePrice(hrp, between(hrpWalk, 0.997, 1.003));
       hrp =
@@ -727,7 +759,9 @@ export async function writeSandboxTape(o: SandboxTapeOptions): Promise<SandboxTa
         metadata(b, rng, at);
         break;
       case 'mint':
-        break; // drops are not on the tape
+        // one in four mints the drop, once it is open (the market's other mints are not on the tape)
+        if (at >= dropOpensAt && dropLeft > 0n && rng() < 0.25) dropLeft -= 1n;
+        break;
     }
   }
   await w.close();

@@ -2,8 +2,9 @@
  * Fidelity: a paper run of the daemon on the sandbox, recorded to a tape (market.record), then
  * backtested with the same config from the moment the daemon's engine started — the fills and the
  * profit and loss agree. Differences that remain are listed with their cause (see DIFFERENCES).
- * The sniper, both bidders, the seller and a rebalancer between ETH and WETH trade, the last from
- * the simulated wallet (`paper.balances`) both runs start from.
+ * The sniper, both bidders, the seller, the drop-minter (the drop's status as recorded) and a
+ * rebalancer between ETH and WETH trade, the last from the simulated wallet (`paper.balances`)
+ * both runs start from.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,7 +71,7 @@ describe('paper run vs backtest of its tape', () => {
   it('the same fills and PnL', async () => {
     const base = await demoDaemonOptions(sb, { paper: true, dir, wallet: 0 });
     const tapePath = join(dir, 'paper.tape');
-    const keep = new Set(['sniper', 'collection-bidder', 'trait-bidder', 'seller']);
+    const keep = new Set(['sniper', 'collection-bidder', 'trait-bidder', 'seller', 'drop-minter']);
     // the simulated wallet, the same in both: 5 ETH, which a rebalancer keeps half in WETH (the
     // demo's rebalancer trades HRP: a backtest swaps it at the recorded price of one whole token,
     // without the pool's impact of the amount, which paper's quote has — not the same to the wei)
@@ -235,6 +236,14 @@ describe('paper run vs backtest of its tape', () => {
     expect(live.length).toBeGreaterThan(1);
     // the rebalancer traded from the simulated wallet, in both
     expect(live.filter((f) => f.what.startsWith('rebalancer swap')).length).toBeGreaterThan(0);
+    // the drop-minter minted the demo's drop, from its status on the tape in the backtest
+    const mints = (fills: F[]) => fills.filter((f) => f.what.startsWith('drop-minter mint')).map((f) => f.at);
+    expect(mints(live).length).toBe(2);
+    expect(tape.counts.drop ?? 0).toBeGreaterThan(0);
+    // at the same ticks: the daemon writes the status it polled at once (recorder.views)
+    expect(mints(back).length).toBe(2);
+    for (const [i, at] of mints(back).entries())
+      expect(Math.abs(at - (mints(live)[i] ?? 0))).toBeLessThan(1_000);
     expect(unexplained).toEqual([]);
     expect(back.length).toBe(live.length);
     // PnL: the same to the wei, unless a sale was explained above (then it differs by its price)

@@ -17,7 +17,7 @@ import { openTapeSource, REST_AHEAD_MS, type TapeSource } from '../../../src/bac
 import { loadConfig } from '../../../src/config/load.ts';
 import type { Address } from '../../../src/domain/ids.ts';
 import { resolvePaperBalances } from '../../../src/execution/paper-wallet.ts';
-import { TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import { TAPE_DROP, TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
@@ -424,7 +424,7 @@ describe('backtest', () => {
     expect(equity).toMatch(/L[\d.]+,14\.0/);
   }, 120_000);
 
-  it('a strategy that reads drops is named with what it read; one that reads neither is not', async () => {
+  it('a strategy that reads a drop the tape never holds is named with what it read; one that reads neither is not', async () => {
     const s = {
       ...setup(),
       strategies: [
@@ -435,10 +435,52 @@ describe('backtest', () => {
     const r = (
       await runBacktest({ tape: openTapeSource(tapePath), setup: s, builtinStrategiesDir: strategiesDir })
     ).report;
-    expect(r.notOnTape).toEqual([{ strategy: 'minter', reads: ['drops'] }]);
-    expect(renderReportHtml(r)).toContain('<b>Not replayed faithfully:</b> minter read drops');
+    expect(r.notOnTape).toEqual([{ strategy: 'minter', reads: ['drop some-drop'] }]);
+    expect(renderReportHtml(r)).toContain('<b>Not replayed faithfully:</b> minter read drop some-drop');
     expect(r.fills.filter((f) => f.strategy === 'minter')).toEqual([]);
     expect(r.fills.filter((f) => f.strategy === 'sniper').length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a drop on the tape: the drop-minter mints once it opens, at its recorded price, up to its quantity; nothing read in vain is said', async () => {
+    const s = {
+      ...setup(),
+      strategies: [
+        {
+          id: 'minter',
+          module: 'drop-minter',
+          params: { drop: TAPE_DROP.slug, maxPricePerToken: '0.02', quantity: 3, perTx: 2 },
+        },
+      ],
+    };
+    const tape = openTapeSource(tapePath);
+    const r = (await runBacktest({ tape, setup: s, builtinStrategiesDir: strategiesDir })).report;
+    const opensAt = tape.firstAt + TAPE_DROP.opensAfterMs;
+    // upcoming before it opens: nothing; then 2 (perTx) and 1 at the drop's price (the cap is 0.02)
+    expect(r.fills.map((f) => ({ kind: f.kind, item: f.item, price: f.price }))).toEqual([
+      { kind: 'mint', item: `2 × ${TAPE_DROP.slug}`, price: (2n * TAPE_DROP.pricePerToken).toString() },
+      { kind: 'mint', item: `1 × ${TAPE_DROP.slug}`, price: TAPE_DROP.pricePerToken.toString() },
+    ]);
+    expect(r.fills[0]?.at).toBeGreaterThanOrEqual(opensAt);
+    expect(tape.replay(() => opensAt - 1).drop(TAPE_DROP.slug)?.value.stage).toBe('upcoming');
+    expect(tape.replay(() => opensAt).drop(TAPE_DROP.slug)?.value).toMatchObject({
+      stage: 'active',
+      eligible: true,
+    });
+    expect(r.notOnTape).toEqual([]);
+    // a cap under the drop's price: nothing minted
+    const under = {
+      ...s,
+      strategies: [
+        {
+          ...(s.strategies[0] as (typeof s.strategies)[number]),
+          params: { drop: TAPE_DROP.slug, maxPricePerToken: '0.005' },
+        },
+      ],
+    };
+    const none = (
+      await runBacktest({ tape: openTapeSource(tapePath), setup: under, builtinStrategiesDir: strategiesDir })
+    ).report;
+    expect(none.fills).toEqual([]);
   }, 120_000);
 
   it('with paper.balances the wallet is simulated: the rebalancer swaps toward its weights once, then holds; the report says the wallet at the start and the end', async () => {

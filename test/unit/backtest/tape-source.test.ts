@@ -311,10 +311,12 @@ describe('tape source: memory follows the look-ahead, not the tape', () => {
     }
     expect(events).toBe(source.events);
     expect(r.read).toBe(source.records);
-    expect(r.heldMax).toBe(most);
+    // heldMax counts within a lookup too (records read, then pruned in the same call): at least
+    // what was seen between lookups
+    expect(r.heldMax).toBeGreaterThanOrEqual(most);
     // ~70 s of a market of 3 actions a second, plus a latest value per key (100 NFTs' traits…)
-    expect(most).toBeLessThan(800);
-    expect(most).toBeLessThan(source.records / 25);
+    expect(r.heldMax).toBeLessThan(800);
+    expect(r.heldMax).toBeLessThan(source.records / 25);
     r.close();
   });
 

@@ -9,6 +9,7 @@ import { ConfigError } from '../../../src/errors/index.ts';
 import type { MarketApi } from '../../../src/market/api.ts';
 import { createNftTraits } from '../../../src/market/nft-traits.ts';
 import { createLogger } from '../../../src/observability/index.ts';
+import type { DropStatus } from '../../../src/strategy.ts';
 import { createDaemonRecorder } from '../../../src/tape/daemon.ts';
 import { decodeRecord, encodeRecord, TapeFormatError } from '../../../src/tape/format.ts';
 import { openTape } from '../../../src/tape/reader.ts';
@@ -322,6 +323,62 @@ describe('token prices on the tape', () => {
     expect(tape.replay(() => 25_000).price(HRP)?.value.priceIn).toBe(2n * 10n ** 15n);
     expect(tape.replay(() => 31_000).price(HRP)).toMatchObject({ value: { source: 'api' }, from: 'rest' });
     expect(tape.replay(() => 31_000).price('0x00000000000000000000000000000000000000bb')).toBeUndefined();
+  });
+
+  it("each drop's status is written when the daemon read it anew, bigints and nulls as they were; a replay answers the newest by then", async () => {
+    let now = 10_000;
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-rec-')), 'r.tape');
+    const status = {
+      slug: 'genesis',
+      stage: 'upcoming' as DropStatus['stage'],
+      eligible: null as boolean | null,
+      pricePerToken: 10n ** 16n,
+      paymentToken: ETH,
+      maxPerWallet: 5 as number | null,
+      mintedByWallet: null as number | null,
+      remaining: 500n as bigint | null,
+      startsAt: 20_000 as number | null,
+      endsAt: null as number | null,
+    };
+    let read = { drop: status, learnedAt: 9_000 };
+    let reads = 0;
+    const rec = testRecorder(path, () => now, {
+      drops: () => {
+        reads++;
+        return [read];
+      },
+      gasEveryMs: 5,
+    });
+    const wait = async (n: number) => {
+      const until = reads + n;
+      for (let i = 0; i < 400 && reads < until; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    await wait(3);
+    now = 21_000;
+    read = { drop: { ...status, stage: 'active', eligible: true, remaining: null }, learnedAt: 20_500 };
+    await wait(3);
+    await rec.close();
+    const written = [...openTape(path).records()].filter((r) => r.k === 'drop');
+    expect(written).toEqual([
+      { k: 'drop', at: 10_000, learnedAt: 9_000, drop: status },
+      {
+        k: 'drop',
+        at: 21_000,
+        learnedAt: 20_500,
+        drop: { ...status, stage: 'active', eligible: true, remaining: null },
+      },
+    ]);
+    const tape = openTapeSource(path);
+    expect(tape.replay(() => 9_999).drop('genesis')).toBeUndefined();
+    expect(tape.replay(() => 15_000).drop('genesis')).toEqual({
+      value: status,
+      learnedAt: 9_000,
+      from: 'rest',
+    });
+    expect(tape.replay(() => 22_000).drop('genesis')?.value.stage).toBe('active');
+    expect(() =>
+      decodeRecord('{"k":"drop","at":1,"learnedAt":1,"drop":{"slug":"x","stage":"live"}}'),
+    ).toThrow(/a drop record needs learnedAt and a whole drop status/);
   });
 
   it('a price record that is not one is a tape format error naming it', () => {
