@@ -21,6 +21,7 @@ import {
   type BuyListingIntent,
   fulfillmentProposal,
   type GuardedTx,
+  type GuardRejectedError,
   type Intent,
   isGuardRejection,
   type MintIntent,
@@ -743,11 +744,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
     renew: (() => Promise<readonly string[]>) | undefined,
     intentId?: string,
   ): Promise<{ checked: GuardedTx; intent: I }> {
+    // a refusal for an unknown fee recipient is told only once it stands (the fees read again
+    // may name it: then the fill passes, and the status counts no refusal)
+    const renewable = (e: GuardRejectedError) =>
+      renew !== undefined && e.reason === 'unknown_consideration_recipient';
     try {
-      return { checked: guard.check(proposal, intent)[0] as GuardedTx, intent };
+      return { checked: guard.check(proposal, intent, renewable)[0] as GuardedTx, intent };
     } catch (e) {
-      if (renew === undefined || !isGuardRejection(e) || e.reason !== 'unknown_consideration_recipient')
+      if (renew === undefined || !isGuardRejection(e) || !renewable(e)) throw e;
+      const stands = (): never => {
+        guard.tell(e, intent);
         throw e;
+      };
       const unknown = lower(String(e.details['recipient'] ?? ''));
       let recipients: string[];
       try {
@@ -757,10 +765,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
           { intentId, code: codeOf(err) },
           'reading the fee recipients again failed: the refusal stands',
         );
-        throw e;
+        return stands();
       }
       const before = new Set((intent.feeRecipients ?? []).map(lower));
-      if (unknown === '' || before.has(unknown) || !recipients.includes(unknown)) throw e;
+      if (unknown === '' || before.has(unknown) || !recipients.includes(unknown)) return stands();
       const renewed = { ...intent, feeRecipients: [...new Set([...before, ...recipients])] };
       const checked = guard.check(proposal, renewed)[0] as GuardedTx;
       log.info(

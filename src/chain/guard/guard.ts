@@ -53,8 +53,19 @@ export interface CalldataGuardOptions {
 }
 
 export interface CalldataGuard {
-  /** Pure checks (no simulation) of the transactions for `intent`; throws `GuardRejectedError`. */
-  check(txs: ProposedTx | readonly ProposedTx[], intent: Intent): readonly GuardedTx[];
+  /**
+   * Pure checks (no simulation) of the transactions for `intent`; throws `GuardRejectedError`. A
+   * refusal for which `deferred` says true is thrown untold (not counted, logged or passed to
+   * onRejected): the caller may still pass the fill (a fee recipient read again) and tells the
+   * refusal with `tell` when it stands.
+   */
+  check(
+    txs: ProposedTx | readonly ProposedTx[],
+    intent: Intent,
+    deferred?: (e: GuardRejectedError) => boolean,
+  ): readonly GuardedTx[];
+  /** Tells a refusal `check` deferred and that stands: counted, logged and passed to onRejected. */
+  tell(e: GuardRejectedError, intent: Intent): void;
   /** `check`, then `eth_call` of the first step (of every step that does not wait on an earlier one). */
   guard(txs: ProposedTx | readonly ProposedTx[], intent: Intent): Promise<readonly GuardedTx[]>;
   /** Simulates one guarded step (a later step of a swap, once the earlier ones are mined). */
@@ -405,11 +416,19 @@ export function createCalldataGuard(options: CalldataGuardOptions): CalldataGuar
   }
 
   return {
-    check(txs, intent) {
+    check(txs, intent, deferred) {
       try {
         return checkAll(txs, intent);
       } catch (e) {
+        if (deferred !== undefined && e instanceof GuardRejectedError && deferred(e)) throw e;
         return refused(e, intent);
+      }
+    },
+    tell(e, intent) {
+      try {
+        refused(e, intent);
+      } catch {
+        // told: the caller throws it
       }
     },
     async guard(txs, intent) {

@@ -173,6 +173,8 @@ describe('fills of orders signed on either side of a fee change', () => {
       verdict: 'would_proceed',
       stages: [{ result: 'pass' }, { result: 'pass' }, { stage: 'calldata_guard', result: 'pass' }],
     });
+    // a fill that passed once the fees were read again is no refusal in the daemon's status
+    expect(first.status().guardRejections).toEqual({});
     await stop(first);
     // that read is what taught it the new recipient
     store = openStore(storePath);
@@ -207,6 +209,8 @@ describe('fills of orders signed on either side of a fee change', () => {
       ],
     });
     expect(refused.stages[2]?.message).toContain(creator);
+    // the refusal that stands is counted once
+    expect(fresh.status().guardRejections).toEqual({ unknown_consideration_recipient: 1 });
     await stop(fresh);
   }, 300_000);
 });

@@ -41,6 +41,8 @@ let steps: ExecutionStep[];
 let simulations: number;
 let fake: ReturnType<typeof fakeApi>;
 let ex: Executor;
+/** Refusals the guard told (counted in the daemon's status, alerted on). */
+let told: string[];
 
 function build(simulate: () => Promise<string> = async () => TRUE): Executor {
   const guard = createCalldataGuard({
@@ -49,6 +51,7 @@ function build(simulate: () => Promise<string> = async () => TRUE): Executor {
       simulations++;
       return simulate();
     },
+    onRejected: (reason) => told.push(reason),
   });
   return createExecutor({
     api: fake.api,
@@ -92,6 +95,7 @@ async function refusal(p: Promise<unknown>): Promise<RejectedError> {
 }
 
 beforeEach(async () => {
+  told = [];
   store = openStore(':memory:');
   sender = new FakeSender(store, opts.chainId);
   steps = [];
@@ -216,6 +220,8 @@ describe('buy a listing', () => {
     // the journal's intent, which a restart re-derives the fill's facts from, names the recipient
     const payload = store.intents.get('b1')?.payload as { feeRecipients: string[] };
     expect(payload.feeRecipients).toContain(creator);
+    // a fill that passed is no refusal: nothing counted or told
+    expect(told).toEqual([]);
   });
 
   it('the refusal stands when the new read does not name the address, when it fails, or for any other refusal', async () => {
@@ -264,6 +270,12 @@ describe('buy a listing', () => {
     expect(dear.code).not.toBe('guard_unknown_consideration_recipient');
     expect(renewals).toBe(2);
     expect(sender.submits).toEqual([]);
+    // each refusal that stands is told once
+    expect(told).toEqual([
+      'unknown_consideration_recipient',
+      'unknown_consideration_recipient',
+      dear.code.slice('guard_'.length),
+    ]);
     // checkFill (a simulation) reads again the same way
     const { intentId: _id, ...input } = buy('unused', {
       feeRecipients: [],
