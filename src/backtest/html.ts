@@ -13,6 +13,7 @@ import {
   intentsText,
   type ReportLine,
   utcMinute as time,
+  walletWorth,
 } from './report.ts';
 
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4d7c0f', '#be185d'];
@@ -215,6 +216,9 @@ function fillMarker(f: BacktestFill): Marker | null {
   };
 }
 
+/** Wei as ETH, or a dash when not known (no price on the tape then). */
+const worth = (wei: string | null): string => (wei === null ? '—' : formatUnits(BigInt(wei), 18));
+
 export function renderReportHtml(r: BacktestReport): string {
   const xs = r.series.at;
   const strategies = Object.entries(r.series.strategies);
@@ -282,12 +286,14 @@ ${
   r.wallet.length === 0
     ? ''
     : `<h2>Simulated wallet</h2>
-<table><thead><tr><th>token</th><th>start</th><th>end</th></tr></thead><tbody>${r.wallet
+<table><thead><tr><th>token</th><th>start</th><th>end</th><th>worth at start (ETH)</th><th>worth at end (ETH)</th></tr></thead><tbody>${r.wallet
         .map(
           (w) =>
-            `<tr><td>${esc(w.symbol)}</td><td>${formatUnits(BigInt(w.start), w.decimals)}</td><td>${formatUnits(BigInt(w.end), w.decimals)}</td></tr>`,
+            `<tr><td>${esc(w.symbol)}</td><td>${formatUnits(BigInt(w.start), w.decimals)}</td><td>${formatUnits(BigInt(w.end), w.decimals)}</td><td>${worth(w.startValue)}</td><td>${worth(w.endValue)}</td></tr>`,
         )
-        .join('')}</tbody></table>`
+        .join(
+          '',
+        )}<tr><td><b>total</b></td><td></td><td></td><td><b>${worth(walletWorth(r.wallet, 'startValue'))}</b></td><td><b>${worth(walletWorth(r.wallet, 'endValue'))}</b></td></tr></tbody></table>`
 }
 <h2>Per strategy</h2>${table('strategy', [...r.byStrategy, r.total])}
 <h2>Per collection</h2>${table('collection', r.byCollection)}

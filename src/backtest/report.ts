@@ -106,7 +106,9 @@ export interface BacktestReport {
   readonly costsNotOnTape: { readonly fees: readonly string[]; readonly gasPrice: boolean };
   /**
    * The simulated wallet (`paper.balances`), per token: its balance at the start and at the end
-   * (smallest units; spent below zero reads 0); empty when the config names no start.
+   * (smallest units; spent below zero reads 0), and what it was worth then in wei (ETH and WETH
+   * one for one, another token at its price on the tape then; null when the tape has none by
+   * then); empty when the config names no start.
    */
   readonly wallet: readonly {
     readonly token: string;
@@ -114,6 +116,8 @@ export interface BacktestReport {
     readonly decimals: number;
     readonly start: string;
     readonly end: string;
+    readonly startValue: string | null;
+    readonly endValue: string | null;
   }[];
   /** Our orders (offers and listings) by their last state; `open` includes partly filled ones. */
   readonly orders: {
@@ -134,6 +138,22 @@ export interface BacktestReport {
     readonly strategies: Readonly<Record<string, SeriesOf>>;
     readonly collections: Readonly<Record<string, SeriesOf & { readonly floor: readonly (string | null)[] }>>;
   };
+}
+
+/**
+ * The simulated wallet's worth in wei (decimal text) at the start or the end: the sum of its
+ * tokens' worth then; null when a token held then has no price on the tape (its worth unknown).
+ */
+export function walletWorth(wallet: BacktestReport['wallet'], at: 'startValue' | 'endValue'): string | null {
+  let sum = 0n;
+  for (const w of wallet) {
+    const held = BigInt(at === 'startValue' ? w.start : w.end);
+    const v = w[at];
+    if (v === null) {
+      if (held !== 0n) return null;
+    } else sum += BigInt(v);
+  }
+  return sum.toString();
 }
 
 /** What fills needed and the tape did not hold (see BacktestReport.costsNotOnTape), said. */

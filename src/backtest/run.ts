@@ -181,6 +181,15 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   /** ETH and WETH at 1e18, any other token at its price on the tape by then (see TapeReplay.price). */
   const priceOf = (token: string) => nativePrices.get(token) ?? tape.price(token);
   /**
+   * What `amount` of `t` is worth in wei now (decimal text), at the price `priceOf` gives; null
+   * without one (nothing is worth 0 whatever the price).
+   */
+  const worthOf = (t: PaymentToken, amount: bigint): string | null => {
+    if (amount === 0n) return '0';
+    const p = priceOf(t.address)?.value.priceIn;
+    return p === undefined ? null : ((amount * p) / 10n ** BigInt(t.decimals)).toString();
+  };
+  /**
    * A swap as a backtest fills it: all of it between ETH and WETH, else at the tokens' prices on
    * the tape (one whole token's quote, so without the pool's impact of a larger amount); undefined
    * when the tape has no price of one of them (refused as `swap_no_reference`, as a live swap
@@ -229,6 +238,8 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   });
   // the simulated wallet, from the config's start (none: strategies read no balances)
   const startBalances = setup.balances;
+  /** Per token of the start, what it was worth as trading began (wei; null: no price then). */
+  const startValues = new Map<string, string | null>();
   const wallet =
     startBalances === undefined
       ? undefined
@@ -365,12 +376,16 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
       const tokensOf = [...new Set([...startBalances.keys(), ...end.keys()])].sort();
       return tokensOf.map((address) => {
         const t = tokenOf(address);
+        const endAmount = end.get(address) ?? 0n;
         return {
           token: address,
           symbol: t.symbol,
           decimals: t.decimals,
           start: (startBalances.get(address) ?? 0n).toString(),
-          end: (end.get(address) ?? 0n).toString(),
+          end: endAmount.toString(),
+          // a token the start does not hold was worth nothing then
+          startValue: startValues.get(address) ?? '0',
+          endValue: worthOf(t, endAmount),
         };
       });
     },
@@ -462,6 +477,10 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   await settleAll();
   armPoll();
   collector.begin(time);
+  // the simulated wallet's worth as trading begins (see BacktestReport.wallet)
+  if (startBalances !== undefined)
+    for (const [address, amount] of startBalances)
+      startValues.set(address, worthOf(tokenOf(address), amount));
   o.onProgress?.(0, source.events, time.now());
   let interrupted = false;
   for (let r = tape.peek(); r !== undefined && r.at <= end; r = tape.peek()) {

@@ -5,7 +5,7 @@ import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '../../alerts/format.ts';
-import { costsWarnings, utcMinute } from '../../backtest/report.ts';
+import { costsWarnings, utcMinute, walletWorth } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
 import { lockOwner, UNKNOWN_OWNER as UNKNOWN_WRITER } from '../../store/lock.ts';
@@ -444,7 +444,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   if (r.wallet.length > 0)
     lines.push(
-      `  simulated wallet (start → end): ${r.wallet.map((w) => `${w.symbol} ${formatUnits(BigInt(w.start), w.decimals)} → ${formatUnits(BigInt(w.end), w.decimals)}`).join(', ')}`,
+      `  simulated wallet (start → end): ${r.wallet.map((w) => `${w.symbol} ${formatUnits(BigInt(w.start), w.decimals)} → ${formatUnits(BigInt(w.end), w.decimals)}`).join(', ')}; worth ${eth(walletWorth(r.wallet, 'startValue'))} → ${eth(walletWorth(r.wallet, 'endValue'))} ETH at the tape's prices`,
     );
   ctx.io.stdout(`${lines.join('\n')}\n`);
   for (const n of r.notOnTape)

@@ -10,6 +10,7 @@ import {
   reportJsonChunks,
   sampleSpacing,
   TooManySamplesError,
+  walletWorth,
 } from '../../../src/backtest/report.ts';
 import { BacktestInterrupted, feesNotCharged, runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig, walletForTape, withOverrides } from '../../../src/backtest/setup.ts';
@@ -510,9 +511,22 @@ describe('backtest', () => {
         decimals: 18,
         start: (2n * 10n ** 18n).toString(),
         end: (10n ** 18n - gas).toString(),
+        startValue: (2n * 10n ** 18n).toString(),
+        endValue: (10n ** 18n - gas).toString(),
       },
-      { token: weth, symbol: 'WETH', decimals: 18, start: '0', end: (10n ** 18n).toString() },
+      {
+        token: weth,
+        symbol: 'WETH',
+        decimals: 18,
+        start: '0',
+        end: (10n ** 18n).toString(),
+        startValue: '0',
+        endValue: (10n ** 18n).toString(),
+      },
     ]);
+    // worth the 2 ETH at the start, less the swap's gas at the end
+    expect(walletWorth(r.wallet, 'startValue')).toBe((2n * 10n ** 18n).toString());
+    expect(walletWorth(r.wallet, 'endValue')).toBe((2n * 10n ** 18n - gas).toString());
     expect(renderReportHtml(r)).toContain('<h2>Simulated wallet</h2>');
     // without it: no balances, no swap, said
     const { balances: _start, ...without } = s;
@@ -557,13 +571,20 @@ describe('backtest', () => {
     const at = swaps[0]?.at ?? 0;
     const price = tape.replay(() => at).price(TAPE_HRP.address)?.value.priceIn ?? 0n;
     expect(price).toBeGreaterThan(0n);
+    const hrp = (15n * 10n ** 17n * 10n ** 18n) / price;
+    const endPrice = tape.replay(() => r.window.to).price(TAPE_HRP.address)?.value.priceIn ?? 0n;
     expect(r.wallet.find((w) => w.symbol === 'HRP')).toEqual({
       token: TAPE_HRP.address,
       symbol: 'HRP',
       decimals: 18,
       start: '0',
-      end: ((15n * 10n ** 17n * 10n ** 18n) / price).toString(),
+      end: hrp.toString(),
+      startValue: '0',
+      // at HRP's price at the end of the window
+      endValue: ((hrp * endPrice) / 10n ** 18n).toString(),
     });
+    expect(walletWorth(r.wallet, 'endValue')).not.toBeNull();
+    expect(renderReportHtml(r)).toContain('<th>worth at start (ETH)</th><th>worth at end (ETH)</th>');
     expect(r.notOnTape).toEqual([]);
     // a token of the config the tape holds no price of: no swap, said
     const other = {
@@ -580,6 +601,8 @@ describe('backtest', () => {
     ).report;
     expect(none.fills).toEqual([]);
     expect(none.notOnTape).toEqual([{ strategy: 'rebalancer', reads: ['price of USDX'] }]);
+    // a token with no price: its worth is not known (the wallet's, when it holds some)
+    expect(none.wallet.find((w) => w.symbol === 'WETH')?.endValue).toBe((5n * 10n ** 18n).toString());
   }, 120_000);
 
   it('fees and gas the tape does not hold (its reads failed when recorded) are not charged, and the report says so', async () => {

@@ -82,7 +82,9 @@ describe('harpoon sandbox tape, backtest', () => {
       ['ETH', '5000000000000000000'],
       ['WETH', '5000000000000000000'],
     ]);
-    expect(b.stdout).toMatch(/\n {2}simulated wallet \(start → end\): ETH 5 → [\d.]+, WETH 5 → [\d.]+\n/);
+    expect(b.stdout).toMatch(
+      /\n {2}simulated wallet \(start → end\): ETH 5 → [\d.]+, WETH 5 → [\d.]+; worth 10 → [\d.]+ ETH at the tape's prices\n/,
+    );
     expect(b.stderr).not.toMatch(/warning: \S+ read/);
     // without it the rebalancer reads balances no tape holds: said, not hidden, with the way out
     const noWallet = join(dir, 'no-wallet.yaml');
