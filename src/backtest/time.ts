@@ -129,6 +129,12 @@ export class VirtualTime implements Timers {
     while (this.heap.peek()?.cancelled) this.heap.pop();
   }
 
+  /** The next timer or tick due that is not cancelled (left in place). */
+  private peekDue(): Due | undefined {
+    this.dropCancelled();
+    return this.heap.peek();
+  }
+
   /** Moves the clock to `to` when nothing is due until then (true); else leaves it (false). */
   moveIfQuiet(to: number): boolean {
     if (this.nextDue() <= to) return false;
@@ -160,8 +166,9 @@ export class VirtualTime implements Timers {
   }
 
   /**
-   * Moves the clock to `to`, firing what is due on the way, each at its own time; `settle` runs
-   * after each firing (returns what to await for what it started, if anything) before the next one.
+   * Moves the clock to `to`, firing what is due on the way, each at its own time — what is due at
+   * the same moment together — ; `settle` runs after each moment's firings (returns what to await
+   * for what they started, if anything) before the next one.
    * With `stop`, each firing is followed by its `turn` (what to await, if anything) and a check of
    * `stopped`: when it says stop, the clock stays at the last firing (a gap of days in a tape is
    * hundreds of thousands of ticks, which a Ctrl-C must not wait for).
@@ -177,7 +184,15 @@ export class VirtualTime implements Timers {
       if (d === undefined || d.at > to) break;
       this.heap.pop();
       if (d.at > this.t) this.t = d.at;
+      // what else was due at this same moment fires before anything settles, as the daemon's
+      // timers of one moment do (their hooks read the state from before any of their executions);
+      // a timer set meanwhile for this moment waits for the next round
+      const before = this.seq;
       d.fn();
+      for (let n = this.peekDue(); n !== undefined && n.at === d.at && n.seq < before; n = this.peekDue()) {
+        this.heap.pop();
+        n.fn();
+      }
       const settling = settle();
       if (settling !== undefined) await settling;
       if (stop !== undefined) {

@@ -38,6 +38,34 @@ describe('virtual time', () => {
     expect(time.nextDue()).toBe(Number.POSITIVE_INFINITY);
   });
 
+  it("what is due at the same moment fires together, then settles once (as the daemon's timers of one moment: each hook reads the state from before the others' executions); one set meanwhile for that moment comes after", async () => {
+    const time = new VirtualTime(T0);
+    const seen: string[] = [];
+    let executed = 0;
+    time.cron.schedule('*/10 * * * * *', () => seen.push(`minter@${time.now() - T0} sees ${executed}`));
+    time.cron.schedule('*/20 * * * * *', () => {
+      seen.push(`rebalancer@${time.now() - T0} sees ${executed}`);
+      time.setTimeout(() => seen.push(`later@${time.now() - T0}`), 0);
+    });
+    await time.advanceTo(T0 + 20_000, () => {
+      // what the moment's firings started ends here (an execution)
+      executed++;
+      seen.push('settled');
+      return undefined;
+    });
+    expect(seen).toEqual([
+      'minter@10000 sees 0',
+      'settled',
+      // both due at 20 s (in the order they were armed): the second reads what the first started
+      // as not done yet
+      'rebalancer@20000 sees 1',
+      'minter@20000 sees 1',
+      'settled',
+      'later@20000',
+      'settled',
+    ]);
+  });
+
   it('skipTo: what was due before comes once, at the new time, in its order; ticks go on from there', async () => {
     const time = new VirtualTime(T0);
     const seen: string[] = [];
