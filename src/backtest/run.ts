@@ -7,9 +7,10 @@
  *
  * The replay, per event of the tape (in tape order): the clock moves to the event's time, firing
  * on the way every timer (market view refreshes, answered from the tape as of then) and cron tick
- * due, each at its own time (those of one moment together, then settled); then, as the daemon does, the view applies the event, the ledger sees
- * it, the paper executor checks it against our simulated orders, the engine hands it to the
- * strategies; everything they start is awaited before the next step. The tape is not loaded: it is
+ * due, each at its own time (those of one moment together, then settled); then, as the daemon
+ * does, the view applies the event, the ledger sees it, the paper executor checks it against our
+ * simulated orders, the engine hands it to the strategies; everything they start is awaited
+ * before the next step. The tape is not loaded: it is
  * read as the clock reaches it, with a bounded look-ahead (tape-source.ts).
  */
 

@@ -6,8 +6,9 @@
  * - events in tape order, from the next one to replay to those the look-ahead reads: a buy's
  *   latency (`standsUntil` reads the events up to the decision + the latency) and the window below;
  * - per key (REST answers by call, collection and page cursor; fees by collection; the gas price;
- *   token prices by token; drops by slug; traits by NFT; the stream's freshness by collection) the values an "as of" lookup can still
- *   return: the newest one before the clock, and every one read after it.
+ *   token prices by token; drops by slug; traits by NFT; the stream's freshness by collection)
+ *   the values an "as of" lookup can still return: the newest one before the clock, and every one
+ *   read after it.
  *
  * A lookup as of `now` (the clock never goes back) reads the tape until a record later than
  * `now + LOOK_AHEAD_MS` (plus REST_AHEAD_MS for a REST answer) has been read. Everything recorded

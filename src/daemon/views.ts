@@ -243,7 +243,10 @@ export function priceReadings(view: PricesView, tokens: readonly PaymentToken[])
   return out;
 }
 
-/** The status `view` knows of each drop of `slugs`, as a tape records them (a drop not read yet is left out). */
+/**
+ * The status `view` knows of each drop of `slugs`, as a tape records them (a drop not read yet is
+ * left out).
+ */
 export function dropReadings(view: DropsView | undefined, slugs: readonly string[]): DropReading[] {
   const out: DropReading[] = [];
   if (view !== undefined)

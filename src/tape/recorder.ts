@@ -7,10 +7,11 @@
  * a backtest charge none), the gas price (every `gasEveryMs`), the traits of each
  * NFT as the daemon learns them (`nftTraits`: every NFT first seen in a listing, again after a
  * metadata update — so trait offers can be matched again, and strategies read them as they did),
- * the market prices of the payment tokens other than ETH and WETH as the daemon reads them (`prices`:
- * checked every `gasEveryMs`, each written when read anew — strategies read them, and a backtest
- * values a swap of such a token at them), the configured drops' status as the daemon reads it
- * (`drops`, the same way: strategies read it, a backtest's mint pays its price), and once a second the stream's freshness of each
+ * the market prices of the payment tokens other than ETH and WETH as the daemon reads them
+ * (`prices`: each written when read anew, looked at every `gasEveryMs` and whenever the daemon
+ * says it polled (`views`) — strategies read them, and a backtest values a swap of such a token at
+ * them), the configured drops' status as the daemon reads it (`drops`, the same way: strategies
+ * read it, a backtest's mint pays its price), and once a second the stream's freshness of each
  * collection.
  *
  *   const rec = createTapeRecorder({ path, chain, collections, paymentTokens, clock, source: 'daemon' });
