@@ -115,15 +115,20 @@ describe('the backtest report page in a browser', () => {
     const markers = await p.$$eval('svg title', (ts) => ts.map((t) => t.textContent ?? ''));
     expect(markers.filter((t) => / buy /.test(t))).toHaveLength(buys);
 
-    // the tables: a row per token of the simulated wallet (config/backtest.yaml's paper.balances),
-    // per strategy and the total, per collection (the fills' table after them)
+    // the tables: a row per token of the simulated wallet (config/backtest.yaml's paper.balances)
+    // and its total worth, per strategy and the total, per collection (the fills' table after them)
     const rows = await p.$$eval('table', (ts) => ts.map((t) => t.querySelectorAll('tbody tr').length));
     expect(report.wallet.length).toBe(2);
     expect(rows.slice(0, 3)).toEqual([
-      report.wallet.length,
+      report.wallet.length + 1,
       report.byStrategy.length + 1,
       report.byCollection.length,
     ]);
+    // ETH and WETH are worth what they are: the wallet's total at the start is its 10 ETH
+    const walletRows = await p.$$eval('table:first-of-type tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
+    expect(walletRows.at(-1)?.slice(0, 4)).toEqual(['total', '', '', '10']);
     const text = (await p.textContent('body')) ?? '';
     for (const s of report.byStrategy) expect(text).toContain(s.key);
     expect(text).toContain(`${report.events} events`);
