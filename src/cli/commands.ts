@@ -195,11 +195,13 @@ export const COMMANDS: readonly Command[] = Object.freeze([
     summary:
       'what a tape holds: its market, span, events by kind, wallet, whether it is whole or being written',
     description: [
-      'Reads a tape without replaying it (every block inflated, no record parsed: a month in seconds)',
-      'and tells its market (chain, collections, who recorded it), the time it spans, its events and',
+      'Reads a tape without replaying it (every block inflated, no record parsed but the few prices and',
+      'drops: a month in seconds) and tells its market (chain, collections, who recorded it), the time',
+      'it spans, its events and',
       'records by kind, the wallet a trading daemon that recorded it traded as (backtests trade as it),',
-      'its size, whether its tail is whole, cut by a crash or damaged, and whether a recorder is writing',
-      'it now (a tape being written is read as it stands: its whole blocks). --json prints one JSON line.',
+      'its size, whether its tail is whole, cut by a crash or damaged, whether a recorder is writing it',
+      'now (a tape being written is read as it stands: its whole blocks), and the tokens and drops it',
+      'holds prices and status of (what a backtest can swap and mint). --json prints one JSON line.',
       'Nothing is written.',
     ].join('\n'),
     flags: [TAPE_INFO_FLAG, JSON_FLAG],

@@ -776,7 +776,7 @@ export interface TapeInfo {
   readonly lastAt: number;
   readonly events: number;
   readonly records: number;
-  /** Records by kind (`event`, `rest`, `fees`, `gas`, `traits`, `fresh`, `header`). */
+  /** Records by kind (`event`, `rest`, `fees`, `gas`, `price`, `drop`, `traits`, `fresh`, `header`). */
   readonly counts: Readonly<Record<string, number>>;
   readonly bytes: number;
   readonly blocks: number;
@@ -788,6 +788,14 @@ export interface TapeInfo {
   readonly writer: number | null;
   /** The header's facts (seed, hours…), the wallet left out (above). */
   readonly meta: Readonly<Record<string, string | number | boolean>>;
+  /** Tokens whose prices it holds (a backtest swaps them at those): address, symbol, readings. */
+  readonly prices: readonly {
+    readonly token: string;
+    readonly symbol: string | null;
+    readonly readings: number;
+  }[];
+  /** Drops whose status it holds (a backtest's drop-minter reads them): slug, readings. */
+  readonly drops: readonly { readonly slug: string; readonly readings: number }[];
 }
 
 /** `harpoon tape info --tape T [--json]`: what a tape holds, read without replaying it. */
@@ -823,6 +831,16 @@ export async function runTapeInfo(ctx: CommandContext): Promise<number> {
     damaged,
     writer: lockOwner(tapePath),
     meta,
+    prices: Object.entries(t.survey.prices)
+      .sort()
+      .map(([token, readings]) => ({
+        token,
+        symbol: t.header.paymentTokens.find((p) => p.address.toLowerCase() === token)?.symbol ?? null,
+        readings,
+      })),
+    drops: Object.entries(t.survey.drops)
+      .sort()
+      .map(([slug, readings]) => ({ slug, readings })),
   };
   if (ctx.flags[JSON_FLAG.name] === true) {
     ctx.io.stdout(`${JSON.stringify(info)}\n`);
@@ -869,6 +887,12 @@ export function tapeInfoText(t: TapeInfo): string {
       : t.writer === UNKNOWN_WRITER
         ? "  being written (its lock is another user's: the writer cannot be named)"
         : `  being written by process ${t.writer} (read as it stands: its whole blocks so far)`,
+    t.prices.length === 0
+      ? '  token prices: none (a backtest swaps only between ETH and WETH)'
+      : `  token prices: ${t.prices.map((p) => `${p.symbol ?? p.token} (${n(p.readings)} readings)`).join(', ')}`,
+    t.drops.length === 0
+      ? "  drops: none (a backtest's drop-minter mints nothing)"
+      : `  drops: ${t.drops.map((d) => `${d.slug} (${n(d.readings)} readings)`).join(', ')}`,
     ...(facts !== '' ? [`  facts: ${facts}`] : []),
   ].join('\n');
 }

@@ -20,7 +20,7 @@ import {
   sweepProgress,
   writeProgress,
 } from '../../../src/cli/commands/backtest.ts';
-import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import { TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader } from '../../../src/tape/format.ts';
 import { openTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
@@ -615,7 +615,12 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(lines[3]).toMatch(/^ {2}wallet: none named/);
     expect(lines[4]).toMatch(/ blocks; whole \(every byte in a whole block\)$/);
     expect(lines[5]).toBe('  not being written');
-    expect(lines[6]).toBe('  facts: seed 6, hours 0.1, activity 3');
+    // what a backtest can price: the sandbox's HRP and its drop, a reading every 12 s
+    const readings = [...openTape(tape).records()].filter((r) => r.k === 'price').length;
+    expect(readings).toBeGreaterThan(20);
+    expect(lines[6]).toBe(`  token prices: HRP (${readings} readings)`);
+    expect(lines[7]).toBe(`  drops: harpoon-genesis (${readings} readings)`);
+    expect(lines[8]).toBe('  facts: seed 6, hours 0.1, activity 3');
     const json = await harpoon(['tape', 'info', '--tape', tape, '--json']);
     const info = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(info).toMatchObject({
@@ -630,7 +635,15 @@ describe('harpoon sandbox tape, backtest', () => {
       unreadBytes: 0,
       writer: null,
       meta: { seed: 6, hours: 0.1 },
+      prices: [{ token: TAPE_HRP.address, symbol: 'HRP', readings }],
+      drops: [{ slug: 'harpoon-genesis', readings }],
     });
+    // a tape without them says what a backtest then does not do
+    const bare = join(dir, 'bare.tape');
+    await tapeWithout(tape, bare, ['price', 'drop']);
+    const plain = (await harpoon(['tape', 'info', '--tape', bare])).stdout;
+    expect(plain).toContain('\n  token prices: none (a backtest swaps only between ETH and WETH)\n');
+    expect(plain).toContain("\n  drops: none (a backtest's drop-minter mints nothing)\n");
 
     // being written (this process holds its lock), by a trading daemon, its last block cut
     const all = [...openTape(tape).records()];
