@@ -32,6 +32,12 @@ const testRecorder = (path: string, now: () => number, o: Partial<TapeRecorderOp
     ...o,
   });
 
+/** Waits (up to 2 s) until `count` has grown by `n`: the recorder's timer read that many times more. */
+async function readsMore(count: () => number, n: number): Promise<void> {
+  const until = count() + n;
+  for (let i = 0; i < 400 && count() < until; i++) await new Promise((r) => setTimeout(r, 5));
+}
+
 describe('tape recorder', () => {
   it('records what the view reads through it, every event, fees, gas, traits and freshness; replay answers as of a time', async () => {
     let now = 10_000;
@@ -222,10 +228,7 @@ describe('tape recorder reads that fail', () => {
       },
       gasEveryMs: 5,
     });
-    const asked = async (n: number) => {
-      const until = asks + n;
-      for (let i = 0; i < 400 && asks < until; i++) await new Promise((r) => setTimeout(r, 5));
-    };
+    const asked = (n: number) => readsMore(() => asks, n);
     await asked(3);
     now = 20_000;
     creator = 4;
@@ -264,10 +267,7 @@ describe('token prices on the tape', () => {
       onError: (_e, what) => told.push(what),
       gasEveryMs: 5,
     });
-    const read = async (n: number) => {
-      const until = reads + n;
-      for (let i = 0; i < 400 && reads < until; i++) await new Promise((r) => setTimeout(r, 5));
-    };
+    const read = (n: number) => readsMore(() => reads, n);
     await read(3);
     now = 20_000;
     price = { ...price, priceIn: 2n * 10n ** 15n, source: 'quote', learnedAt: 19_000 };
@@ -349,10 +349,7 @@ describe('token prices on the tape', () => {
       },
       gasEveryMs: 5,
     });
-    const wait = async (n: number) => {
-      const until = reads + n;
-      for (let i = 0; i < 400 && reads < until; i++) await new Promise((r) => setTimeout(r, 5));
-    };
+    const wait = (n: number) => readsMore(() => reads, n);
     await wait(3);
     now = 21_000;
     read = { drop: { ...status, stage: 'active', eligible: true, remaining: null }, learnedAt: 20_500 };
