@@ -281,11 +281,10 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
   const holdings: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
   const reported: Holdings = createHoldings({ store, ledger, chain, tokenOf, strategyOfIntent });
   const strategies = await loadAll(setup, o.builtinStrategiesDir);
-  /** `strategy id \0 what` a strategy read that the tape does not hold. */
-  const notOnTape = new Set<string>();
   /**
-   * `strategy id \0 what` a strategy read in vain at some time (a token's price, a drop), and what
-   * was found when read: the report names a strategy for what the tape never held while it ran.
+   * `strategy id \0 what` a strategy read in vain at some time (the wallet's balances, a token's
+   * price, a drop), and what was found when read: the report names a strategy for what the
+   * backtest never had while it ran.
    */
   const readInVain = new Set<string>();
   const found = new Set<string>();
@@ -305,11 +304,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
       },
       // the simulated wallet's (paper.balances); without them, not on a tape: a strategy that
       // reads them decides without them (the report says who)
-      balances: (id) => {
-        if (wallet !== undefined) return wallet.balances();
-        notOnTape.add(`${id}\u0000wallet balances`);
-        return null;
-      },
+      balances: (id) => lookedUp(id, 'wallet balances', wallet?.balances() ?? undefined) ?? null,
       // ETH and WETH are worth 1e18 by definition, other tokens what the recording daemon read
       prices: (id) => ({
         get: (token) => lookedUp(id, `price of ${tokenOf(token).symbol}`, priceOf(token)),
@@ -365,7 +360,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     notOnTape: () => {
       const by = new Map<string, string[]>();
       const never = [...readInVain].filter((k) => !found.has(k.slice(k.indexOf('\u0000') + 1)));
-      for (const k of [...notOnTape, ...never].sort()) {
+      for (const k of never.sort()) {
         const [strategy, what] = k.split('\u0000') as [string, string];
         by.set(strategy, [...(by.get(strategy) ?? []), what]);
       }
