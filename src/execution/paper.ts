@@ -10,7 +10,7 @@
 // its price), the buyer paying the gas; an accepted offer sells at the offer when the book still
 // shows an offer that high, with the fees taken out and gas at the current fee level.
 // `report()` says what it would have done.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { MarketEvent, NftRef, PaymentToken } from '../domain/events.ts';
 import { type Address, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { ExecutionContext, ExecutionResult, Executor } from '../engine/index.ts';
@@ -191,9 +191,20 @@ export interface PaperExecutor extends Executor {
 const PAPER_SALT = 'harpoon-paper';
 
 function paperHash(parts: readonly (string | number | bigint)[]): OrderHash {
-  const h = createHash('sha256').update(PAPER_SALT);
-  for (const p of parts) h.update(`|${String(p)}`);
-  return `0x${h.digest('hex')}` as OrderHash;
+  // the bytes the hash reads: the salt, then `|part` for each part (one string, hashed at once)
+  let text = PAPER_SALT;
+  for (const p of parts) text += `|${String(p)}`;
+  return `0x${hash('sha256', text, 'hex')}` as OrderHash;
+}
+
+/** An offer as JSON, its bigints as decimal strings. */
+function offerJson(offer: OfferSpec): string {
+  try {
+    // an offer holds no bigint (what the replacer would turn into a string): no replacer to call
+    return JSON.stringify(offer);
+  } catch {
+    return JSON.stringify(offer, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  }
 }
 
 export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
@@ -262,13 +273,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     intentId: string,
     target: string,
   ): PaperOrder {
-    const orderHash = paperHash([
-      strategyId,
-      JSON.stringify(offer, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
-      price,
-      now,
-      ++seq,
-    ]);
+    const orderHash = paperHash([strategyId, offerJson(offer), price, now, ++seq]);
     const order = { orderHash, strategyId, offer, price, paymentToken, quantity, expiresAt, placedAt: now };
     placed.set(orderHash, order);
     ledger.post({
@@ -284,7 +289,8 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       expiresAt,
     });
     ledger.note(orderHash, { kind: 'opened' });
-    return { ...order, status: 'open' };
+    // `{ ...order, status: 'open' }` (a spread followed by a key it lacks is V8's slow path)
+    return Object.assign({}, order, { status: 'open' as const });
   }
 
   /** A paper cancel: no fulfillment signature was ever issued, so it is gone at once. */
@@ -638,13 +644,49 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   }
 
   type Listed = typeof listed extends Map<string, infer V> ? V : never;
+  type Placed = Omit<PaperOrder, 'status'>;
+  /**
+   * Of the orders that count (`ledger.counting()`, in its order), our paper offers and our paper
+   * listings not being cancelled, by collection: built again when the ledger's list is another
+   * or an order was placed or listed since (the maps only grow).
+   */
+  let standing: {
+    readonly counting: readonly LedgerOrder[];
+    readonly placed: number;
+    readonly listed: number;
+    readonly offers: ReadonlyMap<string, readonly Placed[]>;
+    readonly listings: ReadonlyMap<string, readonly Listed[]>;
+  } | null = null;
+  function standingNow(): NonNullable<typeof standing> {
+    const counting = ledger.counting();
+    const had = standing;
+    if (had !== null && had.counting === counting && had.placed === placed.size && had.listed === listed.size)
+      return had;
+    const offers = new Map<string, Placed[]>();
+    const listings = new Map<string, Listed[]>();
+    for (const l of counting) {
+      const order = placed.get(l.orderHash);
+      if (order !== undefined) {
+        const at = offers.get(order.offer.collection);
+        if (at === undefined) offers.set(order.offer.collection, [order]);
+        else at.push(order);
+      }
+      const x = listed.get(l.orderHash);
+      if (x !== undefined && l.state !== 'cancelling') {
+        const at = listings.get(x.collection);
+        if (at === undefined) listings.set(x.collection, [x]);
+        else at.push(x);
+      }
+    }
+    standing = { counting, placed: placed.size, listed: listed.size, offers, listings };
+    return standing;
+  }
+  const none: readonly never[] = [];
+
   /** Of our paper listings that stand, the one a buyer in `event` would have taken (the cheapest), if any. */
   function takenBySale(event: Extract<MarketEvent, { kind: 'sale' }>): Listed | undefined {
-    const ours: Listed[] = [];
-    for (const l of ledger.counting()) {
-      const x = listed.get(l.orderHash);
-      if (x !== undefined && l.state !== 'cancelling') ours.push(x);
-    }
+    // only the sale's collection's can be taken (the others would be passed over)
+    const ours = [...(standingNow().listings.get(event.collection) ?? none)];
     // a listing of what we no longer hold (sold by accepting an offer) is void: asked only of the
     // one a buyer would take (most sales take none, and ask nothing on the stream's path)
     for (;;) {
@@ -694,11 +736,10 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   /** Our offers a listing could fill, as its seller would choose (checked again, with traits, when filling). */
   function mayCross(listing: Extract<MarketEvent, { kind: 'listing' }>): Omit<PaperOrder, 'status'>[] {
     const out: Omit<PaperOrder, 'status'>[] = [];
-    // only orders that still count can be filled (not every order ever placed)
-    for (const l of ledger.counting()) {
-      const order = placed.get(l.orderHash);
-      if (order !== undefined && listingCrossesOffer(order, listing, o.wallet) !== false) out.push(order);
-    }
+    // only orders that still count can be filled (not every order ever placed), and only offers
+    // on the listing's collection cross it
+    for (const order of standingNow().offers.get(listing.collection) ?? none)
+      if (listingCrossesOffer(order, listing, o.wallet) !== false) out.push(order);
     return out.length > 1 ? byListerChoice(out) : out;
   }
 

@@ -384,6 +384,45 @@ describe('ledger: validity and expiry', () => {
     expect(changes.at(-1)).toMatchObject({ news: { kind: 'expired' }, previous: { state: 'open' } });
   });
 
+  it('counting() is the same list while nothing changes and time reaches no end; ticks that move nothing still expire later', () => {
+    const { ledger, clock, state } = setup({ retentionMs: 60_000 });
+    setupOpen(ledger, { expiresAt: T0 + 10_000 });
+    setupOpen(ledger, { expiresAt: T0 + 20_000 }, 2);
+    const first = ledger.counting();
+    clock.t = T0 + 5_000;
+    // nothing changed, no order ended: the same answer (read-only)
+    expect(ledger.counting()).toBe(first);
+    ledger.tick(); // nothing due: remembers the first end (T0 + 10 s)
+    expect(state(1)).toBe('open');
+    // a change of an order (a cancel request) is a new answer
+    ledger.note(hash(2), { kind: 'cancel_requested' });
+    const second = ledger.counting();
+    expect(second).not.toBe(first);
+    expect(second.map((o) => o.orderHash)).toEqual([hash(1), hash(2)]);
+    // time alone past an end: a new answer without the order, before any tick moves it
+    clock.t = T0 + 10_000;
+    expect(ledger.counting().map((o) => o.orderHash)).toEqual([hash(2)]);
+    ledger.tick();
+    expect(state(1)).toBe('expired');
+    clock.t = T0 + 15_000;
+    ledger.tick(); // nothing due until T0 + 20 s
+    expect(state(2)).toBe('cancelling');
+    clock.t = T0 + 20_000;
+    ledger.tick();
+    expect(state(2)).toBe('expired');
+    // closed orders still go after the retention time, however many ticks found nothing to move
+    clock.t = T0 + 70_000;
+    ledger.tick();
+    expect(ledger.get(hash(1))).toBeDefined();
+    clock.t = T0 + 70_001;
+    ledger.tick();
+    expect(ledger.get(hash(1))).toBeUndefined();
+    expect(ledger.get(hash(2))).toBeDefined();
+    clock.t = T0 + 80_001;
+    ledger.tick();
+    expect(ledger.get(hash(2))).toBeUndefined();
+  });
+
   it('an expired news is final; a cancelling order past its expiry is expired by tick()', () => {
     const { ledger, state, clock } = setup();
     setupOpen(ledger);
