@@ -9,7 +9,8 @@ import type { MapChange } from './shared-map.ts';
 
 export class GroupedBook {
   readonly #byHash = new Map<OrderHash, OrderEntry>();
-  readonly #groups = new Map<string, Map<OrderHash, OrderEntry>>();
+  /** Each group's entries in the order they came: one entry alone (most NFTs have one listing), or a map of them. */
+  readonly #groups = new Map<string, OrderEntry | Map<OrderHash, OrderEntry>>();
   readonly #best = new Map<string, OrderEntry>();
   readonly #groupOf: (e: OrderEntry) => string | null;
   readonly #compare: (a: OrderEntry, b: OrderEntry) => number;
@@ -56,7 +57,9 @@ export class GroupedBook {
   }
 
   groupEntries(group: string): Iterable<OrderEntry> {
-    return this.#groups.get(group)?.values() ?? [];
+    const g = this.#groups.get(group);
+    if (g === undefined) return [];
+    return g instanceof Map ? g.values() : [g];
   }
 
   /** Adds or replaces an entry (by hash). Entries without a group are kept but never best. */
@@ -67,12 +70,16 @@ export class GroupedBook {
     if (x !== null && x < this.#soonest) this.#soonest = x;
     const g = this.#groupOf(e);
     if (g === null) return;
-    let group = this.#groups.get(g);
-    if (!group) {
-      group = new Map();
-      this.#groups.set(g, group);
+    const group = this.#groups.get(g);
+    if (group === undefined) this.#groups.set(g, e);
+    else if (group instanceof Map) group.set(e.orderHash, e);
+    else {
+      // a second entry: the group becomes a map, the first one first
+      const m = new Map<OrderHash, OrderEntry>();
+      m.set(group.orderHash, group);
+      m.set(e.orderHash, e);
+      this.#groups.set(g, m);
     }
-    group.set(e.orderHash, e);
     const best = this.#best.get(g);
     if (!best || this.#compare(e, best) < 0) {
       this.#best.set(g, e);
@@ -88,16 +95,19 @@ export class GroupedBook {
     const g = this.#groupOf(e);
     if (g === null) return e;
     const group = this.#groups.get(g);
-    group?.delete(hash);
+    if (group instanceof Map) {
+      group.delete(hash);
+      if (group.size === 0) this.#groups.delete(g);
+    } else this.#groups.delete(g); // alone in its group: `e` itself
     if (this.#best.get(g) === e) {
       let next: OrderEntry | undefined;
-      for (const c of group?.values() ?? []) if (!next || this.#compare(c, next) < 0) next = c;
+      if (group instanceof Map)
+        for (const c of group.values()) if (!next || this.#compare(c, next) < 0) next = c;
       if (next) this.#best.set(g, next);
       else this.#best.delete(g);
       this.#note(g, false);
       this.version++;
     }
-    if (group && group.size === 0) this.#groups.delete(g);
     return e;
   }
 

@@ -217,16 +217,17 @@ export function entryOfEvent(
   const token = registry.learn(e.paymentToken);
   const remaining = e.quantity > 0n ? e.quantity : 1n;
   const side: EntrySide = e.kind;
+  const orderHash = lower<OrderHash>(e.orderHash);
   return finish({
     side,
-    orderHash: lower<OrderHash>(e.orderHash),
+    orderHash,
     nftKey: e.kind === 'listing' ? nftKey(e.nft) : null,
     traitKey: e.kind === 'trait_offer' ? singleTraitKey(e.traits, 0) : null,
     remaining,
     level: Object.freeze({
       price: unitPrice(e.price, remaining),
       paymentToken: token,
-      orderHash: lower<OrderHash>(e.orderHash),
+      orderHash,
       maker: lower<Address>(e.maker),
       expiresAt: e.expiresAt,
     }),

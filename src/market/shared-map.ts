@@ -11,6 +11,8 @@
  */
 
 const GONE = Symbol('gone');
+/** The overlay of a map made whole (never written: `with` writes a copy). */
+const NO_OVERLAY: ReadonlyMap<never, never> = new Map<never, never>();
 interface Over<V> {
   readonly v: V;
   /** Placed after the base's keys (inserted anew since the base). */
@@ -36,13 +38,15 @@ export class SharedMap<K, V> implements ReadonlyMap<K, V> {
   static of<K, V>(entries: Iterable<readonly [K, V]>): SharedMap<K, V> {
     const m = new Map<K, V>();
     for (const [k, v] of entries) m.set(k, v);
-    return new SharedMap(m, new Map(), m.size);
+    return new SharedMap(m, NO_OVERLAY, m.size);
   }
 
   /** This map with `changes` applied in order; this one is left as it is. */
   with(changes: Iterable<MapChange<K, V>>): SharedMap<K, V> {
     const base = this.#base;
-    const over = new Map(this.#over);
+    // copied entry by entry: a Map made from a Map (`new Map(m)`) takes the slow generic path
+    const over = new Map<K, Over<V> | typeof GONE>();
+    for (const [k, o] of this.#over) over.set(k, o);
     let size = this.#size;
     for (const [k, v, anew] of changes) {
       const cur = over.get(k);
@@ -63,9 +67,16 @@ export class SharedMap<K, V> implements ReadonlyMap<K, V> {
       } else over.set(k, { v, tail: cur === undefined ? false : (cur as Over<V>).tail });
     }
     if (over.size > Math.max(4, Math.ceil(Math.sqrt(base.size)))) {
+      // what Entries gives, in its order, read straight off the two maps: the base's keys (changed
+      // in place, gone left out), then the overlay's inserted anew
       const whole = new Map<K, V>();
-      for (const [k, v] of new Entries(base, over)) whole.set(k, v);
-      return new SharedMap(whole, new Map(), whole.size);
+      for (const [k, v] of base) {
+        const o = over.get(k);
+        if (o === undefined) whole.set(k, v);
+        else if (o !== GONE && !o.tail) whole.set(k, o.v);
+      }
+      for (const [k, o] of over) if (o !== GONE && o.tail) whole.set(k, o.v);
+      return new SharedMap(whole, NO_OVERLAY, whole.size);
     }
     return new SharedMap(base, over, size);
   }

@@ -105,5 +105,8 @@ function freezeToken(t: PaymentToken): PaymentToken {
 }
 
 export function sameToken(a: PaymentToken, b: PaymentToken): boolean {
-  return a.address.toLowerCase() === b.address.toLowerCase();
+  // most are the same address already (the registry's tokens are lower case): no case folding then
+  const x = a.address;
+  const y = b.address;
+  return x === y || x.toLowerCase() === y.toLowerCase();
 }

@@ -214,7 +214,10 @@ interface CollectionState {
   streamStale: boolean;
   eventsApplied: number;
   readonly due: Record<RefreshKind, number>;
-  /** No kind is due before this (a lower bound of `due`: `dueAt` lowers it, `dueKind` sets it exact). */
+  /**
+   * When the first kind is due: the least of `due`, kept exact by every write of `due` (`dueAt`
+   * lowers it, `runKind` looks again when it takes a kind out, `dueKind` sets it).
+   */
   dueFrom: number;
   readonly urgent: Record<RefreshKind, boolean>;
   readonly lastRunAt: Record<RefreshKind, number>;
@@ -240,23 +243,32 @@ interface CollectionState {
     traitsV: number;
   };
   cache: SnapshotCache | null;
-  /** The last collection snapshot handed out: the same one while its base and freshness are. */
-  lastSnap: {
-    readonly base: object;
-    readonly ageMs: number;
-    readonly stale: boolean;
-    readonly fee: bigint | null;
-    readonly snap: CollectionSnapshot;
-  } | null;
+  /**
+   * The last collection snapshot handed out (null: none yet) and what it was made of: the same one
+   * while its base (the cache it was made from) and freshness are.
+   */
+  lastSnap: CollectionSnapshot | null;
+  lastBase: SnapshotCache | null;
+  lastAgeMs: number;
+  lastStale: boolean;
+  lastFee: bigint | null;
+  /** Its place in `states` (a snapshot's memo of collections is by it). */
+  readonly index: number;
 }
 
+/** What a collection snapshot holds besides its freshness; a new one whenever the version moved. */
 interface SnapshotCache {
   readonly version: number;
   readonly listingsVersion: number;
   readonly traitOffersVersion: number;
   readonly bestListings: SharedMap<string, Known<PriceLevel>>;
   readonly bestTraitOffers: SharedMap<string, Known<PriceLevel>>;
-  readonly base: Omit<CollectionSnapshot, 'ageMs' | 'stale' | 'sellerFeeBps'>;
+  readonly floor: Known<PriceLevel> | null;
+  readonly floorRelearning: boolean;
+  readonly traitFloors: Known<readonly TraitFloor[]> | null;
+  readonly traitFloorsByTrait: ReadonlyMap<string, readonly TraitFloor[]>;
+  readonly traits: Known<readonly TraitCategory[]> | null;
+  readonly bestCollectionOffer: Known<PriceLevel> | null;
 }
 
 function perKind<T>(v: () => T): Record<RefreshKind, T> {
@@ -300,7 +312,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   const slugs = Object.freeze([...new Set(options.collections)] as CollectionSlug[]);
   if (slugs.length === 0) throw new RangeError('market view: at least one collection is needed');
   const states = new Map<string, CollectionState>();
-  for (const slug of slugs) states.set(slug, newState(slug));
+  for (const slug of slugs) states.set(slug, newState(slug, states.size));
 
   let plan = computePlan();
   let started = false;
@@ -310,7 +322,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   let lastSweepAt = clock.now();
   let ignoredEvents = 0;
 
-  function newState(slug: CollectionSlug): CollectionState {
+  function newState(slug: CollectionSlug, index: number): CollectionState {
     return {
       slug,
       listings: new GroupedBook((e) => e.nftKey, compareListings),
@@ -345,6 +357,11 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       version: 0,
       cache: null,
       lastSnap: null,
+      lastBase: null,
+      lastAgeMs: 0,
+      lastStale: false,
+      lastFee: null,
+      index,
       seen: {
         floor: null,
         relearning: false,
@@ -716,20 +733,20 @@ export function createMarketView(options: MarketViewOptions): MarketView {
           continue;
         }
         // One entry per trait value and currency (rule 6); the first is the cheapest (rule 3).
-        const dedupe = `${traitKey(type, value)}\u0000${token.address}`;
+        const k = traitKey(type, value);
+        const dedupe = `${k}\u0000${token.address}`;
         if (seen.has(dedupe)) continue;
         seen.add(dedupe);
         const tf: TraitFloor = Object.freeze({ traitType: type, value, price: units, paymentToken: token });
         out.push(tf);
-        const k = traitKey(type, value);
         const list = index.get(k);
         if (list) list.push(tf);
         else index.set(k, [tf]);
       }
-      const frozenIndex = new Map<string, readonly TraitFloor[]>();
-      for (const [k, v] of index) frozenIndex.set(k, Object.freeze(v));
+      // the lists frozen where they are (the map is handed out whole, as a FrozenMap)
+      for (const v of index.values()) Object.freeze(v);
       c.traitFloors = Object.freeze({ value: Object.freeze(out), learnedAt: now, from: 'rest' as const });
-      c.traitFloorIndex = new FrozenMap(frozenIndex);
+      c.traitFloorIndex = new FrozenMap<string, readonly TraitFloor[]>(index);
       touch(c, now);
     },
 
@@ -828,6 +845,10 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     const startedAt = clock.now();
     c.lastRunAt[kind] = startedAt;
     c.due[kind] = Number.POSITIVE_INFINITY;
+    // the least of `due` may have been this kind's: looked for again (dueFrom stays exact)
+    let from = Number.POSITIVE_INFINITY;
+    for (const k of REFRESH_KINDS) if (c.due[k] < from) from = c.due[k];
+    c.dueFrom = from;
     try {
       await refreshers[kind](c, startedAt);
       c.urgent[kind] = false;
@@ -884,7 +905,8 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         if (runningCount() < maxConcurrent) void run(c);
         continue;
       }
-      for (const kind of REFRESH_KINDS) next = Math.min(next, c.due[kind]);
+      // not due: dueFrom is the least of `due` (see CollectionState.dueFrom)
+      next = Math.min(next, c.dueFrom);
     }
     next = Math.max(next, now + 1);
     if (timer !== undefined && timerAt <= next) return;
@@ -957,17 +979,12 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       traitOffersVersion: c.traitOffers.version,
       bestListings,
       bestTraitOffers,
-      base: Object.freeze({
-        slug: c.slug,
-        floor: c.floor,
-        floorRelearning: c.floorRelearning,
-        traitFloors: c.traitFloors,
-        traitFloorsByTrait: c.traitFloorIndex,
-        traits: c.traits,
-        bestCollectionOffer: bestOffer ? bestOffer.known : null,
-        bestTraitOffers,
-        bestListings,
-      }),
+      floor: c.floor,
+      floorRelearning: c.floorRelearning,
+      traitFloors: c.traitFloors,
+      traitFloorsByTrait: c.traitFloorIndex,
+      traits: c.traits,
+      bestCollectionOffer: bestOffer ? bestOffer.known : null,
     };
     c.cache = next;
     return next;
@@ -1012,39 +1029,54 @@ export function createMarketView(options: MarketViewOptions): MarketView {
 
   function snapshot(): MarketSnapshot {
     const at = clock.now();
-    const memo = new Map<string, CollectionSnapshot>();
+    // the collections this snapshot handed out, by their state's index (the same one each time)
+    const memo: (CollectionSnapshot | undefined)[] = [];
     const ownOrders = ownList();
     return Object.freeze({
       at,
       collections: slugs,
       ownOrders,
       collection(slug: string): CollectionSnapshot | undefined {
-        const had = memo.get(slug);
-        if (had) return had;
         const c = states.get(slug);
         if (!c) return undefined;
-        const f = freshness(c, at);
-        const base = baseOf(c).base;
+        const had = memo[c.index];
+        if (had) return had;
+        // freshness, then the base, then the fee: the order they are asked in
+        const { ageMs, stale } = freshness(c, at);
+        const base = baseOf(c);
         const fee = feeOf(c);
         const last = c.lastSnap;
         if (
           last !== null &&
-          last.base === base &&
-          last.ageMs === f.ageMs &&
-          last.stale === f.stale &&
-          last.fee === fee
+          c.lastBase === base &&
+          c.lastAgeMs === ageMs &&
+          c.lastStale === stale &&
+          c.lastFee === fee
         ) {
-          memo.set(slug, last.snap);
-          return last.snap;
+          memo[c.index] = last;
+          return last;
         }
+        // field by field (the keys of a snapshot, in their order), not a spread of a base
         const snap: CollectionSnapshot = Object.freeze({
-          ...base,
-          ageMs: f.ageMs,
-          stale: f.stale,
+          slug: c.slug,
+          floor: base.floor,
+          floorRelearning: base.floorRelearning,
+          traitFloors: base.traitFloors,
+          traitFloorsByTrait: base.traitFloorsByTrait,
+          traits: base.traits,
+          bestCollectionOffer: base.bestCollectionOffer,
+          bestTraitOffers: base.bestTraitOffers,
+          bestListings: base.bestListings,
+          ageMs,
+          stale,
           sellerFeeBps: fee,
         });
-        c.lastSnap = { base, ageMs: f.ageMs, stale: f.stale, fee, snap };
-        memo.set(slug, snap);
+        c.lastSnap = snap;
+        c.lastBase = base;
+        c.lastAgeMs = ageMs;
+        c.lastStale = stale;
+        c.lastFee = fee;
+        memo[c.index] = snap;
         return snap;
       },
     });
