@@ -257,18 +257,16 @@ interface CollectionState {
 }
 
 /** What a collection snapshot holds besides its freshness; a new one whenever the version moved. */
-interface SnapshotCache {
+interface SnapshotCache
+  extends Pick<
+    CollectionSnapshot,
+    'floor' | 'floorRelearning' | 'traitFloors' | 'traitFloorsByTrait' | 'traits' | 'bestCollectionOffer'
+  > {
   readonly version: number;
   readonly listingsVersion: number;
   readonly traitOffersVersion: number;
   readonly bestListings: SharedMap<string, Known<PriceLevel>>;
   readonly bestTraitOffers: SharedMap<string, Known<PriceLevel>>;
-  readonly floor: Known<PriceLevel> | null;
-  readonly floorRelearning: boolean;
-  readonly traitFloors: Known<readonly TraitFloor[]> | null;
-  readonly traitFloorsByTrait: ReadonlyMap<string, readonly TraitFloor[]>;
-  readonly traits: Known<readonly TraitCategory[]> | null;
-  readonly bestCollectionOffer: Known<PriceLevel> | null;
 }
 
 function perKind<T>(v: () => T): Record<RefreshKind, T> {
