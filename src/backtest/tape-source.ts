@@ -103,11 +103,20 @@ function prune<T>(l: Timed<T>[], floor: number): number {
 
 /** Freezes a parsed JSON value and everything in it (answers handed out many times must not change). */
 function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
     Object.freeze(v);
-    // (no Object.values: an array of every member of every object of an answer, made to be dropped)
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) deepFreeze(v[i]);
-    else for (const k in v) deepFreeze((v as Record<string, unknown>)[k]);
+    // (no Object.values: an array of every member of every object of an answer, made to be dropped;
+    // members that are not objects are not passed down: most of an answer, and nothing to freeze)
+    if (Array.isArray(v))
+      for (let i = 0; i < v.length; i++) {
+        const m: unknown = v[i];
+        if (typeof m === 'object' && m !== null) deepFreeze(m);
+      }
+    else
+      for (const k in v) {
+        const m: unknown = (v as Record<string, unknown>)[k];
+        if (typeof m === 'object' && m !== null) deepFreeze(m);
+      }
   }
   return v;
 }

@@ -453,7 +453,8 @@ const REST_BODY = Buffer.from(',"response":', 'latin1');
  * The line of `buf` from `start` to `end` (no newline) back to a record. A REST answer — written
  * as `{"k":"rest","at":…,"call":…,"slug":…,"next":…,"response":…}` — has its head parsed at once
  * and its body only when `response` is first read (a replay reads about half of them; they are
- * nearly half the bytes of a tape); any other line is decoded whole.
+ * nearly half the bytes of a tape); any other line is decoded whole. The body is read from `buf`
+ * itself then, not from a copy: `buf` must not change afterwards.
  */
 export function decodeLine(buf: Buffer, start: number, end: number): TapeRecord {
   // an event as an array (version 2): most lines
@@ -484,9 +485,13 @@ export function decodeLine(buf: Buffer, start: number, end: number): TapeRecord 
   return decodeRecord(buf.toString('utf8', start, end));
 }
 
-/** A REST record whose body is parsed when first read (from its own copy of the bytes). */
+/**
+ * A REST record whose body is parsed when first read. `body` is a view of the line's buffer, not a
+ * copy (the reader inflates each block into a buffer of its own that nothing writes to): an answer
+ * not read yet keeps its block (one flush of the writer) until it is read or let go.
+ */
 function lazyRest(head: Omit<TapeRest, 'response'>, body: Buffer): TapeRest {
-  let bytes: Buffer | null = Buffer.from(body);
+  let bytes: Buffer | null = body;
   let value: unknown;
   return {
     k: 'rest',

@@ -140,6 +140,13 @@ export function scanTape(path: string): TapeScan {
   }
 }
 
+/** zlib's default output chunk (and the smallest used here); the largest: 8 MB. */
+const MIN_CHUNK = 16 * 1024;
+const MAX_CHUNK = 8 * 1024 * 1024;
+
+/** The output chunk to inflate `bytes` of deflated records with: 8 times that (tapes inflate about 6.5 times). */
+const inflateChunk = (bytes: number): number => Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, bytes * 8));
+
 /**
  * The inflated payload of each whole block from the reader's offset (while it is under
  * `upToBytes`), the offset moved past each; a block that does not inflate stops the reader there.
@@ -150,7 +157,8 @@ function* inflatedBlocks(r: BlockReader, upToBytes = Number.POSITIVE_INFINITY): 
     if (b === undefined) return;
     let text: Buffer;
     try {
-      text = inflateRawSync(b.payload);
+      // output chunks of about the block's inflated size: one chunk, not tens of 16 KB ones joined
+      text = inflateRawSync(b.payload, { chunkSize: inflateChunk(b.payload.length) });
     } catch {
       r.stop('block does not inflate');
       return;
