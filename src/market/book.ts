@@ -9,7 +9,10 @@ import type { MapChange } from './shared-map.ts';
 
 export class GroupedBook {
   readonly #byHash = new Map<OrderHash, OrderEntry>();
-  /** Each group's entries in the order they came: one entry alone (most NFTs have one listing), or a map of them. */
+  /**
+   * Each group's entries in the order they came: one entry alone (most NFTs have one listing), or
+   * a map of them.
+   */
   readonly #groups = new Map<string, OrderEntry | Map<OrderHash, OrderEntry>>();
   readonly #best = new Map<string, OrderEntry>();
   readonly #groupOf: (e: OrderEntry) => string | null;

@@ -144,7 +144,10 @@ export function scanTape(path: string): TapeScan {
 const MIN_CHUNK = 16 * 1024;
 const MAX_CHUNK = 8 * 1024 * 1024;
 
-/** The output chunk to inflate `bytes` of deflated records with: 8 times that (tapes inflate about 6.5 times). */
+/**
+ * The output chunk to inflate `bytes` of deflated records with: 8 times that (tapes inflate about
+ * 6.5 times).
+ */
 const inflateChunk = (bytes: number): number => Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, bytes * 8));
 
 /**

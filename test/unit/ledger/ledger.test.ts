@@ -384,7 +384,8 @@ describe('ledger: validity and expiry', () => {
     expect(changes.at(-1)).toMatchObject({ news: { kind: 'expired' }, previous: { state: 'open' } });
   });
 
-  it('counting() is the same list while nothing changes and time reaches no end; ticks that move nothing still expire later', () => {
+  it('counting() is the same list while nothing changes and time reaches no end', () => {
+    // and ticks that found nothing due still move what is due later and drop closed orders in time
     const { ledger, clock, state } = setup({ retentionMs: 60_000 });
     setupOpen(ledger, { expiresAt: T0 + 10_000 });
     setupOpen(ledger, { expiresAt: T0 + 20_000 }, 2);
