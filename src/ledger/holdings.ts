@@ -13,7 +13,6 @@ import { type MarketSnapshot, netOfFees } from '../market/snapshot.ts';
 import type { FillRecord, Store } from '../store/index.ts';
 import type { Holding, HoldingsView, NftRef } from '../strategy.ts';
 import type { OrderLedger } from './ledger.ts';
-import type { LedgerOrder } from './types.ts';
 
 interface Unit {
   readonly cost: bigint;
@@ -187,25 +186,13 @@ export function createHoldings(o: HoldingsOptions): Holdings {
   o.ledger.onChange((c) => {
     if (c.order.side === 'listing' || c.previous?.side === 'listing') listingsDirty = true;
   });
-  /** Listing hash → NFT key of the listings the last read found (kept for the next read). */
-  type ListingKey = { readonly contract: string; readonly tokenId: string; readonly key: string };
-  let keysOfListings = new Map<string, ListingKey>();
-  /** The NFT key of a listing (an order's NFT stays the same: checked all the same), noted in `keys`. */
-  const listingKey = (keys: Map<string, ListingKey>, l: LedgerOrder, contract: string, tokenId: string) => {
-    let k = keysOfListings.get(l.orderHash);
-    if (k === undefined || k.contract !== contract || k.tokenId !== tokenId)
-      k = { contract, tokenId, key: nftKeyOf(o.chain, contract, tokenId) };
-    keys.set(l.orderHash, k);
-    return k.key;
-  };
   /** Reads our listings again; the holdings whose listing changed are built again (`touched`). */
   function readListings(): void {
     const next = new Map<string, Holding['listedBy']>();
-    const keys = new Map<string, ListingKey>();
     let until = Number.POSITIVE_INFINITY;
     for (const l of o.ledger.counting())
       if (l.side === 'listing' && l.contract !== null && l.tokenId !== null) {
-        const key = listingKey(keys, l, l.contract, l.tokenId);
+        const key = nftKeyOf(o.chain, l.contract, l.tokenId);
         const had = listings.get(key);
         next.set(
           key,
@@ -221,7 +208,6 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     for (const [key, l] of next) if (listings.get(key) !== l) touched.add(key);
     for (const key of listings.keys()) if (!next.has(key)) touched.add(key);
     listings = next;
-    keysOfListings = keys;
     listingsUntil = until;
     listingsDirty = false;
   }
