@@ -3,7 +3,13 @@
 // wallet; the engine coalesces its intents, checks risk, runs the guard and executes them (live or
 // on paper).
 import { z } from 'zod';
-import type { MarketEvent, MarketEventKind, NftRef, PaymentToken } from './domain/events.ts';
+import {
+  type MarketEvent,
+  type MarketEventKind,
+  type NftRef,
+  nftKey,
+  type PaymentToken,
+} from './domain/events.ts';
 import type { Address, CollectionSlug, OrderHash } from './domain/ids.ts';
 import type { Known, MarketPart, MarketSnapshot, OwnOrder } from './market/snapshot.ts';
 
@@ -213,10 +219,6 @@ function base(target: string, o: Opt): IntentBase {
   };
 }
 
-function nftKeyOf(nft: NftRef): string {
-  return `${nft.chain}/${nft.contract.toLowerCase()}/${nft.identifier}`;
-}
-
 /** The coalescing target of an offer. */
 export function offerTarget(offer: OfferSpec): string {
   switch (offer.type) {
@@ -225,7 +227,7 @@ export function offerTarget(offer: OfferSpec): string {
     case 'trait':
       return `offer:trait:${offer.collection}:${offer.traitType}:${offer.value}`;
     case 'item':
-      return `offer:item:${nftKeyOf(offer.nft)}`;
+      return `offer:item:${nftKey(offer.nft)}`;
   }
 }
 
@@ -294,7 +296,7 @@ export function swap(a: Omit<Swap, 'kind' | 'target' | 'priority' | 'reason'> & 
 
 /** The coalescing target of a listing of one NFT: one listing per NFT across strategies. */
 export function listingTarget(nft: NftRef): string {
-  return `list:${nftKeyOf(nft)}`;
+  return `list:${nftKey(nft)}`;
 }
 
 export function placeListing(

@@ -11,7 +11,13 @@
 //   - accepting an offer fills when the book still shows an offer that high, proceeds after fees
 //     at least the intent's minimum.
 // Fees are the collection's required fees (marketplace + royalties) inside the price.
-import type { ListingEvent, NftRef, PaymentToken, SaleEvent } from '../domain/events.ts';
+import {
+  type ListingEvent,
+  type NftRef,
+  nftKey,
+  type PaymentToken,
+  type SaleEvent,
+} from '../domain/events.ts';
 import { ZERO_ADDRESS } from '../domain/ids.ts';
 import { percentToBps } from '../seaport/fees.ts';
 import type { OfferSpec } from '../strategy.ts';
@@ -31,10 +37,6 @@ export const PAPER_GAS_UNITS = Object.freeze({
   mint_base: 60_000n,
   swap: 150_000n,
 });
-
-export function nftKeyOf(nft: NftRef): string {
-  return `${nft.chain}/${nft.contract.toLowerCase()}/${nft.identifier}`;
-}
 
 /**
  * Required fees of a collection in basis points, each percent turned into bps as our orders carry
@@ -83,7 +85,7 @@ export function listingCrossesOffer(
   if (!sameValueToken(listing.paymentToken, order.paymentToken)) return false;
   const offer = order.offer;
   if (offer.type === 'collection') return true;
-  if (offer.type === 'item') return nftKeyOf(offer.nft) === nftKeyOf(listing.nft);
+  if (offer.type === 'item') return nftKey(offer.nft) === nftKey(listing.nft);
   return 'traits';
 }
 
@@ -137,7 +139,7 @@ export function listingTakenBySale<L extends SimulatedListing>(
   for (const x of ours) {
     if (x.collection !== sale.collection) continue;
     if (x.price > unit || x.paymentToken.decimals !== sale.paymentToken.decimals) continue;
-    if (nftKeyOf(x.nft) === nftKeyOf(sale.nft)) continue; // the sale of this very NFT is not ours
+    if (nftKey(x.nft) === nftKey(sale.nft)) continue; // the sale of this very NFT is not ours
     if (best === undefined || x.price < best.price) best = x;
   }
   return best;

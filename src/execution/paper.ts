@@ -11,7 +11,7 @@
 // shows an offer that high, with the fees taken out and gas at the current fee level.
 // `report()` says what it would have done.
 import { hash } from 'node:crypto';
-import type { MarketEvent, NftRef, PaymentToken } from '../domain/events.ts';
+import { type MarketEvent, type NftRef, nftKey, type PaymentToken } from '../domain/events.ts';
 import { type Address, type OrderHash, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { ExecutionContext, ExecutionResult, Executor } from '../engine/index.ts';
 import { RejectedError } from '../errors/index.ts';
@@ -27,7 +27,6 @@ import {
   feeOf,
   listingCrossesOffer,
   listingTakenBySale,
-  nftKeyOf,
   PAPER_GAS_UNITS,
   traitMatches,
 } from './fill-model.ts';
@@ -362,7 +361,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     },
     now: number,
   ): Promise<OrderHash> {
-    const orderHash = paperHash(['list', a.strategyId, nftKeyOf(a.nft), a.price, now, ++seq]);
+    const orderHash = paperHash(['list', a.strategyId, nftKey(a.nft), a.price, now, ++seq]);
     const total = a.price * a.quantity;
     const feeItems = (await fees(a.collection))
       .filter((f) => f.required !== false)
@@ -446,11 +445,11 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       }
       case 'buy_listing': {
         const col = ctx.market.collection(intent.collection);
-        const level = col?.bestListings.get(nftKeyOf(intent.nft))?.value;
+        const level = col?.bestListings.get(nftKey(intent.nft))?.value;
         if (await heldAndUnique(intent.nft))
           return refuse(
             'paper_already_held',
-            `we already hold ${nftKeyOf(intent.nft)} (one of a kind): its listing by someone else is stale`,
+            `we already hold ${nftKey(intent.nft)} (one of a kind): its listing by someone else is stale`,
           );
         const stands = o.standsAfterLatency?.(intent.orderHash, intent.nft, now) ?? true;
         const out = buyOutcome(level, intent, stands);
@@ -464,7 +463,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
             strategyId: ctx.strategyId,
             kind: 'buy',
             collection: intent.collection,
-            item: nftKeyOf(intent.nft),
+            item: nftKey(intent.nft),
             price: total,
             token: intent.paymentToken.address.toLowerCase(),
             symbol: intent.paymentToken.symbol,
@@ -597,7 +596,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         if (o.holds?.(intent.nft) === false)
           return refuse(
             'paper_not_held',
-            `we no longer hold ${nftKeyOf(intent.nft)} (sold meanwhile): there is nothing to accept the offer with`,
+            `we no longer hold ${nftKey(intent.nft)} (sold meanwhile): there is nothing to accept the offer with`,
           );
         const f = out.fees;
         const g = await gas(PAPER_GAS_UNITS.accept_offer);
@@ -607,7 +606,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
             strategyId: ctx.strategyId,
             kind: 'offer_accepted',
             collection: intent.collection,
-            item: nftKeyOf(intent.nft),
+            item: nftKey(intent.nft),
             price: intent.offerPrice,
             token: intent.paymentToken.address.toLowerCase(),
             symbol: intent.paymentToken.symbol,
@@ -708,7 +707,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
       strategyId: best.strategyId,
       kind: 'listing_sold',
       collection: best.collection,
-      item: nftKeyOf(best.nft),
+      item: nftKey(best.nft),
       price: best.price,
       token: best.paymentToken.address.toLowerCase(),
       symbol: best.paymentToken.symbol,
@@ -767,7 +766,7 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
         strategyId: order.strategyId,
         kind: 'offer_filled',
         collection: order.offer.collection,
-        item: nftKeyOf(event.nft),
+        item: nftKey(event.nft),
         price: order.price,
         token: order.paymentToken.address.toLowerCase(),
         symbol: order.paymentToken.symbol,
