@@ -66,6 +66,7 @@ export class MemoryStrategyState implements StrategyState {
    * TypeError when a value is not JSON (a bigint, a cycle): the hook's own error.
    */
   serialize(): void {
+    if (this.touched.size === 0) return; // most hooks touch nothing
     for (const k of this.touched) {
       const v = this.data[k];
       const text = v === undefined ? undefined : JSON.stringify(v);

@@ -207,17 +207,20 @@ export class RiskManager {
 
   /** Offers that still count (the ledger decides: an order counts until it is really gone). */
   private book(): readonly BookEntry[] {
-    // one read per ledger change and instant: a check reads the book several times
+    // Kept while the ledger's version stays and `counting()` gives the same list (it does while no
+    // order changes and time reaches no order's end; that list is never changed): a check reads
+    // the book several times, and the sweeps of many instants read the same book.
     const v = this.orders.version();
-    const at = this.orders.now();
-    if (this.bookCache !== null && this.bookCache.v === v && this.bookCache.at === at)
+    const counting = this.orders.counting();
+    if (this.bookCache !== null && this.bookCache.v === v && this.bookCache.counting === counting)
       return this.bookCache.list;
     const list: BookEntry[] = [];
-    for (const o of this.orders.counting()) if (o.side !== 'listing') list.push(this.entryOf(o));
-    this.bookCache = { v, at, list };
+    for (const o of counting) if (o.side !== 'listing') list.push(this.entryOf(o));
+    this.bookCache = { v, counting, list };
     return list;
   }
-  private bookCache: { v: number; at: number; list: readonly BookEntry[] } | null = null;
+  private bookCache: { v: number; counting: readonly LedgerOrder[]; list: readonly BookEntry[] } | null =
+    null;
 
   private isCancelling(orderHash: string): boolean {
     return this.cancelling.has(orderHash) || this.orders.get(orderHash)?.state === 'cancelling';
@@ -385,21 +388,7 @@ export class RiskManager {
     input: CheckInput,
   ): { readonly refusal: Refusal } | { readonly hold: Reservation; readonly cancelling: readonly string[] } {
     const { strategyId } = input;
-    // commits no budget: held in flight only (a cancel, a sale)
-    const nothing = (cancelling: readonly string[] = []) => ({
-      hold: {
-        intentId: input.intentId,
-        strategyId,
-        intent,
-        commitment: null,
-        tokenKey: null,
-        amount: 0n,
-        items: 0n,
-        held: 'inflight' as const,
-      },
-      cancelling,
-    });
-    if (intent.kind === 'cancel_order') return nothing([intent.orderHash]);
+    if (intent.kind === 'cancel_order') return holdNothing(intent, input, [intent.orderHash]);
     if (this.killedAt !== null) return { refusal: { code: 'risk_killed', message: 'kill switch is on' } };
     if (this.pausedAt !== null) return { refusal: { code: 'risk_paused', message: 'trading is paused' } };
     if (
@@ -409,12 +398,12 @@ export class RiskManager {
     ) {
       const r = this.checkSell(intent, input);
       if (r !== null) return { refusal: r };
-      return nothing(intent.kind === 'replace_listing' ? [intent.orderHash] : []);
+      return holdNothing(intent, input, intent.kind === 'replace_listing' ? [intent.orderHash] : []);
     }
     if (intent.kind === 'swap' && this.withinAccount(intent)) {
       if (intent.amountIn <= 0n)
         return { refusal: { code: 'risk_invalid', message: 'price must be positive' } };
-      return nothing();
+      return holdNothing(intent, input, []);
     }
     if (intent.kind === 'buy_listing') {
       // never buy back our own listing, nor an NFT we hold and list
@@ -719,24 +708,11 @@ export class RiskManager {
    */
   excess(now: number): ExcessCancel[] {
     const out: ExcessCancel[] = [];
+    const book = this.book();
+    if (book.length === 0) return out;
     const picked = new Set<string>();
-    const pick = (entries: BookEntry[], over: bigint, reason: string) => {
-      let left = over;
-      for (const e of entries.sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : 0))) {
-        if (left <= 0n) break;
-        if (this.isCancelling(e.orderHash) || picked.has(e.orderHash)) continue;
-        picked.add(e.orderHash);
-        out.push({ orderHash: e.orderHash, strategyId: e.strategyId, reason });
-        left -= e.amount;
-      }
-    };
-    const pendingCancel = (entries: Iterable<BookEntry>) => {
-      let s = 0n;
-      for (const e of entries) if (this.isCancelling(e.orderHash) || picked.has(e.orderHash)) s += e.amount;
-      return s;
-    };
     const byToken = new Map<string, BookEntry[]>();
-    for (const e of this.book()) {
+    for (const e of book) {
       const list = byToken.get(e.tokenKey);
       if (list) list.push(e);
       else byToken.set(e.tokenKey, [e]);
@@ -746,9 +722,9 @@ export class RiskManager {
       if (token === undefined) continue;
       const lim = limitsFor(this.limits, token);
       const g = this.totals(now, key);
-      const live = g.exposure - pendingCancel(entries);
+      const live = g.exposure - this.pendingCancel(entries, picked);
       if (lim === undefined) {
-        pick(entries, live, 'no_limits');
+        this.pick(entries, live, 'no_limits', picked, out);
         continue;
       }
       let headroom = lim.maxExposure;
@@ -758,7 +734,7 @@ export class RiskManager {
         const b = max0(lim.budget - g.spentAll - g.reserved);
         if (b < headroom) headroom = b;
       }
-      if (live > headroom) pick(entries, live - headroom, 'exposure_over_headroom');
+      if (live > headroom) this.pick(entries, live - headroom, 'exposure_over_headroom', picked, out);
       const byStrategy = new Map<string, BookEntry[]>();
       const byCollection = new Map<string, BookEntry[]>();
       for (const e of entries) {
@@ -776,8 +752,8 @@ export class RiskManager {
         if (sb === null) continue;
         const s = this.totals(now, key, { strategyId: sId });
         const room = max0(sb - s.spentAll - s.reserved);
-        const liveS = s.exposure - pendingCancel(list);
-        if (liveS > room) pick(list, liveS - room, 'strategy_budget');
+        const liveS = s.exposure - this.pendingCancel(list, picked);
+        if (liveS > room) this.pick(list, liveS - room, 'strategy_budget', picked, out);
       }
       for (const [col, list] of byCollection) {
         const cl = collectionLimits(this.limits, col);
@@ -788,11 +764,39 @@ export class RiskManager {
           const d = max0(cl.maxSpendPerDay - t.spentDay - t.reserved);
           if (d < room) room = d;
         }
-        const liveC = t.exposure - pendingCancel(list);
-        if (liveC > room) pick(list, liveC - room, 'collection_cap');
+        const liveC = t.exposure - this.pendingCancel(list, picked);
+        if (liveC > room) this.pick(list, liveC - room, 'collection_cap', picked, out);
       }
     }
     return out;
+  }
+
+  /**
+   * (excess) Picks `entries`, largest first (sorted so in place), to cancel until `over` is covered;
+   * offers already being cancelled or picked are passed over.
+   */
+  private pick(
+    entries: BookEntry[],
+    over: bigint,
+    reason: string,
+    picked: Set<string>,
+    out: ExcessCancel[],
+  ): void {
+    let left = over;
+    for (const e of entries.sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : 0))) {
+      if (left <= 0n) break;
+      if (this.isCancelling(e.orderHash) || picked.has(e.orderHash)) continue;
+      picked.add(e.orderHash);
+      out.push({ orderHash: e.orderHash, strategyId: e.strategyId, reason });
+      left -= e.amount;
+    }
+  }
+
+  /** (excess) What of `entries` is being cancelled already or picked to be. */
+  private pendingCancel(entries: Iterable<BookEntry>, picked: ReadonlySet<string>): bigint {
+    let s = 0n;
+    for (const e of entries) if (this.isCancelling(e.orderHash) || picked.has(e.orderHash)) s += e.amount;
+    return s;
   }
 
   /**
@@ -869,6 +873,27 @@ export class RiskManager {
       refusals: this.refusalCounts(),
     };
   }
+}
+
+/** What an intent that commits no budget holds: in flight only (a cancel, a sale). */
+function holdNothing(
+  intent: Intent,
+  input: CheckInput,
+  cancelling: readonly string[],
+): { readonly hold: Reservation; readonly cancelling: readonly string[] } {
+  return {
+    hold: {
+      intentId: input.intentId,
+      strategyId: input.strategyId,
+      intent,
+      commitment: null,
+      tokenKey: null,
+      amount: 0n,
+      items: 0n,
+      held: 'inflight',
+    },
+    cancelling,
+  };
 }
 
 export interface RiskStatus {
