@@ -168,7 +168,7 @@ interface Plan {
 }
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
-const max = (...v: bigint[]): bigint => v.reduce((a, b) => (b > a ? b : a));
+const max = (a: bigint, b: bigint): bigint => (b > a ? b : a);
 const lower = (s: string | null | undefined): string => (s ?? '').toLowerCase();
 
 /** Same money: equal decimals and the same token, ETH and WETH counting as one. */
@@ -249,17 +249,29 @@ function oursOf(ctx: Ctx): Ours {
   const had = oursMemo.get(market);
   if (had !== undefined && had.own === own && had.held === held) return had.ours;
   const orders = had !== undefined && had.own === own ? had.orders : new OrderHashes(market, own);
+  const { listed, keys } = heldSetsOf(held);
+  const ours: Ours = { order: (hash) => orders.has(hash), listed, keys };
+  oursMemo.set(market, { own, held, orders, ours });
+  return ours;
+}
+const oursMemo = new WeakMap<object, { own: unknown; held: unknown; orders: OrderHashes; ours: Ours }>();
+
+/** The holdings' part of `Ours`: the same sets for the same list (all()'s, until a holding changes). */
+function heldSetsOf(held: readonly Holding[]): Pick<Ours, 'listed' | 'keys'> {
+  const had = heldSets.get(held);
+  if (had !== undefined) return had;
   const listed = new Set<string>();
   const keys = new Set<string>();
   for (const h of held) {
     keys.add(keysOfHolding(h).lower);
     if (h.listedBy !== null) listed.add(lower(h.listedBy.orderHash));
   }
-  const ours: Ours = { order: (hash) => orders.has(hash), listed, keys };
-  oursMemo.set(market, { own, held, orders, ours });
-  return ours;
+  return put(heldSets, held, { listed, keys });
 }
-const oursMemo = new WeakMap<object, { own: unknown; held: unknown; orders: OrderHashes; ours: Ours }>();
+const heldSets = new WeakMap<readonly Holding[], Pick<Ours, 'listed' | 'keys'>>();
+
+/** Whether isOurs answers from the maker alone (it and our wallet known), not from `Ours`. */
+const byMaker = (ctx: Ctx, maker: string | null): maker is string => maker !== null && ctx.wallet !== null;
 
 /**
  * Whether an order is ours: its maker is our wallet — an order whose maker is known and not our
@@ -268,7 +280,7 @@ const oursMemo = new WeakMap<object, { own: unknown; held: unknown; orders: Orde
  */
 function isOurs(ctx: Ctx, ours: Ours, hash: string | null, maker: string | null): boolean {
   const w = ctx.wallet;
-  if (maker !== null && w !== null)
+  if (byMaker(ctx, maker) && w !== null)
     return maker === w || (maker.length === w.length && lower(maker) === lower(w));
   return hash !== null && (ours.listed.has(hash) || ours.listed.has(lower(hash)) || ours.order(hash));
 }
@@ -387,7 +399,7 @@ function plan(ctx: Ctx, h: Holding, floors: Floors, fee: bigint): Plan {
     const rule =
       p.pricing === 'markup' ? markupRule : p.pricing === 'floor' ? floorRule : max(markupRule, floorRule);
     return {
-      price: max(rule, costBound, underBound),
+      price: max(max(rule, costBound), underBound),
       stopLoss: undefined,
       listLower: max(costBound, underBound),
       netLower: max(costNet, underBound),
@@ -555,19 +567,23 @@ function wanted(p: Params, h: Holding): boolean {
 
 /** What this instance sells of `all` (in `only`'s collection, when given); the same list until the holdings change. */
 function heldOf(p: Params, all: readonly Holding[], only: string | undefined): readonly Holding[] {
-  const byList = heldMemo.get(p) ?? put(heldMemo, p, new WeakMap());
-  const byCollection = byList.get(all) ?? put(byList, all, new Map<string, readonly Holding[]>());
+  let memo = heldMemo.get(p);
+  // kept for the newest list only: all() hands out a new one when a holding changes
+  if (memo === undefined || memo.all !== all) memo = put(heldMemo, p, { all, byCollection: new Map() });
   const key = only ?? '';
   return (
-    byCollection.get(key) ??
+    memo.byCollection.get(key) ??
     put(
-      byCollection,
+      memo.byCollection,
       key,
       all.filter((h) => (only === undefined || h.collection === only) && wanted(p, h)),
     )
   );
 }
-const heldMemo = new WeakMap<Params, WeakMap<readonly Holding[], Map<string, readonly Holding[]>>>();
+const heldMemo = new WeakMap<
+  Params,
+  { readonly all: readonly Holding[]; readonly byCollection: Map<string, readonly Holding[]> }
+>();
 
 function wantedNow(p: Params, h: Holding): boolean {
   if (h.quantity <= 0n) return false;
@@ -587,8 +603,9 @@ function wantedNow(p: Params, h: Holding): boolean {
  */
 interface Quiet {
   readonly h: Holding;
-  readonly ref: bigint;
-  readonly raw: bigint;
+  /** The floors read (moved on when they move and the answer stays: see decide). */
+  ref: bigint;
+  raw: bigint;
   /** The fees a sale pays there (bps): the plan and every bound follow them. */
   readonly fee: bigint;
   /** Our listing as read (all undefined: none). */
@@ -608,12 +625,27 @@ interface Quiet {
    * set when the holding is remembered (quietOf leaves it at now, no time at all).
    */
   until: number;
+  /**
+   * What the offers above were last found to read as, under `ours` and `wallet`: the collection's
+   * best offer, the item offer seen and the trait offers' map. The same objects (a level, an entry
+   * of 'offers' and a map are replaced, never changed) under the same two read the same and are
+   * not read again; stillQuiet sets them anew each time it finds all the offers the same.
+   */
+  ours: Ours;
+  wallet: string | null;
+  /** Whether an offer's `ours` above was read off our orders (else `ours` need not be the same). */
+  readonly oursRead: boolean;
+  coAt: object | null;
+  seenAt: SeenOffer | undefined;
+  traitMap: object | null;
 }
 /**
  * An offer among a holding's inputs: null when there is none, 'low' when under `needGross` per
  * unit (it could not be accepted, whoever made it), else the offer and whether it is ours.
  */
-type OfferInput = null | 'low' | { readonly level: object; readonly ours: boolean };
+type OfferInput = null | 'low' | { readonly level: object; readonly ours: boolean; readonly byHash: boolean };
+/** Whether an offer input's `ours` was read off our orders (its maker or our wallet not known). */
+const readsOurs = (o: OfferInput): boolean => o !== null && o !== 'low' && o.byHash;
 /** Whether any offer of a holding's inputs reaches its `needGross` (only such an offer may be accepted). */
 function anyOfferReaches(q: Quiet): boolean {
   if (reaches(q.co) || reaches(q.seen)) return true;
@@ -622,6 +654,23 @@ function anyOfferReaches(q: Quiet): boolean {
 }
 const reaches = (o: OfferInput): boolean => o !== null && o !== 'low';
 type Traits = readonly { readonly type: string; readonly value: string }[];
+
+/** The highest price per unit of a collection's best trait offers (0: none), once per map. */
+function topTraitOffer(offers: CollectionSnapshot['bestTraitOffers']): bigint {
+  if (offers === topLast.map) return topLast.top;
+  let top = topTraitOffers.get(offers);
+  if (top === undefined) {
+    top = 0n;
+    for (const o of offers.values()) if (o.value.price > top) top = o.value.price;
+    topTraitOffers.set(offers, top);
+  }
+  topLast.map = offers;
+  topLast.top = top;
+  return top;
+}
+/** Maps are replaced, never changed; the last one asked is kept at hand (a decision asks per holding). */
+const topTraitOffers = new WeakMap<object, bigint>();
+const topLast: { map: object | null; top: bigint } = { map: null, top: 0n };
 const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
 /** The trait keys of an NFT's traits (built once per traits list). */
 const traitKeysOf = new WeakMap<object, readonly string[]>();
@@ -658,7 +707,8 @@ function offerInput(
   maker: string | null,
   unit: bigint,
 ): OfferInput {
-  return unit < needGross ? 'low' : { level, ours: isOurs(ctx, ours, hash, maker) };
+  if (unit < needGross) return 'low';
+  return { level, ours: isOurs(ctx, ours, hash, maker), byHash: !byMaker(ctx, maker) };
 }
 
 /** Whether an offer is the same input as `was` was (see OfferInput) for a holding needing `needGross`. */
@@ -693,6 +743,12 @@ function quietOf(
   needGross: bigint,
 ): Quiet {
   const co = col.bestCollectionOffer;
+  const coInput =
+    co === null
+      ? null
+      : offerInput(ctx, ours, needGross, co, co.value.orderHash, co.value.maker, co.value.price);
+  const seenInput =
+    seen === undefined ? null : offerInput(ctx, ours, needGross, seen, seen.h, seen.m, seenUnit(seen));
   const traitOffers: OfferInput[] = [];
   if (traits !== undefined)
     for (const k of traitKeysOfList(traits)) {
@@ -711,36 +767,38 @@ function quietOf(
     mineHash: mine?.orderHash,
     minePrice: mine?.price,
     mineExpiresAt: mine?.expiresAt,
-    co:
-      co === null
-        ? null
-        : offerInput(ctx, ours, needGross, co, co.value.orderHash, co.value.maker, co.value.price),
-    seen: seen === undefined ? null : offerInput(ctx, ours, needGross, seen, seen.h, seen.m, seenUnit(seen)),
+    co: coInput,
+    seen: seenInput,
     traits,
     traitOffers,
     needGross,
     until: ctx.now,
+    ours,
+    wallet: ctx.wallet,
+    oursRead: readsOurs(coInput) || readsOurs(seenInput) || traitOffers.some(readsOurs),
+    coAt: co,
+    seenAt: seen,
+    traitMap: col.bestTraitOffers,
   };
 }
 
 /**
- * Whether holding `h` reads the same as when `last` was remembered (see `quietHoldings`), read in
- * the order of the cheapest first: it stops at the first that differs. `seen` is the item offer
- * seen on its NFT.
+ * Whether holding `h` reads the same as when `last` was remembered (see `quietHoldings`), the
+ * floors aside (decide compares them), read in the order of the cheapest first: it stops at the
+ * first that differs. `seen` is the item offer seen on its NFT.
  */
 function stillQuiet(
   ctx: Ctx,
   last: Quiet,
   h: Holding,
   col: CollectionSnapshot,
-  floors: Floors,
   fee: bigint,
   keys: HoldingKeys,
   mine: Mine | null,
   seen: SeenOffer | undefined,
   ours: Ours,
 ): boolean {
-  if (last.h !== h || last.ref !== floors.ref || last.raw !== floors.raw || last.fee !== fee) return false;
+  if (last.h !== h || last.fee !== fee) return false;
   if (
     last.mineHash !== mine?.orderHash ||
     last.minePrice !== mine?.price ||
@@ -748,41 +806,64 @@ function stillQuiet(
   )
     return false;
   const need = last.needGross;
+  // the offers last found the same (see Quiet.coAt) are, while ours and the wallet are
+  const same = last.wallet === ctx.wallet && (last.ours === ours || !last.oursRead);
   const co = col.bestCollectionOffer;
   if (
-    co === null
+    !(same && co === last.coAt) &&
+    (co === null
       ? last.co !== null
-      : !sameOffer(ctx, ours, need, last.co, co, co.value.orderHash, co.value.maker, co.value.price)
+      : !sameOffer(ctx, ours, need, last.co, co, co.value.orderHash, co.value.maker, co.value.price))
   )
     return false;
   if (
-    seen === undefined
+    !(same && seen === last.seenAt) &&
+    (seen === undefined
       ? last.seen !== null
-      : !sameOffer(ctx, ours, need, last.seen, seen, seen.h, seen.m, seenUnit(seen))
+      : !sameOffer(ctx, ours, need, last.seen, seen, seen.h, seen.m, seenUnit(seen)))
   )
     return false;
-  const traits = ctx.nfts.get(keys.key)?.value;
-  if (traits !== last.traits) return false;
-  if (traits === undefined) return true;
-  const tk = traitKeysOfList(traits);
-  for (let i = 0; i < tk.length; i++) {
-    const to = col.bestTraitOffers.get(tk[i] as string);
-    const was = last.traitOffers[i] as OfferInput;
-    if (
-      to === undefined
-        ? was !== null
-        : !sameOffer(ctx, ours, need, was, to, to.value.orderHash, to.value.maker, to.value.price)
-    )
-      return false;
+  const traitMap = col.bestTraitOffers;
+  // no trait offer there reaches `need`: none may be accepted, whatever the NFT's traits (then
+  // neither they nor the memo's trait offers are read; an evaluation would find them all 'low')
+  const traitsRead = topTraitOffer(traitMap) >= need;
+  if (traitsRead) {
+    const traits = ctx.nfts.get(keys.key)?.value;
+    if (traits !== last.traits) return false;
+    if (traits !== undefined && !(same && traitMap === last.traitMap)) {
+      const tk = traitKeysOfList(traits);
+      for (let i = 0; i < tk.length; i++) {
+        const to = traitMap.get(tk[i] as string);
+        const was = last.traitOffers[i] as OfferInput;
+        if (
+          to === undefined
+            ? was !== null
+            : !sameOffer(ctx, ours, need, was, to, to.value.orderHash, to.value.maker, to.value.price)
+        )
+          return false;
+      }
+    }
   }
+  if (!same) {
+    last.ours = ours;
+    last.wallet = ctx.wallet;
+  }
+  if (last.coAt !== co) last.coAt = co;
+  if (last.seenAt !== seen) last.seenAt = seen;
+  // a map not read is no hint (the last one stays one while ours and the wallet do)
+  if (traitsRead) last.traitMap = traitMap;
+  else if (!same) last.traitMap = null;
   return true;
 }
 
 /** When the first refusal of an offer ends (after now): such an offer may be taken again then. */
 function refusalsEnd(ctx: Ctx): number {
   let until = Number.POSITIVE_INFINITY;
-  for (const end of Object.values(ctx.state.get<Record<string, number>>('refused') ?? {}))
-    if (end > ctx.now) until = Math.min(until, end);
+  const refused = ctx.state.get<Record<string, number>>('refused');
+  for (const k in refused) {
+    const end = refused[k] as number;
+    if (end > ctx.now && end < until) until = end;
+  }
   return until;
 }
 
@@ -826,6 +907,29 @@ function partOf(ctx: Ctx, slug: string, ours: Ours): CollectionPart {
   };
 }
 
+/** What our listing needs against the plan `want`: to be placed, repriced, relisted, or nothing (null). */
+function actionOf(ctx: Ctx, mine: Mine | null, want: Plan): 'place' | 'reprice' | 'relist' | null {
+  const p = ctx.params;
+  if (mine === null) return 'place';
+  // a floor move (up or down) of repriceBps, or a listing under its bounds, reprices
+  if (mine.price < want.listLower || movedBy(mine.price, want.price, p.repriceBps)) return 'reprice';
+  if (mine.expiresAt !== null && mine.expiresAt - ctx.now <= p.relistBeforeMinutes * MINUTE) return 'relist';
+  return null;
+}
+
+/**
+ * The least price per unit an offer must have to be accepted while our listing stands at
+ * `listPrice`: its net reaches the plan's least and beats the listing's by acceptMarginBps.
+ */
+function needGrossOf(p: Params, want: Plan, listPrice: bigint, fee: bigint): bigint {
+  const needNet = max(
+    want.netLower,
+    ceilDiv(netOfFees(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
+  );
+  // an offer nets at least needNet exactly when its price per unit is at least this
+  return grossFor(needNet, fee);
+}
+
 function decide(ctx: Ctx, only?: string): Intent[] {
   const p = ctx.params;
   // nothing of ours to sell there (an event of a collection we hold nothing of): nothing to do
@@ -847,43 +951,51 @@ function decide(ctx: Ctx, only?: string): Intent[] {
   for (const h of held) {
     const keys = keysOfHolding(h);
     const key = keys.lower;
+    // the holdings of a collection mostly follow one another (an event's are all of one)
+    if (part === undefined || part.slug !== h.collection) {
+      const had = parts.get(h.collection);
+      // nothing to sell against there now (read for an earlier holding): skipped as below
+      if (had !== undefined && (had.col === undefined || had.floors === null)) continue;
+      part = had;
+    } else if (part.col === undefined || part.floors === null) continue;
     if (pending[key] !== undefined) continue;
     const mine = listingOf(ctx, h, keys, open);
     if (mine === 'skip') continue;
-    // the holdings of a collection mostly follow one another (an event's are all of one)
-    if (part === undefined || part.slug !== h.collection)
-      part = parts.get(h.collection) ?? put(parts, h.collection, partOf(ctx, h.collection, ours));
+    part ??= put(parts, h.collection, partOf(ctx, h.collection, ours));
     const { col, floors, fee } = part;
     if (col === undefined || floors === null) continue;
     const seen = offers?.[key];
     const last = quiet.get(key);
+    let want: Plan | undefined;
     if (
       last !== undefined &&
       ctx.now < last.until &&
-      stillQuiet(ctx, last, h, col, floors, fee, keys, mine, seen, ours)
-    )
-      continue;
+      stillQuiet(ctx, last, h, col, fee, keys, mine, seen, ours)
+    ) {
+      if (last.ref === floors.ref && last.raw === floors.raw) continue;
+      // only the floors moved: the answer stays while the listing does and an offer needs what it
+      // needed (the offers then read as remembered); the memo follows the floors
+      want = plan(ctx, h, floors, fee);
+      if (
+        mine !== null &&
+        actionOf(ctx, mine, want) === null &&
+        needGrossOf(p, want, mine.price, fee) === last.needGross
+      ) {
+        last.ref = floors.ref;
+        last.raw = floors.raw;
+        continue;
+      }
+    }
     // remembered again below when it asks for nothing
     quiet.delete(key);
-    const want = plan(ctx, h, floors, fee);
+    want ??= plan(ctx, h, floors, fee);
     const unitCost = h.costBasis / h.quantity;
 
     // what our listing will be after this decision
-    let action: 'place' | 'reprice' | 'relist' | null = null;
-    if (mine === null) action = 'place';
-    // a floor move (up or down) of repriceBps, or a listing under its bounds, reprices
-    else if (mine.price < want.listLower || movedBy(mine.price, want.price, p.repriceBps)) action = 'reprice';
-    else if (mine.expiresAt !== null && mine.expiresAt - ctx.now <= p.relistBeforeMinutes * MINUTE)
-      action = 'relist';
+    const action = actionOf(ctx, mine, want);
     const listPrice = action === null && mine !== null ? mine.price : want.price;
-
-    // the least net an offer must bring to be accepted (see below), while the rest stands
-    const needNet = max(
-      want.netLower,
-      ceilDiv(netOfFees(listPrice, fee) * BigInt(10_000 + p.acceptMarginBps), 10_000n),
-    );
-    // an offer nets at least needNet exactly when its price per unit is at least this
-    const needGross = grossFor(needNet, fee);
+    // the least price per unit an offer must have to be accepted (see below), while the rest stands
+    const needGross = needGrossOf(p, want, listPrice, fee);
     const traits = ctx.nfts.get(keys.key)?.value;
     const inputs = quietOf(ctx, h, col, floors, fee, mine, seen, traits, ours, needGross);
     // an offer under needGross is not accepted: the best is looked for only when one reaches it
@@ -1041,7 +1153,7 @@ export default defineStrategy({
       if (i.kind !== 'place_listing' && i.kind !== 'replace_listing' && i.kind !== 'accept_offer') return [];
       // an unknown outcome keeps the NFT blocked until it is reconciled (or PENDING_MS)
       if (u.status !== 'unknown')
-        for (const [k, v] of Object.entries(pending)) if (v.target === i.target) delete pending[k];
+        for (const k in pending) if ((pending[k] as Pending).target === i.target) delete pending[k];
       if (i.kind === 'accept_offer') {
         forgetOffer(ctx, i.orderHash);
         if (u.status !== 'done' && u.status !== 'unknown') {

@@ -834,6 +834,62 @@ describe('seller: which holdings', () => {
     expect(brief(await tick(h2))).toEqual([`relist ${hash(1).slice(-4)} ${eth('0.99')}`]);
   });
 
+  it('a quiet holding follows floor moves that keep its answer, acts on those that change it', async () => {
+    const sale = { kind: 'sale', collection: 'apes' } as unknown as Parameters<
+      NonNullable<typeof seller.onEvent>
+    >[1];
+    const floor = (h: H, price: string, n: number, more: Partial<CollectionInit> = {}) =>
+      h.market.setCollection({
+        slug: 'apes',
+        floor: { price: eth(price), orderHash: hash(n), maker: OTHER },
+        ...more,
+      });
+    const listing = ownListing({ h: 1, price: eth('0.99') });
+    // steps under repriceBps (200) that add up to more: the listing is repriced once the floor's
+    // rule is 200 bps from it, not from the floor last evaluated
+    const h = setup({ holdings: [holding({ cost: eth('0.8') })], listings: [listing] });
+    expect(await tick(h)).toEqual([]);
+    floor(h, '1.005', 901);
+    expect(await run(seller.onEvent?.(h.ctx(), sale))).toEqual([]);
+    floor(h, '1.015', 902);
+    expect(await run(seller.onEvent?.(h.ctx(), sale))).toEqual([]);
+    floor(h, '1.03', 903);
+    expect(brief(await run(seller.onEvent?.(h.ctx(), sale)))).toEqual([`relist 0001 ${eth('1.0197')}`]);
+    // in a stop-loss the least an offer must net follows the floor (90 % of it): a floor move
+    // under repriceBps that lowers it makes a standing offer acceptable
+    const aged = setup({
+      holdings: [holding({ cost: eth('0.8'), heldHours: 30 })],
+      listings: [listing],
+      params: { acceptMarginBps: -1_000 },
+      col: {
+        floor: { price: eth('1.01'), orderHash: hash(900), maker: OTHER },
+        bestCollectionOffer: offer(eth('0.905')),
+      },
+    });
+    expect(await tick(aged)).toEqual([]);
+    floor(aged, '1', 901, { bestCollectionOffer: offer(eth('0.905')) });
+    expect(brief(await run(seller.onEvent?.(aged.ctx(), sale)))).toEqual([`accept 0050 net ${eth('0.905')}`]);
+    // trait offers all under what an offer needs: the NFT's traits may change unread; a trait
+    // offer that reaches it, for the trait the NFT has now, is accepted
+    const t = setup({
+      holdings: [holding({ cost: eth('0.8') })],
+      listings: [listing],
+      col: { bestTraitOffers: { 'Fur\u0000Gold': offer(eth('0.9'), { n: 0x51 }) } },
+    });
+    t.market.setNftTraits(nftKeyOf(1), [{ type: 'Fur', value: 'Gold' }]);
+    expect(await tick(t)).toEqual([]);
+    t.market.setNftTraits(nftKeyOf(1), [{ type: 'Fur', value: 'Blue' }]);
+    floor(t, '1.005', 901);
+    expect(await run(seller.onEvent?.(t.ctx(), sale))).toEqual([]);
+    floor(t, '1.005', 901, {
+      bestTraitOffers: {
+        'Fur\u0000Gold': offer(eth('0.9'), { n: 0x51 }),
+        'Fur\u0000Blue': offer(eth('1.2'), { n: 0x52 }),
+      },
+    });
+    expect(brief(await run(seller.onEvent?.(t.ctx(), sale)))).toEqual([`accept 0052 net ${eth('1.2')}`]);
+  });
+
   it('forgets a sold NFT when its listing filled', async () => {
     const h = setup({ holdings: [holding({ cost: eth('0.8') })] });
     await tick(h);
