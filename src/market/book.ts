@@ -6,6 +6,9 @@
 import type { OrderHash } from '../domain/ids.ts';
 import type { OrderEntry } from './entries.ts';
 import type { MapChange } from './shared-map.ts';
+import type { Known, PriceLevel } from './snapshot.ts';
+
+const NONE: readonly OrderHash[] = Object.freeze([]);
 
 export class GroupedBook {
   readonly #byHash = new Map<OrderHash, OrderEntry>();
@@ -118,8 +121,8 @@ export class GroupedBook {
    * The hashes of entries expired at `now` (the caller removes them), without looking at any
    * entry while none can have expired.
    */
-  expired(now: number): OrderHash[] {
-    if (this.#soonest > now) return [];
+  expired(now: number): readonly OrderHash[] {
+    if (this.#soonest > now) return NONE;
     const out: OrderHash[] = [];
     let soonest = Number.POSITIVE_INFINITY;
     for (const e of this.#byHash.values()) {
@@ -154,18 +157,18 @@ export class GroupedBook {
 
   /**
    * What changed in the bests since the last call, for a map of them made from the one before
-   * (shared-map.ts): each group with its best now (undefined: none) and whether it went last;
-   * null when everything did (make the map whole).
+   * (shared-map.ts): each group with its best now as the snapshot hands it out (`known`;
+   * undefined: none) and whether it went last; null when everything did (make the map whole).
    */
-  takeChanges(): MapChange<string, OrderEntry>[] | null {
+  takeChanges(): MapChange<string, Known<PriceLevel>>[] | null {
     const all = this.#logAll;
     this.#logAll = false;
     if (all) {
       this.#log.clear();
       return null;
     }
-    const out: MapChange<string, OrderEntry>[] = [];
-    for (const [g, anew] of this.#log) out.push([g, this.#best.get(g), anew]);
+    const out: MapChange<string, Known<PriceLevel>>[] = [];
+    for (const [g, anew] of this.#log) out.push([g, this.#best.get(g)?.known, anew]);
     this.#log.clear();
     return out;
   }

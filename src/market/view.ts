@@ -453,24 +453,32 @@ export function createMarketView(options: MarketViewOptions): MarketView {
 
   // ── books ─────────────────────────────────────────────────────────────
 
-  function bookOf(c: CollectionState, hash: OrderHash): GroupedBook | undefined {
-    if (c.listings.has(hash)) return c.listings;
-    if (c.collectionOffers.has(hash)) return c.collectionOffers;
-    if (c.traitOffers.has(hash)) return c.traitOffers;
-    return undefined;
+  /** The entry of `hash` in the collection's books (each holds the entries of its side only). */
+  function entryOf(c: CollectionState, hash: OrderHash): OrderEntry | undefined {
+    return c.listings.get(hash) ?? c.collectionOffers.get(hash) ?? c.traitOffers.get(hash);
   }
 
-  function removeOrder(c: CollectionState, hash: OrderHash, reason: string, suspend: boolean): void {
+  /** Takes `hash` out (`e`: its entry, as `entryOf` finds it) and remembers it went. */
+  function removeOrder(
+    c: CollectionState,
+    hash: OrderHash,
+    e: OrderEntry | undefined,
+    reason: string,
+    suspend: boolean,
+  ): void {
     const now = clock.now();
-    const book = bookOf(c, hash);
-    const e = book?.remove(hash);
+    const listing = e !== undefined && e.side === 'listing';
+    if (e !== undefined)
+      (listing ? c.listings : e.side === 'collection_offer' ? c.collectionOffers : c.traitOffers).remove(
+        hash,
+      );
     // written anew at the end, so both stay oldest first (the sweep relies on it)
     c.tombstones.set(hash, now);
     if (e && suspend) {
       c.suspended.delete(hash);
       c.suspended.set(hash, { entry: e, at: now });
     }
-    if (book === c.listings) onListingGone(c, hash, e, reason);
+    if (listing) onListingGone(c, hash, e, reason);
     else if (c.floor?.value.orderHash === hash) onListingGone(c, hash, undefined, reason);
   }
 
@@ -486,13 +494,12 @@ export function createMarketView(options: MarketViewOptions): MarketView {
 
   /** A fill of `quantity` units of `hash`: partial fills lower what is open, full fills remove. */
   function fill(c: CollectionState, hash: OrderHash, quantity: bigint): void {
-    const book = bookOf(c, hash);
-    const e = book?.get(hash);
+    const e = entryOf(c, hash);
     if (e && e.remaining > quantity) {
       e.remaining -= quantity;
       return;
     }
-    removeOrder(c, hash, 'sold', false);
+    removeOrder(c, hash, e, 'sold', false);
   }
 
   /** The NFT left `from`: its listings by `from` of single units can no longer be filled. */
@@ -501,7 +508,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
     for (const e of c.listings.groupEntries(key)) {
       if (e.level.maker === from.toLowerCase() && e.remaining <= 1n) gone.push(e);
     }
-    for (const e of gone) removeOrder(c, e.orderHash, 'owner changed', true);
+    for (const e of gone) removeOrder(c, e.orderHash, e, 'owner changed', true);
   }
 
   // ── events ────────────────────────────────────────────────────────────
@@ -550,13 +557,13 @@ export function createMarketView(options: MarketViewOptions): MarketView {
         break;
       case 'cancel': {
         const hash = event.orderHash.toLowerCase() as OrderHash;
-        removeOrder(c, hash, 'cancelled', false);
+        removeOrder(c, hash, entryOf(c, hash), 'cancelled', false);
         c.suspended.delete(hash);
         break;
       }
       case 'order_invalidated': {
         const hash = event.orderHash.toLowerCase() as OrderHash;
-        removeOrder(c, hash, 'invalidated', true);
+        removeOrder(c, hash, entryOf(c, hash), 'invalidated', true);
         break;
       }
       case 'order_revalidated': {
@@ -922,22 +929,28 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   function sweep(now: number): void {
     lastSweepAt = now;
     for (const c of states.values()) {
-      for (const book of [c.listings, c.collectionOffers, c.traitOffers]) {
-        const expired = book.expired(now);
-        for (const h of expired) removeOrder(c, h, 'expired', false);
-        if (expired.length > 0) c.version++;
-      }
+      expire(c, c.listings, now);
+      expire(c, c.collectionOffers, now);
+      expire(c, c.traitOffers, now);
       const f = c.floor;
       if (f && !c.floorRelearning && f.value.expiresAt !== null && f.value.expiresAt <= now) {
         relearnFloor(c, 'floor listing expired');
       }
       // both are kept in the order they were written (oldest first): stop at the first young one
       c.tombstones.dropOlderThan(now, TOMBSTONE_MS);
-      for (const [h, s] of c.suspended) {
-        if (now - s.at <= TOMBSTONE_MS) break;
-        c.suspended.delete(h);
-      }
+      if (c.suspended.size > 0)
+        for (const [h, s] of c.suspended) {
+          if (now - s.at <= TOMBSTONE_MS) break;
+          c.suspended.delete(h);
+        }
     }
+  }
+
+  function expire(c: CollectionState, book: GroupedBook, now: number): void {
+    const expired = book.expired(now);
+    if (expired.length === 0) return;
+    for (const h of expired) removeOrder(c, h, entryOf(c, h), 'expired', false);
+    c.version++;
   }
 
   // ── snapshot ──────────────────────────────────────────────────────────
@@ -956,7 +969,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
       for (const [k, e] of book.bests()) entries.push([k, e.known]);
       return SharedMap.of(entries);
     }
-    return prev.with(changes.map(([k, e, anew]) => [k, e?.known, anew] as const));
+    return prev.with(changes);
   }
 
   function baseOf(c: CollectionState): SnapshotCache {
@@ -1126,13 +1139,20 @@ export function createMarketView(options: MarketViewOptions): MarketView {
 
   async function whenIdle(): Promise<void> {
     for (;;) {
-      const running = [...states.values()].map((c) => c.running).filter((p) => p !== null);
+      // a replay asks whenever something is left to settle: loops, no arrays of the states
+      const running: Promise<void>[] = [];
+      for (const c of states.values()) if (c.running !== null) running.push(c.running);
       if (running.length === 0) {
         const now = clock.now();
-        const due = [...states.values()].some((c) => dueKind(c, now) !== undefined);
+        let due = false;
+        for (const c of states.values()) {
+          if (dueKind(c, now) === undefined) continue;
+          due = true;
+          break;
+        }
         if (!due || stopped || !started) return;
         arm();
-        if ([...states.values()].every((c) => c.running === null)) return;
+        if (runningCount() === 0) return;
         continue;
       }
       await Promise.allSettled(running);
