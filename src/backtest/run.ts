@@ -36,7 +36,7 @@ import { openStore, type Store } from '../store/index.ts';
 import type { PricesView } from '../strategy.ts';
 import { type BacktestReport, ReportCollector, sampleSpacing } from './report.ts';
 import type { BacktestSetup } from './setup.ts';
-import { GAP_MS, LOOK_AHEAD_MS, type TapeReplay, type TapeSource } from './tape-source.ts';
+import { GAP_MS, LOOK_AHEAD_MS, type Silence, type TapeReplay, type TapeSource } from './tape-source.ts';
 import { VirtualTime } from './time.ts';
 
 export interface BacktestOptions {
@@ -429,11 +429,14 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
    * A silence of the recording before `at` (see TapeReplay.silence) is skipped: the clock runs into
    * it as far as the market view going stale there takes (SILENCE_LEAD_MS), then moves at once to
    * SILENCE_TAIL_MS before its end (or to `at`, when that comes first) — what was due on the way
-   * comes once, there (VirtualTime.skipTo) — and runs on from there as anywhere else.
+   * comes once, there (VirtualTime.skipTo) — and runs on from there as anywhere else. Returns what to
+   * await, if anything (nothing: no silence).
    */
-  const skipSilence = async (at: number): Promise<void> => {
+  const skipSilence = (at: number): Promise<void> | undefined => {
     const s = tape.silence(at);
-    if (s === undefined) return;
+    return s === undefined ? undefined : skip(s, at);
+  };
+  const skip = async (s: Silence, at: number): Promise<void> => {
     const from = s.from + SILENCE_LEAD_MS;
     const to = Math.min(s.to - SILENCE_TAIL_MS, at);
     if (to <= from || to <= time.now()) return;
@@ -487,10 +490,13 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     }
     tape.shift();
     const e = r.event;
-    // the common case needs no await: nothing due before the event, no fill, no strategy reached
+    // the common case needs no await: nothing due before the event (or only what leaves all quiet,
+    // see settle), no fill, no strategy reached
     if (!time.moveIfQuiet(r.at)) {
-      await skipSilence(r.at);
-      if (!aborted()) await time.advanceTo(r.at, settle, stop);
+      const skipping = skipSilence(r.at);
+      if (skipping !== undefined) await skipping;
+      const moving = aborted() ? undefined : time.advanceTo(r.at, settle, stop);
+      if (moving !== undefined) await moving;
       if (aborted()) {
         interrupted = true;
         break;

@@ -80,17 +80,14 @@ export class VirtualTime implements Timers {
       schedule(expression: string, fn: () => void) {
         const next = cronNext(expression);
         const task = { stopped: false, current: undefined as Due | undefined };
+        // one function for every firing of the task: what fires is always its one armed (current)
+        const fire = () => {
+          if (task.stopped) return;
+          arm((task.current as Due).at);
+          fn();
+        };
         const arm = (after: number) => {
-          const d: Due = {
-            at: next(after),
-            seq: self.seq++,
-            cancelled: false,
-            fn: () => {
-              if (task.stopped) return;
-              arm(d.at);
-              fn();
-            },
-          };
+          const d: Due = { at: next(after), seq: self.seq++, cancelled: false, fn: fire };
           task.current = d;
           self.heap.push(d);
         };
@@ -172,36 +169,61 @@ export class VirtualTime implements Timers {
    * With `stop`, each firing is followed by its `turn` (what to await, if anything) and a check of
    * `stopped`: when it says stop, the clock stays at the last firing (a gap of days in a tape is
    * hundreds of thousands of ticks, which a Ctrl-C must not wait for).
+   * Returns what to await, if anything: nothing when every `settle` returned nothing and there is no
+   * `stop` (the clock is at `to` then, all fired).
    */
-  async advanceTo(
+  advanceTo(
+    to: number,
+    settle: () => Promise<void> | undefined,
+    stop?: { readonly turn: () => Promise<void> | undefined; readonly stopped: () => boolean },
+  ): Promise<void> | undefined {
+    for (;;) {
+      const d = this.peekDue();
+      if (d === undefined || d.at > to) break;
+      this.fireMoment(d);
+      const settling = settle();
+      if (settling !== undefined || stop !== undefined) return this.advanceOn(settling, to, settle, stop);
+    }
+    if (to > this.t) this.t = to;
+    return undefined;
+  }
+
+  /** advanceTo from the end of a moment's firings: awaits what `settle` returned and the turn, goes on. */
+  private async advanceOn(
+    settling: Promise<void> | undefined,
     to: number,
     settle: () => Promise<void> | undefined,
     stop?: { readonly turn: () => Promise<void> | undefined; readonly stopped: () => boolean },
   ): Promise<void> {
     for (;;) {
-      this.dropCancelled();
-      const d = this.heap.peek();
-      if (d === undefined || d.at > to) break;
-      this.heap.pop();
-      if (d.at > this.t) this.t = d.at;
-      // what else was due at this same moment fires before anything settles, as the daemon's
-      // timers of one moment do (their hooks read the state from before any of their executions);
-      // a timer set meanwhile for this moment waits for the next round
-      const before = this.seq;
-      d.fn();
-      for (let n = this.peekDue(); n !== undefined && n.at === d.at && n.seq < before; n = this.peekDue()) {
-        this.heap.pop();
-        n.fn();
-      }
-      const settling = settle();
       if (settling !== undefined) await settling;
       if (stop !== undefined) {
         const turn = stop.turn();
         if (turn !== undefined) await turn;
         if (stop.stopped()) return;
       }
+      const d = this.peekDue();
+      if (d === undefined || d.at > to) break;
+      this.fireMoment(d);
+      settling = settle();
     }
     if (to > this.t) this.t = to;
+  }
+
+  /**
+   * Fires `d`, the next due, and what else was due at that same moment, as the daemon's timers of
+   * one moment do (their hooks read the state from before any of their executions); a timer set
+   * meanwhile for this moment waits for the next round.
+   */
+  private fireMoment(d: Due): void {
+    this.heap.pop();
+    if (d.at > this.t) this.t = d.at;
+    const before = this.seq;
+    d.fn();
+    for (let n = this.peekDue(); n !== undefined && n.at === d.at && n.seq < before; n = this.peekDue()) {
+      this.heap.pop();
+      n.fn();
+    }
   }
 }
 
@@ -226,27 +248,34 @@ export function cronNext(expression: string): (after: number) => number {
   const doms = numeric('day of month', f.dayOfMonth);
   const dows = numeric('day of week', f.dayOfWeek);
   if (dows.has(7)) dows.add(0);
+  /** The start of the last minute found to match all but the seconds (a task fires in it again and again). */
+  let matched = Number.NaN;
   return (after: number) => {
     // start at the next whole second after `after`
     let t = Math.floor(after / 1000) * 1000 + 1000;
     for (let guard = 0; guard < 400 * 1440; guard++) {
-      const d = new Date(t);
-      if (!months.has(d.getUTCMonth() + 1) || !doms.has(d.getUTCDate()) || !dows.has(d.getUTCDay())) {
-        t = Math.floor(t / DAY_MS) * DAY_MS + DAY_MS; // next day, 00:00:00
-        continue;
+      const minute = Math.floor(t / 60_000) * 60_000;
+      if (minute !== matched) {
+        const d = new Date(t);
+        if (!months.has(d.getUTCMonth() + 1) || !doms.has(d.getUTCDate()) || !dows.has(d.getUTCDay())) {
+          t = Math.floor(t / DAY_MS) * DAY_MS + DAY_MS; // next day, 00:00:00
+          continue;
+        }
+        if (!hours.has(d.getUTCHours())) {
+          t = Math.floor(t / 3_600_000) * 3_600_000 + 3_600_000;
+          continue;
+        }
+        if (!minutes.has(d.getUTCMinutes())) {
+          t = minute + 60_000;
+          continue;
+        }
+        matched = minute;
       }
-      if (!hours.has(d.getUTCHours())) {
-        t = Math.floor(t / 3_600_000) * 3_600_000 + 3_600_000;
-        continue;
-      }
-      if (!minutes.has(d.getUTCMinutes())) {
-        t = Math.floor(t / 60_000) * 60_000 + 60_000;
-        continue;
-      }
-      const s = d.getUTCSeconds();
+      // t is a whole second: its seconds past the minute
+      const s = (t - minute) / 1000;
       const hit = seconds.find((x) => x >= s);
-      if (hit !== undefined) return Math.floor(t / 60_000) * 60_000 + hit * 1000;
-      t = Math.floor(t / 60_000) * 60_000 + 60_000;
+      if (hit !== undefined) return minute + hit * 1000;
+      t = minute + 60_000;
     }
     throw new RangeError(`cron '${expression}' never fires`);
   };
