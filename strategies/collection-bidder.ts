@@ -46,18 +46,20 @@ const params = z.strictObject({
 type Params = z.output<typeof params>;
 type Ctx = StrategyContext<Params>;
 
+/** Whether an offer (its hash and maker, when known) is someone else's: not one of ours, not our wallet's. */
+function isOther(ctx: Ctx, mine: readonly OwnOrder[], hash: string | null, maker: string | null): boolean {
+  if (hash !== null && mine.some((o) => o.orderHash === hash)) return false;
+  return maker === null || ctx.wallet === null || maker.toLowerCase() !== ctx.wallet.toLowerCase();
+}
+
 function competitorOf(ctx: Ctx, mine: readonly OwnOrder[], ev?: MarketEvent): bigint | null {
   const p = ctx.params;
-  const own = new Set(mine.map((o) => o.orderHash));
-  const isOther = (hash: string | null, maker: string | null) =>
-    (hash === null || !own.has(hash as OwnOrder['orderHash'])) &&
-    (maker === null || ctx.wallet === null || maker.toLowerCase() !== ctx.wallet.toLowerCase());
   let best: bigint | null = null;
   const level = ctx.market.collection(p.collection)?.bestCollectionOffer?.value;
   if (
     level !== undefined &&
     level.paymentToken.decimals === p.paymentToken.decimals &&
-    isOther(level.orderHash, level.maker) &&
+    isOther(ctx, mine, level.orderHash, level.maker) &&
     (level.expiresAt === null || level.expiresAt > ctx.now)
   )
     best = level.price;
@@ -65,7 +67,7 @@ function competitorOf(ctx: Ctx, mine: readonly OwnOrder[], ev?: MarketEvent): bi
     ev?.kind === 'collection_offer' &&
     ev.quantity > 0n &&
     ev.paymentToken.decimals === p.paymentToken.decimals &&
-    isOther(ev.orderHash, ev.maker) &&
+    isOther(ctx, mine, ev.orderHash, ev.maker) &&
     (ev.expiresAt === null || ev.expiresAt > ctx.now)
   ) {
     const unit = ev.price / ev.quantity;
@@ -80,9 +82,12 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
   if (col === undefined || col.stale) return [];
   const floor = col.floor;
   if (floor === null || col.floorRelearning || ctx.now - floor.learnedAt > p.maxFloorAgeMs) return [];
-  // (a loop, not filter(): the list is frozen, and filter() of a frozen array is V8's slow path)
+  // (an indexed loop: filter() of a frozen array is V8's slow path, and for…of here makes an object
+  // per entry, of a list that holds our closed orders too)
+  const own = ctx.ownOrders;
   const mine: OwnOrder[] = [];
-  for (const o of ctx.ownOrders)
+  for (let i = 0; i < own.length; i++) {
+    const o = own[i] as OwnOrder;
     if (
       o.status === 'open' &&
       o.side === 'collection_offer' &&
@@ -90,6 +95,7 @@ function decide(ctx: Ctx, ev?: MarketEvent): Intent[] {
       (o.expiresAt === null || o.expiresAt > ctx.now)
     )
       mine.push(o);
+  }
   mine.sort((a, b) => (b.price > a.price ? 1 : b.price < a.price ? -1 : 0));
   const competitor = competitorOf(ctx, mine, ev);
   const plan = planBid({

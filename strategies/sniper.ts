@@ -175,12 +175,15 @@ export default defineStrategy({
     for (const slug of ctx.params.collections) {
       const col = ctx.market.collection(slug);
       if (col === undefined) continue;
-      const traits: Record<string, string> = {};
+      // the lowest floor of each trait, then as text (state is JSON)
+      const lowest = new Map<string, bigint>();
       for (const f of col.traitFloors?.value ?? []) {
         const k = traitKey(f.traitType, f.value);
-        const prev = traits[k];
-        if (prev === undefined || f.price < BigInt(prev)) traits[k] = f.price.toString();
+        const prev = lowest.get(k);
+        if (prev === undefined || f.price < prev) lowest.set(k, f.price);
       }
+      const traits: Record<string, string> = {};
+      for (const [k, price] of lowest) traits[k] = price.toString();
       // A floor being re-learned is only an upper bound: keep the one remembered before.
       const before = ctx.state.get<Record<string, Remembered>>('refs')?.[slug]?.floor ?? null;
       const floor = col.floorRelearning ? before : (col.floor?.value.price.toString() ?? null);

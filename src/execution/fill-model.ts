@@ -56,10 +56,13 @@ export function feeOf(amount: bigint, fees: readonly CollectionFeeInfo[]): bigin
 
 const unitOf = (price: bigint, quantity: bigint): bigint => (quantity > 0n ? price / quantity : price);
 
+/** (no g or y flag: `test` keeps no state between calls) */
+const ETH_SYMBOL = /^w?eth$/i;
+const isEth = (t: PaymentToken): boolean => t.address === ZERO_ADDRESS || ETH_SYMBOL.test(t.symbol);
+
 /** ETH and WETH are worth the same; other tokens only match themselves. */
 export function sameValueToken(a: PaymentToken, b: PaymentToken): boolean {
-  const eth = (t: PaymentToken) => t.address === ZERO_ADDRESS || /^w?eth$/i.test(t.symbol);
-  return (eth(a) && eth(b)) || a.address.toLowerCase() === b.address.toLowerCase();
+  return (isEth(a) && isEth(b)) || a.address.toLowerCase() === b.address.toLowerCase();
 }
 
 /** An offer of ours as the fill model sees it. */

@@ -685,13 +685,16 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
   /** Of our paper listings that stand, the one a buyer in `event` would have taken (the cheapest), if any. */
   function takenBySale(event: Extract<MarketEvent, { kind: 'sale' }>): Listed | undefined {
     // only the sale's collection's can be taken (the others would be passed over)
-    const ours = [...(standingNow().listings.get(event.collection) ?? none)];
+    let ours: readonly Listed[] = standingNow().listings.get(event.collection) ?? none;
     // a listing of what we no longer hold (sold by accepting an offer) is void: asked only of the
     // one a buyer would take (most sales take none, and ask nothing on the stream's path)
     for (;;) {
       const best = listingTakenBySale(ours, event);
       if (best === undefined || o.holds?.(best.nft) !== false) return best;
-      ours.splice(ours.indexOf(best), 1);
+      // the rest, in a copy (the standing lists are kept until the ledger's list changes)
+      const rest = [...ours];
+      rest.splice(rest.indexOf(best), 1);
+      ours = rest;
     }
   }
 

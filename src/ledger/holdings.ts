@@ -35,6 +35,10 @@ export interface HoldingsOptions {
   readonly strategyOfIntent?: (intentId: string) => string | null | undefined;
 }
 
+/** A holding's line in the PnL by strategy and by collection. */
+const strategyOfHolding = (h: Holding): string => h.strategyId ?? 'unknown';
+const collectionOfHolding = (h: Holding): string => h.collection;
+
 /** The same key as `nftKey` of the strategy API. */
 const nftKeyOf = (chain: string, contract: string, tokenId: string) =>
   `${chain}/${contract.toLowerCase()}/${tokenId}`;
@@ -417,63 +421,63 @@ export function createHoldings(o: HoldingsOptions): Holdings {
     return allCache;
   }
 
+  /** PnL lines of the sales so far by key (`sold`) and of the holdings by their key (`keyOf`). */
+  function pnlLines(
+    sold: ReadonlyMap<string, SalesLine>,
+    keyOf: (h: Holding) => string,
+    market: Pick<MarketSnapshot, 'collection'> | undefined,
+  ): PnlLine[] {
+    const out = new Map<
+      string,
+      {
+        token: PaymentToken;
+        sales: number;
+        realized: bigint;
+        floor: bigint | null;
+        offer: bigint | null;
+        held: number;
+      }
+    >();
+    for (const [key, s] of sold)
+      out.set(key, { token: s.token, sales: s.sales, realized: s.realized, floor: 0n, offer: 0n, held: 0 });
+    for (const h of all()) {
+      const key = keyOf(h);
+      let l = out.get(key);
+      if (l === undefined) {
+        l = { token: h.costToken, sales: 0, realized: 0n, floor: 0n, offer: 0n, held: 0 };
+        out.set(key, l);
+      }
+      l.held += Number(h.quantity);
+      const col = market?.collection(h.collection);
+      const floor = col?.floor?.value.price;
+      const offer = col?.bestCollectionOffer?.value.price;
+      // what selling them there would bring: less the collection's fees when they are known, as
+      // a sale is booked (realized)
+      const fee = col?.sellerFeeBps ?? null;
+      l.floor =
+        l.floor === null || floor === undefined
+          ? null
+          : l.floor + netOfFees(floor * h.quantity, fee) - h.costBasis;
+      l.offer =
+        l.offer === null || offer === undefined
+          ? null
+          : l.offer + netOfFees(offer * h.quantity, fee) - h.costBasis;
+    }
+    return [...out].map(([key, l]) => ({
+      key,
+      token: l.token,
+      sales: l.sales,
+      realized: l.realized,
+      unrealizedAtFloor: l.held === 0 ? 0n : l.floor,
+      unrealizedAtBestOffer: l.held === 0 ? 0n : l.offer,
+      held: l.held,
+    }));
+  }
+
   function pnl(market?: Pick<MarketSnapshot, 'collection'>) {
-    const lines = (byKey: ReadonlyMap<string, SalesLine>, keyOfHolding: (h: Holding) => string) => {
-      const out = new Map<
-        string,
-        {
-          token: PaymentToken;
-          sales: number;
-          realized: bigint;
-          floor: bigint | null;
-          offer: bigint | null;
-          held: number;
-        }
-      >();
-      const line = (key: string, token: PaymentToken) => {
-        let l = out.get(key);
-        if (l === undefined) {
-          l = { token, sales: 0, realized: 0n, floor: 0n, offer: 0n, held: 0 };
-          out.set(key, l);
-        }
-        return l;
-      };
-      for (const [key, s] of byKey) {
-        const l = line(key, s.token);
-        l.sales = s.sales;
-        l.realized = s.realized;
-      }
-      for (const h of all()) {
-        const l = line(keyOfHolding(h), h.costToken);
-        l.held += Number(h.quantity);
-        const col = market?.collection(h.collection);
-        const floor = col?.floor?.value.price;
-        const offer = col?.bestCollectionOffer?.value.price;
-        // what selling them there would bring: less the collection's fees when they are known, as
-        // a sale is booked (realized)
-        const fee = col?.sellerFeeBps ?? null;
-        l.floor =
-          l.floor === null || floor === undefined
-            ? null
-            : l.floor + netOfFees(floor * h.quantity, fee) - h.costBasis;
-        l.offer =
-          l.offer === null || offer === undefined
-            ? null
-            : l.offer + netOfFees(offer * h.quantity, fee) - h.costBasis;
-      }
-      return [...out].map(([key, l]) => ({
-        key,
-        token: l.token,
-        sales: l.sales,
-        realized: l.realized,
-        unrealizedAtFloor: l.held === 0 ? 0n : l.floor,
-        unrealizedAtBestOffer: l.held === 0 ? 0n : l.offer,
-        held: l.held,
-      }));
-    };
     return {
-      byStrategy: lines(salesBy.strategy, (h) => h.strategyId ?? 'unknown'),
-      byCollection: lines(salesBy.collection, (h) => h.collection),
+      byStrategy: pnlLines(salesBy.strategy, strategyOfHolding, market),
+      byCollection: pnlLines(salesBy.collection, collectionOfHolding, market),
     };
   }
 

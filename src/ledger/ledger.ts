@@ -397,14 +397,19 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
           contract: event.nft.contract.toLowerCase(),
         });
         return;
+      // (most events are about others' orders: no news made for them)
       case 'cancel':
-        note(event.orderHash, { kind: 'cancelled', source: event.txHash !== null ? 'chain' : 'marketplace' });
+        if (orders.has(key(event.orderHash)))
+          note(event.orderHash, {
+            kind: 'cancelled',
+            source: event.txHash !== null ? 'chain' : 'marketplace',
+          });
         return;
       case 'order_invalidated':
-        note(event.orderHash, { kind: 'invalidated' });
+        if (orders.has(key(event.orderHash))) note(event.orderHash, { kind: 'invalidated' });
         return;
       case 'order_revalidated':
-        note(event.orderHash, { kind: 'revalidated' });
+        if (orders.has(key(event.orderHash))) note(event.orderHash, { kind: 'revalidated' });
         return;
       default:
         return;
@@ -670,7 +675,9 @@ export function createOrderLedger(options: OrderLedgerOptions): OrderLedger {
         const list = patchedList(had.list, changed);
         let lists: Map<string, readonly OwnOrder[]> | undefined;
         if (had.byStrategy !== undefined) {
-          lists = new Map(had.byStrategy);
+          // copied entry by entry: a Map made from a Map (`new Map(m)`) takes V8's slow generic path
+          lists = new Map();
+          for (const [id, l] of had.byStrategy) lists.set(id, l);
           for (const [id, l] of lists)
             if (byStrategy.has(id) || ownGoneOf.has(id))
               lists.set(id, patchedList(l, byStrategy.get(id) ?? []));
