@@ -657,20 +657,16 @@ type Traits = readonly { readonly type: string; readonly value: string }[];
 
 /** The highest price per unit of a collection's best trait offers (0: none), once per map. */
 function topTraitOffer(offers: CollectionSnapshot['bestTraitOffers']): bigint {
-  if (offers === topLast.map) return topLast.top;
   let top = topTraitOffers.get(offers);
   if (top === undefined) {
     top = 0n;
     for (const o of offers.values()) if (o.value.price > top) top = o.value.price;
     topTraitOffers.set(offers, top);
   }
-  topLast.map = offers;
-  topLast.top = top;
   return top;
 }
-/** Maps are replaced, never changed; the last one asked is kept at hand (a decision asks per holding). */
+/** Maps are replaced, never changed: one answer per map. */
 const topTraitOffers = new WeakMap<object, bigint>();
-const topLast: { map: object | null; top: bigint } = { map: null, top: 0n };
 const quietHoldings = new WeakMap<object, Map<string, Quiet>>();
 /** The trait keys of an NFT's traits (built once per traits list). */
 const traitKeysOf = new WeakMap<object, readonly string[]>();
@@ -951,17 +947,12 @@ function decide(ctx: Ctx, only?: string): Intent[] {
   for (const h of held) {
     const keys = keysOfHolding(h);
     const key = keys.lower;
-    // the holdings of a collection mostly follow one another (an event's are all of one)
-    if (part === undefined || part.slug !== h.collection) {
-      const had = parts.get(h.collection);
-      // nothing to sell against there now (read for an earlier holding): skipped as below
-      if (had !== undefined && (had.col === undefined || had.floors === null)) continue;
-      part = had;
-    } else if (part.col === undefined || part.floors === null) continue;
     if (pending[key] !== undefined) continue;
     const mine = listingOf(ctx, h, keys, open);
     if (mine === 'skip') continue;
-    part ??= put(parts, h.collection, partOf(ctx, h.collection, ours));
+    // the holdings of a collection mostly follow one another (an event's are all of one)
+    if (part === undefined || part.slug !== h.collection)
+      part = parts.get(h.collection) ?? put(parts, h.collection, partOf(ctx, h.collection, ours));
     const { col, floors, fee } = part;
     if (col === undefined || floors === null) continue;
     const seen = offers?.[key];

@@ -453,6 +453,11 @@ export function createMarketView(options: MarketViewOptions): MarketView {
 
   // ── books ─────────────────────────────────────────────────────────────
 
+  /** The collection's book of a side (each book holds the entries of its side only). */
+  function bookFor(c: CollectionState, side: OrderEntry['side']): GroupedBook {
+    return side === 'listing' ? c.listings : side === 'collection_offer' ? c.collectionOffers : c.traitOffers;
+  }
+
   /** The entry of `hash` in the collection's books (each holds the entries of its side only). */
   function entryOf(c: CollectionState, hash: OrderHash): OrderEntry | undefined {
     return c.listings.get(hash) ?? c.collectionOffers.get(hash) ?? c.traitOffers.get(hash);
@@ -468,10 +473,7 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   ): void {
     const now = clock.now();
     const listing = e !== undefined && e.side === 'listing';
-    if (e !== undefined)
-      (listing ? c.listings : e.side === 'collection_offer' ? c.collectionOffers : c.traitOffers).remove(
-        hash,
-      );
+    if (e !== undefined) bookFor(c, e.side).remove(hash);
     // written anew at the end, so both stay oldest first (the sweep relies on it)
     c.tombstones.set(hash, now);
     if (e && suspend) {
@@ -485,11 +487,8 @@ export function createMarketView(options: MarketViewOptions): MarketView {
   function addEntry(c: CollectionState, e: OrderEntry): void {
     if (c.tombstones.has(e.orderHash)) return;
     if (e.level.expiresAt !== null && e.level.expiresAt <= clock.now()) return;
-    if (e.side === 'listing') {
-      c.listings.add(e);
-      onListingAdded(c, e);
-    } else if (e.side === 'collection_offer') c.collectionOffers.add(e);
-    else c.traitOffers.add(e);
+    bookFor(c, e.side).add(e);
+    if (e.side === 'listing') onListingAdded(c, e);
   }
 
   /** A fill of `quantity` units of `hash`: partial fills lower what is open, full fills remove. */
