@@ -26,6 +26,15 @@
  * makes them in, is written as an object as in version 1, so every event reads back as it was
  * written. A reader reads both forms whatever the version; a writer keeps the version of the tape
  * it continues.
+ *
+ * Version 3 writes a REST answer as what changed since the answer before it of the same call,
+ * collection and page cursor, when part of it is the same: each array of objects at the top of
+ * the answer (orders, floors) as its new items, and in `same` how the whole array is made of those
+ * and runs of the items before (see RestDeltaEncoder). A market's books change little between two
+ * loads (the bench's sandbox tape: 86 % of the trait offers, 70 % of the collection offers and 30 %
+ * of the listings are in the answer before), so a tape holds ~40 % fewer bytes to inflate and
+ * parse. An answer is written whole when nothing in it is the same, and after a writer starts (a
+ * continued tape, a restart). A reader resolves each against the answer before it (RestDeltaDecoder).
  */
 import type { MarketEvent, PaymentToken } from '../domain/events.ts';
 import { isAddress } from '../domain/ids.ts';
@@ -33,7 +42,7 @@ import type { DropStatus } from '../strategy.ts';
 
 export const TAPE_MAGIC = 'HARPOON-TAPE/1\n';
 /** The version new tapes are written in (see above); a reader reads this one and those before. */
-export const TAPE_VERSION = 2;
+export const TAPE_VERSION = 3;
 export const TAPE_MAGIC_BYTES = Buffer.from(TAPE_MAGIC, 'latin1');
 export const BLOCK_HEADER_BYTES = 8;
 /** A block larger than this is not a block (a torn or foreign file). */
@@ -53,8 +62,8 @@ export type RestCall = (typeof REST_CALLS)[number];
 export interface TapeHeader {
   readonly k: 'header';
   readonly at: number;
-  /** 1: events as JSON objects; 2: events as arrays (see above). */
-  readonly version: 1 | 2;
+  /** 1: events as JSON objects; 2: events as arrays; 3: REST answers as changes too (see above). */
+  readonly version: 1 | 2 | 3;
   /** Who wrote it: `record`, `daemon`, `sandbox` … */
   readonly source: string;
   readonly chain: string;
@@ -170,10 +179,17 @@ function bigintsToText(e: MarketEvent): unknown {
 
 /**
  * One record as a line of JSON (no newline), in the tape `version` given (the tape's header's):
- * from version 2 on, a market event as an array where it can be (see encodeEvent).
+ * from version 2 on, a market event as an array where it can be (see encodeEvent); from version 3
+ * on, a REST answer as what changed since the one before it, given the writer's `deltas`.
  */
-export function encodeRecord(r: TapeRecord, version: number = TAPE_VERSION): string {
+export function encodeRecord(
+  r: TapeRecord,
+  version: number = TAPE_VERSION,
+  deltas?: RestDeltaEncoder,
+): string {
   switch (r.k) {
+    case 'rest':
+      return version >= 3 && deltas !== undefined ? deltas.encode(r) : JSON.stringify(r);
     case 'event':
       return (
         (version >= 2 ? encodeEvent(r.at, r.event) : undefined) ??
@@ -514,6 +530,180 @@ function lazyRest(head: Omit<TapeRest, 'response'>, body: Buffer): TapeRest {
       return value;
     },
   };
+}
+
+// ── REST answers as changes (version 3) ────────────────────────────────
+
+const restKey = (r: Pick<TapeRest, 'call' | 'slug' | 'next'>): string =>
+  `${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`;
+
+/**
+ * How many calls, collections and page cursors a writer and a reader remember the last answer of:
+ * the least recently answered is forgotten first, by both alike (they see the same answers in
+ * the same order), so a reader knows every answer a writer writes changes of. Page cursors of a
+ * live API change as the book does: without a bound, each would be remembered for good.
+ */
+export const REST_DELTA_KEYS = 1024;
+
+/** Sets `key` as the most recently used of `m`, forgetting the least recently used past the bound. */
+function remember<V>(m: Map<string, V>, key: string, value: V): void {
+  m.delete(key);
+  m.set(key, value);
+  if (m.size > REST_DELTA_KEYS) m.delete(m.keys().next().value as string);
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A non-empty array of JSON objects: what an answer is written as changes of. */
+const isItemList = (v: unknown): v is readonly Record<string, unknown>[] =>
+  Array.isArray(v) && v.length > 0 && v.every(isPlainObject);
+
+/**
+ * A tape writer's memory of the last answer of each call, collection and page cursor — each array
+ * of objects at its top, as the JSON of each item and where it was — to write the next one as
+ * changes:
+ *
+ *   {"k":"rest","at":…,"call":…,"slug":…,"next":…,
+ *    "same":{"offers":[4,37,-1,2]},"response":{"offers":[…2 new…],…}}
+ *
+ * `same` gives, per array written as changes, runs of (from, count): `count` items of the answer
+ * before from its index `from`, or with `from` -1 the next `count` of the new items written in the
+ * array itself; the other fields of the answer are written as they are. Forget it all (`clear`)
+ * when what was encoded may not reach the same file in order (the tape deleted: a new one started).
+ */
+export class RestDeltaEncoder {
+  private readonly last = new Map<string, Map<string, Map<string, number>>>();
+
+  clear(): void {
+    this.last.clear();
+  }
+
+  encode(r: TapeRest): string {
+    const key = restKey(r);
+    const res = r.response;
+    if (!isPlainObject(res)) {
+      // remembered as nothing to write changes of (the key counts as a reader counts it)
+      remember(this.last, key, new Map());
+      return JSON.stringify(r);
+    }
+    const had = this.last.get(key);
+    const now = new Map<string, Map<string, number>>();
+    const fields: string[] = [];
+    const same: string[] = [];
+    for (const name of Object.keys(res)) {
+      const v = res[name];
+      const json = JSON.stringify(name);
+      if (!isItemList(v)) {
+        const text = JSON.stringify(v);
+        if (text !== undefined) fields.push(`${json}:${text}`);
+        continue;
+      }
+      const items = v.map((x) => JSON.stringify(x));
+      const where = new Map<string, number>();
+      for (let i = 0; i < items.length; i++)
+        if (!where.has(items[i] as string)) where.set(items[i] as string, i);
+      now.set(name, where);
+      const before = had?.get(name);
+      const runs: number[] = [];
+      const fresh: string[] = [];
+      if (before !== undefined)
+        for (const item of items) {
+          const from = before.get(item) ?? -1;
+          if (from < 0) fresh.push(item);
+          const n = runs.length;
+          // a run goes on: new after new, or the item after the last one taken from before
+          if (
+            n > 0 &&
+            (from < 0
+              ? runs[n - 2] === -1
+              : runs[n - 2] !== -1 && (runs[n - 2] as number) + (runs[n - 1] as number) === from)
+          )
+            runs[n - 1] = (runs[n - 1] as number) + 1;
+          else runs.push(from, 1);
+        }
+      if (before === undefined || fresh.length === items.length) fields.push(`${json}:[${items.join(',')}]`);
+      else {
+        same.push(`${json}:[${runs.join(',')}]`);
+        fields.push(`${json}:[${fresh.join(',')}]`);
+      }
+    }
+    remember(this.last, key, now);
+    // the head as JSON.stringify writes a record (what decodeLine reads lazily when there is no `same`)
+    const head =
+      `{"k":"rest","at":${JSON.stringify(r.at)},"call":${JSON.stringify(r.call)},` +
+      `"slug":${JSON.stringify(r.slug)},"next":${JSON.stringify(r.next)}`;
+    return `${head}${same.length > 0 ? `,"same":{${same.join(',')}}` : ''},"response":{${fields.join(',')}}}`;
+  }
+}
+
+/**
+ * A reading pass's memory of the last answer of each call, collection and page cursor, to rebuild
+ * an answer written as changes (see RestDeltaEncoder) — every record read goes through `resolve`,
+ * in tape order. Answers written whole are remembered as they are (parsed only when an answer
+ * written as changes of them is read). An answer written as changes of one that is not on the tape
+ * (written in the second after the tape was deleted, into the new one) is undefined: as if it had
+ * not been recorded. Changes that do not fit the answer before are a TapeFormatError.
+ */
+export class RestDeltaDecoder {
+  private readonly last = new Map<string, TapeRest>();
+
+  resolve(r: TapeRecord): TapeRecord | undefined {
+    if (r.k !== 'rest') return r;
+    const key = restKey(r);
+    const same = (r as { same?: unknown }).same;
+    if (same === undefined) {
+      remember(this.last, key, r);
+      return r;
+    }
+    const before = this.last.get(key);
+    if (before === undefined) {
+      this.last.delete(key);
+      return undefined;
+    }
+    const response = rebuild(r, same, before.response);
+    const whole: TapeRest = { k: 'rest', at: r.at, call: r.call, slug: r.slug, next: r.next, response };
+    remember(this.last, key, whole);
+    return whole;
+  }
+}
+
+/** An answer written as changes (`same`, the new items in `r.response`) of `before`. */
+function rebuild(r: TapeRest, same: unknown, before: unknown): Record<string, unknown> {
+  const bad = (why: string): never => {
+    throw new TapeFormatError(
+      `the ${r.call} answer for ${r.slug} recorded at ${r.at} is written as changes that do not fit the answer before it: ${why}`,
+    );
+  };
+  const res = r.response;
+  if (!isPlainObject(same) || !isPlainObject(res) || !isPlainObject(before))
+    return bad('not an answer of fields');
+  const out: Record<string, unknown> = { ...res };
+  for (const name of Object.keys(same)) {
+    const runs = same[name];
+    const fresh = res[name];
+    const had = before[name];
+    if (!Array.isArray(runs) || runs.length % 2 !== 0) return bad(`${name}: runs are not pairs`);
+    if (!Array.isArray(fresh) || !Array.isArray(had)) return bad(`${name}: not an array in both`);
+    const items: unknown[] = [];
+    let next = 0;
+    for (let i = 0; i < runs.length; i += 2) {
+      const from = runs[i];
+      const n = runs[i + 1];
+      if (!Number.isSafeInteger(from) || !Number.isSafeInteger(n) || n < 1)
+        return bad(`${name}: run ${i / 2}`);
+      if (from === -1) {
+        if (next + n > fresh.length) return bad(`${name}: more new items than written`);
+        for (let j = 0; j < n; j++) items.push(fresh[next++]);
+      } else {
+        if (from < 0 || from + n > had.length) return bad(`${name}: a run past the answer before`);
+        for (let j = 0; j < n; j++) items.push(had[from + j]);
+      }
+    }
+    if (next !== fresh.length) return bad(`${name}: new items left over`);
+    out[name] = items;
+  }
+  return out;
 }
 
 /** A line of the tape back to a record (bigints restored). */

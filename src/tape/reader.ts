@@ -15,6 +15,7 @@ import {
   decodeLine,
   decodeRecord,
   MAX_BLOCK_BYTES,
+  RestDeltaDecoder,
   recordedWallet,
   TAPE_MAGIC,
   TAPE_MAGIC_BYTES,
@@ -192,13 +193,18 @@ export function openTape(path: string): Tape {
   let blocks = 0;
   function* records(upToBytes = Number.POSITIVE_INFINITY): Generator<TapeRecord> {
     const r = new BlockReader(path);
+    // REST answers written as changes (version 3) rebuilt against the answer before them
+    const deltas = new RestDeltaDecoder();
     try {
       for (const text of inflatedBlocks(r, upToBytes)) {
         let i = 0;
         while (i < text.length) {
           const nl = text.indexOf(NEWLINE, i);
           const end = nl < 0 ? text.length : nl;
-          if (end > i) yield decodeLine(text, i, end);
+          if (end > i) {
+            const record = deltas.resolve(decodeLine(text, i, end));
+            if (record !== undefined) yield record;
+          }
           i = end + 1;
         }
       }

@@ -34,6 +34,7 @@ import { acquireFileLock, lockOwner, UNKNOWN_OWNER } from '../store/lock.ts';
 import {
   BLOCK_HEADER_BYTES,
   encodeRecord,
+  RestDeltaEncoder,
   recordedWallet,
   TAPE_MAGIC_BYTES,
   TapeFormatError,
@@ -236,6 +237,10 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   let held: { block: Buffer; records: number }[] = [];
   let heldBytes = 0;
   let closed = false;
+  // REST answers written as changes of the one before (version 3). Only what goes into `lines` is
+  // encoded, and lines reach the file in order (held while writing fails, never dropped once
+  // encoded): each answer's one before is on the tape before it — but for a tape deleted meanwhile.
+  const deltas = new RestDeltaEncoder();
   // no whole block yet (a new file, or one whose first block a crash cut): the header first
   if (size === TAPE_MAGIC_BYTES.length) {
     lines.push(encodeRecord(options.header));
@@ -285,6 +290,9 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
     // the new tape's start, its magic and header, written first (and cut off again if that fails)
     const start = Buffer.concat([TAPE_MAGIC_BYTES, blockOf([encodeRecord(options.header)])]);
     version = options.header.version;
+    // answers after this are written whole; those held, written as changes of answers that went
+    // into the deleted tape, are read as not recorded (see RestDeltaDecoder)
+    deltas.clear();
     held.unshift({ block: start, records: 0 });
     heldBytes += start.length;
     options.onNotice?.(
@@ -361,7 +369,7 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
         dropped++;
         return;
       }
-      const line = encodeRecord(record, version);
+      const line = encodeRecord(record, version, deltas);
       lines.push(line);
       pending += line.length + 1;
       records++;

@@ -600,7 +600,7 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(text.stderr).toBe('');
     const lines = text.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'info.tape: a tape of ethereum (harpoon-apes, harpoon-punks), simulated by the sandbox; version 2',
+      'info.tape: a tape of ethereum (harpoon-apes, harpoon-punks), simulated by the sandbox; version 3',
     );
     expect(lines[1]).toBe(
       `  ${new Date(written.startAt).toISOString()} → ${new Date(written.endAt).toISOString()} (6 min)`,
@@ -624,7 +624,7 @@ describe('harpoon sandbox tape, backtest', () => {
     const json = await harpoon(['tape', 'info', '--tape', tape, '--json']);
     const info = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(info).toMatchObject({
-      version: 2,
+      version: 3,
       source: 'sandbox',
       events: written.events,
       records,
@@ -659,7 +659,7 @@ describe('harpoon sandbox tape, backtest', () => {
     w.flush();
     const growing = await harpoon(['tape', 'info', '--tape', live]);
     expect(growing.stdout).toContain(`  being written by process ${process.pid} (read as it stands`);
-    expect(growing.stdout).toContain(", recorded by a daemon's market.record; version 2");
+    expect(growing.stdout).toContain(", recorded by a daemon's market.record; version 3");
     expect(growing.stdout).toContain(`  wallet: ${wallet} (a trading daemon recorded it`);
     await w.close();
     const cut = join(dir, 'cut.tape');

@@ -96,6 +96,40 @@ describe('tape writer on a full disk', () => {
     w.flush();
     expect([...openTape(path).records()].length).toBe(1 + held);
   });
+
+  it('REST answers as changes (version 3): answers held while the disk is full, and those after dropped ones, read back as they were', () => {
+    const path = tmp('held3.tape');
+    const w = openTapeWriter(path, {
+      header: { ...header, version: 3 },
+      flushMs: 0,
+      sync: false,
+      maxHeldBytes: 3_000,
+    });
+    // answers of one kind that each keep most of the one before: written as changes
+    const answer = (at: number) => ({
+      k: 'rest' as const,
+      at,
+      call: 'listings' as const,
+      slug: 'apes',
+      next: null,
+      response: { listings: [at, at + 1, at + 2].map((n) => ({ hash: fees(n, 40).slug })) },
+    });
+    w.write(answer(1));
+    w.flush();
+    disk.room = 0;
+    for (let at = 2; at <= 200; at++) w.write(answer(at));
+    expect(() => w.flush()).toThrow(/ENOSPC/);
+    for (let at = 201; at <= 400; at++) w.write(answer(at));
+    expect(w.stats().dropped).toBeGreaterThan(0);
+    disk.room = undefined;
+    w.flush();
+    w.write(answer(401));
+    w.flush();
+    const back = [...openTape(path).records()].filter((r) => r.k === 'rest');
+    expect(back.length).toBe(401 - w.stats().dropped);
+    for (const r of back) expect(r).toEqual(answer(r.at));
+    expect(back.at(-1)?.at).toBe(401);
+  });
 });
 
 const listing = (id: number, at: number) => tapeListing(String(id), at);

@@ -226,7 +226,7 @@ describe('tape versions', () => {
     const w1 = openTapeWriter(path, { header: header(1), flushMs: 0 });
     w1.write(event(0));
     await w1.close();
-    // continued by this harpoon, whose recorder makes version 2 headers
+    // continued by this harpoon, whose recorder makes headers of a later version
     const w2 = openTapeWriter(path, { header: header(2), flushMs: 0 });
     for (let n = 1; n < 12; n++) w2.write(event(n));
     await w2.close();
@@ -258,13 +258,13 @@ describe('tape versions', () => {
   it('a tape of a version this harpoon does not know is refused, by readers and writers, naming the versions', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'harpoon-tape-')), 'future.tape');
     const w = openTapeWriter(path, {
-      header: { ...header(2), version: 3 } as unknown as TapeHeader,
+      header: { ...header(2), version: 4 } as unknown as TapeHeader,
       flushMs: 0,
     });
     w.write(event(0));
     await w.close();
     const why =
-      /future\.tape is a tape of version 3; this harpoon reads versions 1 to 2 \(a newer harpoon wrote it\?\)/;
+      /future\.tape is a tape of version 4; this harpoon reads versions 1 to 3 \(a newer harpoon wrote it\?\)/;
     expect(() => surveyTape(path)).toThrow(why);
     expect(() => openTape(path).header()).toThrow(why);
     expect(() => openTapeWriter(path, { header: header(2), flushMs: 0 })).toThrow(why);

@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { ListingEvent } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
@@ -580,6 +581,76 @@ describe('tape', () => {
     expect(told).toEqual([expect.stringMatching(/was deleted while it was written: a new tape is started/)]);
     expect([...openTape(path).records()].map((r) => r.at)).toEqual([1_000, 1_002, 1_003]);
     expect(scanTape(path)).toMatchObject({ torn: false, damaged: false });
+  });
+
+  it('REST answers as changes (version 3): read back equal across writers continuing the tape; a version 2 tape continued gets none', async () => {
+    const v3: TapeHeader = { ...header, version: 3 };
+    const offers = (...ns: number[]) => ({ offers: ns.map((n) => ({ hash: `0x${n}`, price: String(n) })) });
+    const rest = (at: number, response: unknown): TapeRecord => ({
+      k: 'rest',
+      at,
+      call: 'traitOffers',
+      slug: 'apes',
+      next: null,
+      response,
+    });
+    const answers = [offers(1, 2, 3), offers(2, 3, 4), offers(3, 4, 5), offers(4, 5, 6)];
+    const raw = (path: string) =>
+      [...openTape(path).records()].map((r) => (r.k === 'rest' ? r.response : r.k));
+    const path = join(dir(), 'v3.tape');
+    let w = openTapeWriter(path, { header: v3, flushMs: 0 });
+    w.write(rest(1_001, answers[0]));
+    w.write(rest(1_002, answers[1]));
+    await w.close();
+    // a writer that continues the tape knows no answer before: its first is whole
+    w = openTapeWriter(path, { header: v3, flushMs: 0 });
+    w.write(rest(1_003, answers[2]));
+    w.write(rest(1_004, answers[3]));
+    await w.close();
+    expect(raw(path)).toEqual(['header', ...answers]);
+    // the lines as written: every block inflated
+    const text = (p: string) => {
+      const b = readFileSync(p);
+      return scanTapeBlocks(p)
+        .map(({ start, end }) => inflateRawSync(b.subarray(start + 8, end)).toString())
+        .join('');
+    };
+    expect(text(path).match(/"same"/g)).toHaveLength(2);
+    // a version 2 tape is continued in version 2: every answer whole
+    const old = join(dir(), 'v2.tape');
+    w = openTapeWriter(old, { header: { ...header, version: 2 }, flushMs: 0 });
+    w.write(rest(1_001, answers[0]));
+    await w.close();
+    w = openTapeWriter(old, { header: v3, flushMs: 0 });
+    w.write(rest(1_002, answers[1]));
+    w.write(rest(1_003, answers[2]));
+    await w.close();
+    expect(raw(old)).toEqual(['header', ...answers.slice(0, 3)]);
+    expect(text(old)).not.toContain('"same"');
+  });
+
+  it('a tape deleted while written: an answer written as changes of one in the deleted tape is not read; the next is whole', async () => {
+    const path = join(dir(), 'gone3.tape');
+    const rest = (at: number, ...ns: number[]): TapeRecord => ({
+      k: 'rest',
+      at,
+      call: 'listings',
+      slug: 'apes',
+      next: null,
+      response: { listings: ns.map((n) => ({ hash: `0x${n}` })) },
+    });
+    const w = openTapeWriter(path, { header: { ...header, version: 3 }, flushMs: 0, onNotice: () => {} });
+    w.write(rest(1_001, 1, 2));
+    w.flush();
+    rmSync(path);
+    w.write(rest(1_002, 2, 3));
+    w.flush();
+    w.write(rest(1_003, 3, 4));
+    await w.close();
+    expect([...openTape(path).records()]).toEqual([
+      { ...header, version: 3 },
+      { ...rest(1_003, 3, 4), response: { listings: [{ hash: '0x3' }, { hash: '0x4' }] } },
+    ]);
   });
 
   it('a tape moved while it is written is written on where it is, and told once', async () => {
