@@ -31,7 +31,7 @@ import type { MarketApi } from '../market/api.ts';
 import type { Known } from '../market/snapshot.ts';
 import type { DropStatus, NftTraitsView, TokenPrice } from '../strategy.ts';
 import type { RestCall, TapeEvent, TapeHeader, TapeRecord, TapeRest } from '../tape/format.ts';
-import { TapeFormatError } from '../tape/format.ts';
+import { isCursorKey, restKey, TapeFormatError } from '../tape/format.ts';
 import { openTape, surveyTape, type TapeSurvey } from '../tape/reader.ts';
 
 interface Timed<T> {
@@ -140,6 +140,15 @@ export const GAP_MS = 60_000;
  * record: the recorder was not running) is a silence, which a replay's clock skips (see silence()).
  */
 export const SILENCE_MS = 15 * 60_000;
+
+/**
+ * An answer to a page after the first (asked with a page cursor) is let go once everything
+ * recorded under its cursor is this much older than the clock. The view asks for such a page only
+ * with the cursor of the page before, answered as of about the same time, and a live API's cursors
+ * change as its book does: without this, a long tape's replay would keep an answer (and the block
+ * it was read from) for every cursor ever recorded.
+ */
+export const CURSOR_ANSWER_KEEP_MS = 60 * 60_000;
 
 /** Nothing was recorded after `from` until `to` (see SILENCE_MS). */
 export interface Silence {
@@ -300,6 +309,18 @@ class Keyed<K, T> {
     }
     return n;
   }
+
+  /** Lets go of the keys `which` picks whose values are all from before `floor`; how many went. */
+  forget(floor: number, which: (k: K) => boolean): number {
+    let n = 0;
+    for (const [k, l] of this.map)
+      if ((l[l.length - 1] as Timed<T>).at < floor && which(k)) {
+        n += l.length;
+        this.map.delete(k);
+        this.multi.delete(l);
+      }
+    return n;
+  }
 }
 
 /** Prune the keyed values after this many records read. */
@@ -322,6 +343,8 @@ class StreamingReplay implements TapeReplay {
   private readonly traitMap = new Keyed<string, readonly { type: string; value: string }[]>();
   private readonly fresh = new Keyed<string, Fresh>();
   private sincePrune = 0;
+  /** When answers of page cursors were last looked over (see CURSOR_ANSWER_KEEP_MS). */
+  private cursorsAt = Number.NEGATIVE_INFINITY;
   /** Silences read and not yet passed by the clock, in tape order. */
   private readonly silences: Silence[] = [];
   held = 0;
@@ -339,7 +362,11 @@ class StreamingReplay implements TapeReplay {
     const answer = <R>(call: RestCall, slug: string, next: string | undefined): Promise<R> => {
       const at = this.now();
       this.readUntil(at + REST_AHEAD_MS + LOOK_AHEAD_MS);
-      const found = answerAt(this.rest.map.get(`${call}\u0000${slug}\u0000${next ?? ''}`), at, REST_AHEAD_MS);
+      const found = answerAt(
+        this.rest.map.get(restKey({ call, slug, next: next ?? null })),
+        at,
+        REST_AHEAD_MS,
+      );
       if (found === undefined) return Promise.reject(new NoSnapshotError(call, slug));
       // an answer from before a gap in the recording is not one now: the view goes stale, as a
       // live one would with its API gone
@@ -391,7 +418,7 @@ class StreamingReplay implements TapeReplay {
         this.queue.push(r);
         break;
       case 'rest':
-        this.rest.add(`${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`, r.at, r);
+        this.rest.add(restKey(r), r.at, r);
         break;
       case 'fees':
         this.feeMap.add(r.slug, r.at, r.fees);
@@ -445,6 +472,11 @@ class StreamingReplay implements TapeReplay {
       this.dropMap.prune(floor) +
       this.traitMap.prune(floor) +
       this.fresh.prune(floor);
+    // a look over every REST key: once a minute of the clock is enough
+    if (floor - this.cursorsAt >= 60_000) {
+      this.cursorsAt = floor;
+      this.held -= this.rest.forget(floor - CURSOR_ANSWER_KEEP_MS, isCursorKey);
+    }
   }
 
   /** Reads until a record later than `t` has been read (or the tape ends). */

@@ -534,8 +534,12 @@ function lazyRest(head: Omit<TapeRest, 'response'>, body: Buffer): TapeRest {
 
 // ── REST answers as changes (version 3) ────────────────────────────────
 
-const restKey = (r: Pick<TapeRest, 'call' | 'slug' | 'next'>): string =>
+/** The key of a REST answer: its call, collection and page cursor (what a request names). */
+export const restKey = (r: Pick<TapeRest, 'call' | 'slug' | 'next'>): string =>
   `${r.call}\u0000${r.slug}\u0000${r.next ?? ''}`;
+
+/** A key of restKey that names a page cursor: the answer to a page after the first. */
+export const isCursorKey = (k: string): boolean => !k.endsWith('\u0000');
 
 /**
  * How many calls, collections and page cursors a writer and a reader remember the last answer of:

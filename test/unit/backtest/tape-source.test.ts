@@ -320,6 +320,48 @@ describe('tape source: memory follows the look-ahead, not the tape', () => {
     r.close();
   });
 
+  it('answers to page cursors are let go an hour after they were recorded: a cursor a load holds a window', async () => {
+    // ten hours of loads every 30 s, each page 1 naming a new cursor for its page 2 (as a live
+    // API's cursors change with its book)
+    const path = join(dir(), 'cursors.tape');
+    const w = openTapeWriter(path, { header: { ...header, version: 3 }, flushMs: 0, maxBlockBytes: 4_000 });
+    const loads = 1_200;
+    const page = (i: number, next: string | null, response: unknown): TapeRecord => ({
+      k: 'rest',
+      at: i * 30_000,
+      call: 'listings',
+      slug: 'apes',
+      next,
+      response,
+    });
+    for (let i = 0; i < loads; i++) {
+      w.write(page(i, null, { listings: [{ n: i }], next: `cursor-${i}` }));
+      w.write(page(i, `cursor-${i}`, { listings: [{ n: i, page: 2 }] }));
+      w.write({ k: 'fresh', at: i * 30_000, collections: { apes: { ageMs: 100, stale: false } } });
+    }
+    await w.close();
+    const source = openTapeSource(path);
+    let now = 0;
+    const r = source.replay(() => now);
+    let most = 0;
+    for (let i = 0; i < loads; i += 2) {
+      now = i * 30_000;
+      const first = (await r.api.listings.best('apes')) as { next: string };
+      expect(first.next).toBe(`cursor-${i}`);
+      await expect(r.api.listings.best('apes', { next: first.next })).resolves.toEqual({
+        listings: [{ n: i, page: 2 }],
+      });
+      most = Math.max(most, r.held);
+    }
+    // an hour of cursors (120), and what is read between two prunes (PRUNE_EVERY records), not 1,200
+    expect(most).toBeLessThan(800);
+    // a cursor of more than an hour before is no answer now
+    await expect(r.api.listings.best('apes', { next: 'cursor-2' })).rejects.toThrow(
+      /the tape has no listings answer for apes/,
+    );
+    r.close();
+  });
+
   it("a buy's look-ahead reads the events of the latency, and they go once replayed", () => {
     const source = openTapeSource(tapePath);
     let now = source.firstAt;
