@@ -705,6 +705,7 @@ function rebuild(r: TapeRest, same: unknown, before: unknown): Record<string, un
       }
     }
     if (next !== fresh.length) return bad(`${name}: new items left over`);
+    // (a field named __proto__ is an own field of `out` already, from the spread: assigned as one)
     out[name] = items;
   }
   return out;

@@ -148,6 +148,15 @@ describe('REST answers as changes (version 3)', () => {
     expect(back.map((r) => (r as TapeRest).response)).toEqual(recs.map((r) => r.response));
   });
 
+  it('a field named __proto__ is written as changes and read back as a field', () => {
+    const odd = (n: number) => JSON.parse(`{"__proto__":[{"n":1},{"n":${n}}],"next":null}`) as unknown;
+    const { lines, back } = writeAndRead([answer(1, odd(2)), answer(2, odd(3))]);
+    expect(lines[1]).toContain('"same":{"__proto__":[0,1,-1,1]}');
+    const got = (back[1] as TapeRest).response as object;
+    expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+    expect(JSON.stringify(got)).toBe('{"__proto__":[{"n":1},{"n":3}],"next":null}');
+  });
+
   it('a writer that forgot (clear) writes the next answer whole; version 2 never writes changes', () => {
     const enc = new RestDeltaEncoder();
     const r = answer(1, { offers: [offer(1)] });
