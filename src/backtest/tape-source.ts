@@ -343,6 +343,8 @@ class StreamingReplay implements TapeReplay {
   private readonly traitMap = new Keyed<string, readonly { type: string; value: string }[]>();
   private readonly fresh = new Keyed<string, Fresh>();
   private sincePrune = 0;
+  /** What reading the tape threw: thrown again by every later read (see readOne). */
+  private failed: unknown;
   /** When answers of page cursors were last looked over (see CURSOR_ANSWER_KEEP_MS). */
   private cursorsAt = Number.NEGATIVE_INFINITY;
   /** Silences read and not yet passed by the clock, in tape order. */
@@ -399,8 +401,18 @@ class StreamingReplay implements TapeReplay {
 
   /** Reads one record; false at the end of the tape. */
   private readOne(): boolean {
+    if (this.failed !== undefined) throw this.failed;
     if (this.done) return false;
-    const n = this.records.next();
+    let n: IteratorResult<TapeRecord>;
+    try {
+      n = this.records.next();
+    } catch (e) {
+      // A record that is not one (a TapeFormatError): the reading ends there, and every later read
+      // throws it again. Read from inside a REST answer or a lookup, the first throw may be taken
+      // as that call failing; the replay must not then go on as if the tape had ended.
+      this.failed = e;
+      throw e;
+    }
     if (n.done === true) {
       this.done = true;
       return false;

@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+import { crc32, deflateRawSync } from 'node:zlib';
 import type { ListingEvent } from '../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../src/domain/ids.ts';
 import type { TapeEvent, TapeHeader, TapeRecord } from '../../src/tape/format.ts';
@@ -69,4 +71,16 @@ export function tapeListing(id: string, at: number): ListingEvent {
     },
     isPrivate: false,
   };
+}
+
+/**
+ * Appends a whole block of `lines` to the tape at `path`, as they are: a block no writer of ours
+ * makes (a record this harpoon cannot read, past the checksums that guard against damage).
+ */
+export function appendRawBlock(path: string, lines: readonly string[]): void {
+  const payload = deflateRawSync(Buffer.from(`${lines.join('\n')}\n`));
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(payload.length, 0);
+  head.writeUInt32BE(crc32(payload), 4);
+  appendFileSync(path, Buffer.concat([head, payload]));
 }

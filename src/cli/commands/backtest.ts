@@ -422,6 +422,13 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       signal: ctx.io.signal,
     });
   } catch (e) {
+    // a record this harpoon cannot read, met during the replay (the checksums held): said as the
+    // tape's fault, with how to replay what comes before it
+    if (e instanceof TapeFormatError)
+      throw new UsageError(
+        `--tape: ${e.message}`,
+        `the tape replays up to that record: give --to before it ("harpoon tape info --tape ${basename(tapePath)}" shows the tape's span)`,
+      );
     if (!(e instanceof BacktestInterrupted)) throw e;
     err(`interrupted: ${e.message}`);
     return ExitCode.interrupted;

@@ -15,8 +15,9 @@ import { loadConfig } from '../../../src/config/load.ts';
 import type { MarketEvent, NftRef } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
-import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
+import { encodeRecord, TapeFormatError, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
+import { appendRawBlock } from '../../helpers/tapes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const configPath = join(root, 'config/backtest.yaml');
@@ -359,6 +360,30 @@ describe('tape source: memory follows the look-ahead, not the tape', () => {
     await expect(r.api.listings.best('apes', { next: 'cursor-2' })).rejects.toThrow(
       /the tape has no listings answer for apes/,
     );
+    r.close();
+  });
+
+  it('a record that is not one, met while answering a REST call: that call throws, and so does every later read (the replay does not end as if the tape had)', async () => {
+    const path = join(dir(), 'bad.tape');
+    const w = openTapeWriter(path, { header: { ...header, version: 3 }, flushMs: 0 });
+    w.write(stats(5_000, 1));
+    for (let i = 1; i <= 5; i++) w.write(ev(listing(i, i * 1_000)));
+    await w.close();
+    // a block no writer of ours makes: a stats answer as changes of a field its answer before lacks
+    const bad =
+      '{"k":"rest","at":20000,"call":"stats","slug":"apes","next":null,"same":{"x":[0,5]},"response":{"x":[]}}';
+    const after = encodeRecord(ev(listing(9, 30_000)), 3);
+    appendRawBlock(path, [bad, after]);
+    const r = openTapeSource(path).replay(() => 1_000);
+    const why = /the stats answer for apes recorded at 20000 is written as changes that do not fit/;
+    expect(() => r.api.collections.stats('apes')).toThrow(why);
+    // the events read before it are replayed; then the replay fails, as the call did
+    const got: number[] = [];
+    expect(() => {
+      for (let e = r.shift(); e !== undefined; e = r.shift()) got.push(e.at);
+    }).toThrow(why);
+    expect(got).toEqual([1_000, 2_000, 3_000, 4_000, 5_000]);
+    expect(() => r.peek()).toThrow(TapeFormatError);
     r.close();
   });
 

@@ -22,10 +22,10 @@ import {
 } from '../../../src/cli/commands/backtest.ts';
 import { TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader } from '../../../src/tape/format.ts';
-import { openTape } from '../../../src/tape/reader.ts';
+import { openTape, surveyTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
 import { writeFailingStrategy } from '../../helpers/strategies.ts';
-import { gappedTape, tapeWithout } from '../../helpers/tapes.ts';
+import { appendRawBlock, gappedTape, tapeWithout } from '../../helpers/tapes.ts';
 
 /** `harpoon sandbox tape`, `harpoon backtest` and `harpoon record` as a user runs them. */
 
@@ -213,6 +213,22 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(sweep.window.sampleMs).toBe(60_000);
     expect(sweep.tapeState).toEqual({ torn: false, damaged: false, unreadBytes: 0 });
   }, 240_000);
+
+  it("a record a backtest cannot read, met mid-replay, is said as the tape's fault (exit 2), with how to replay what comes before it", async () => {
+    const tape = join(dir, 'bad-record.tape');
+    await writeSandboxTape({ out: tape, seed: 3, hours: 0.05 });
+    const { lastAt } = surveyTape(tape);
+    // a block no writer of ours makes: a stats answer as changes of a field its answer before lacks
+    const bad = `{"k":"rest","at":${lastAt},"call":"stats","slug":"harpoon-apes","next":null,"same":{"x":[0,1]},"response":{"x":[]}}`;
+    appendRawBlock(tape, [bad]);
+    const b = await harpoon(['backtest', '--tape', tape, '-c', CONFIG]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(
+      /harpoon: --tape: the stats answer for harpoon-apes recorded at \d+ is written as changes that do not fit the answer before it: x: not an array in both\n/,
+    );
+    expect(b.stderr).toMatch(/the tape replays up to that record: give --to before it/);
+    expect(b.stdout).toBe('');
+  }, 120_000);
 
   it('fees and gas a tape does not hold are warned of by a backtest and by a sweep: the PnL is better than it was', async () => {
     const whole = join(dir, 'costs-whole.tape');
