@@ -27,8 +27,8 @@
  * written. A reader reads both forms whatever the version; a writer keeps the version of the tape
  * it continues.
  *
- * Version 3 writes a REST answer as what changed since the answer before it of the same call,
- * collection and page cursor, when part of it is the same: each array of objects at the top of
+ * Version 3 writes a REST answer to a first page as what changed since the answer before it of
+ * the same call and collection, when part of it is the same: each array of objects at the top of
  * the answer (orders, floors) as its new items, and in `same` how the whole array is made of those
  * and runs of the items before (see RestDeltaEncoder). A market's books change little between two
  * loads (the bench's sandbox tape: 86 % of the trait offers, 70 % of the collection offers and 30 %
@@ -542,10 +542,12 @@ export const restKey = (r: Pick<TapeRest, 'call' | 'slug' | 'next'>): string =>
 export const isCursorKey = (k: string): boolean => !k.endsWith('\u0000');
 
 /**
- * How many calls, collections and page cursors a writer and a reader remember the last answer of:
- * the least recently answered is forgotten first, by both alike (they see the same answers in
- * the same order), so a reader knows every answer a writer writes changes of. Page cursors of a
- * live API change as the book does: without a bound, each would be remembered for good.
+ * How many calls and collections a writer and a reader remember the last answer of: the least
+ * recently answered is forgotten first, by both alike (they see the same answers in the same
+ * order), so a reader knows every answer a writer writes changes of. Only first pages are written
+ * as changes: a live API's page cursors change as its book does, so the answer to a later page
+ * would seldom find one before it of its cursor, and remembering each would crowd the first pages
+ * out. A writer holds at most this many answers' items as JSON (a page is at most ~100 orders).
  */
 export const REST_DELTA_KEYS = 1024;
 
@@ -564,9 +566,9 @@ const isItemList = (v: unknown): v is readonly Record<string, unknown>[] =>
   Array.isArray(v) && v.length > 0 && v.every(isPlainObject);
 
 /**
- * A tape writer's memory of the last answer of each call, collection and page cursor — each array
- * of objects at its top, as the JSON of each item and where it was — to write the next one as
- * changes:
+ * A tape writer's memory of the last answer of each call and collection (first pages: see
+ * REST_DELTA_KEYS) — each array of objects at its top, as the JSON of each item and where it was —
+ * to write the next one as changes:
  *
  *   {"k":"rest","at":…,"call":…,"slug":…,"next":…,
  *    "same":{"offers":[4,37,-1,2]},"response":{"offers":[…2 new…],…}}
@@ -584,6 +586,8 @@ export class RestDeltaEncoder {
   }
 
   encode(r: TapeRest): string {
+    // a later page (see REST_DELTA_KEYS): whole, and not remembered (nor by a reader)
+    if (r.next !== null) return JSON.stringify(r);
     const key = restKey(r);
     const res = r.response;
     if (!isPlainObject(res)) {
@@ -642,7 +646,7 @@ export class RestDeltaEncoder {
 }
 
 /**
- * A reading pass's memory of the last answer of each call, collection and page cursor, to rebuild
+ * A reading pass's memory of the last answer of each call and collection (first pages), to rebuild
  * an answer written as changes (see RestDeltaEncoder) — every record read goes through `resolve`,
  * in tape order. Answers written whole are remembered as they are (parsed only when an answer
  * written as changes of them is read). An answer written as changes of one that is not on the tape
@@ -654,8 +658,13 @@ export class RestDeltaDecoder {
 
   resolve(r: TapeRecord): TapeRecord | undefined {
     if (r.k !== 'rest') return r;
-    const key = restKey(r);
     const same = (r as { same?: unknown }).same;
+    if (r.next !== null) {
+      // a later page is written whole (see REST_DELTA_KEYS)
+      if (same !== undefined) rebuild(r, same, undefined);
+      return r;
+    }
+    const key = restKey(r);
     if (same === undefined) {
       remember(this.last, key, r);
       return r;
@@ -680,6 +689,7 @@ function rebuild(r: TapeRest, same: unknown, before: unknown): Record<string, un
     );
   };
   const res = r.response;
+  if (r.next !== null) return bad('an answer to a later page is written whole');
   if (!isPlainObject(same) || !isPlainObject(res) || !isPlainObject(before))
     return bad('not an answer of fields');
   const out: Record<string, unknown> = { ...res };
