@@ -661,7 +661,7 @@ export class RestDeltaDecoder {
     const same = (r as { same?: unknown }).same;
     if (r.next !== null) {
       // a later page is written whole (see REST_DELTA_KEYS)
-      if (same !== undefined) rebuild(r, same, undefined);
+      if (same !== undefined) throw notFitting(r, 'an answer to a later page is written whole');
       return r;
     }
     const key = restKey(r);
@@ -670,10 +670,7 @@ export class RestDeltaDecoder {
       return r;
     }
     const before = this.last.get(key);
-    if (before === undefined) {
-      this.last.delete(key);
-      return undefined;
-    }
+    if (before === undefined) return undefined;
     const response = rebuild(r, same, before.response);
     const whole: TapeRest = { k: 'rest', at: r.at, call: r.call, slug: r.slug, next: r.next, response };
     remember(this.last, key, whole);
@@ -681,15 +678,17 @@ export class RestDeltaDecoder {
   }
 }
 
+const notFitting = (r: TapeRest, why: string): TapeFormatError =>
+  new TapeFormatError(
+    `the ${r.call} answer for ${r.slug} recorded at ${r.at} is written as changes that do not fit the answer before it: ${why}`,
+  );
+
 /** An answer written as changes (`same`, the new items in `r.response`) of `before`. */
 function rebuild(r: TapeRest, same: unknown, before: unknown): Record<string, unknown> {
   const bad = (why: string): never => {
-    throw new TapeFormatError(
-      `the ${r.call} answer for ${r.slug} recorded at ${r.at} is written as changes that do not fit the answer before it: ${why}`,
-    );
+    throw notFitting(r, why);
   };
   const res = r.response;
-  if (r.next !== null) return bad('an answer to a later page is written whole');
   if (!isPlainObject(same) || !isPlainObject(res) || !isPlainObject(before))
     return bad('not an answer of fields');
   const out: Record<string, unknown> = { ...res };

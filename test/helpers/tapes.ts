@@ -1,8 +1,8 @@
-import { appendFileSync } from 'node:fs';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ListingEvent } from '../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../src/domain/ids.ts';
-import type { TapeEvent, TapeHeader, TapeRecord } from '../../src/tape/format.ts';
+import { TAPE_MAGIC, type TapeEvent, type TapeHeader, type TapeRecord } from '../../src/tape/format.ts';
 import { openTape } from '../../src/tape/reader.ts';
 import { openTapeWriter } from '../../src/tape/writer.ts';
 
@@ -83,4 +83,17 @@ export function appendRawBlock(path: string, lines: readonly string[]): void {
   head.writeUInt32BE(payload.length, 0);
   head.writeUInt32BE(crc32(payload), 4);
   appendFileSync(path, Buffer.concat([head, payload]));
+}
+
+/** The lines of a tape as written (every block inflated), without decoding them. */
+export function tapeLines(path: string): string[] {
+  const b = readFileSync(path);
+  const out: string[] = [];
+  for (let at = TAPE_MAGIC.length; at + 8 <= b.length; at += 8 + b.readUInt32BE(at))
+    out.push(
+      ...inflateRawSync(b.subarray(at + 8, at + 8 + b.readUInt32BE(at)))
+        .toString()
+        .split('\n'),
+    );
+  return out.filter((l) => l !== '');
 }

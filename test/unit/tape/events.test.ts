@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { MarketEvent } from '../../../src/domain/events.ts';
 import { EventLog } from '../../../src/sandbox/events/log.ts';
@@ -11,13 +10,13 @@ import { normalizeRestEvent, normalizeStreamMessage } from '../../../src/stream/
 import {
   decodeRecord,
   encodeRecord,
-  TAPE_MAGIC,
   TAPE_VERSION,
   TapeFormatError,
   type TapeHeader,
 } from '../../../src/tape/format.ts';
 import { openTape, surveyTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
+import { tapeLines } from '../../helpers/tapes.ts';
 import { ALL_KINDS, sampleInput, testCatalog } from '../sandbox/stream/samples.ts';
 
 const AT = 1_767_225_600_000;
@@ -204,17 +203,6 @@ describe('tape versions', () => {
     collections: ['apes'],
     paymentTokens: [WETH],
   });
-  const lines = (path: string): string[] => {
-    const b = readFileSync(path);
-    const out: string[] = [];
-    for (let at = TAPE_MAGIC.length; at + 8 <= b.length; at += 8 + b.readUInt32BE(at))
-      out.push(
-        ...inflateRawSync(b.subarray(at + 8, at + 8 + b.readUInt32BE(at)))
-          .toString()
-          .split('\n'),
-      );
-    return out.filter((l) => l !== '');
-  };
   const event = (n: number) => ({
     k: 'event' as const,
     at: AT + n,
@@ -230,7 +218,7 @@ describe('tape versions', () => {
     const w2 = openTapeWriter(path, { header: header(2), flushMs: 0 });
     for (let n = 1; n < 12; n++) w2.write(event(n));
     await w2.close();
-    expect(lines(path).filter((l) => l.startsWith('['))).toEqual([]);
+    expect(tapeLines(path).filter((l) => l.startsWith('['))).toEqual([]);
     const back = [...openTape(path).records()];
     expect(back[0]).toEqual(header(1));
     expect(exact(back.slice(1))).toBe(exact(Array.from({ length: 12 }, (_, n) => event(n))));
@@ -240,7 +228,7 @@ describe('tape versions', () => {
     for (let n = 0; n < 12; n++) w3.write(event(n));
     await w3.close();
     expect(
-      lines(fresh)
+      tapeLines(fresh)
         .slice(1)
         .every((l) => l.startsWith('[')),
     ).toBe(true);
