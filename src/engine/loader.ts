@@ -48,6 +48,13 @@ export interface LoaderOptions {
 
 const STRATEGY_API = resolve(dirname(fileURLToPath(import.meta.url)), '../strategy.ts');
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** The keys of Subscriptions (src/strategy.ts): anything else is a mistake the loader names. */
+const SUBSCRIPTION_KEYS = [
+  'collections',
+  'events',
+  'changes',
+  'held',
+] as const satisfies readonly (keyof Subscriptions)[];
 const VERSION_RE = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 const IMPORT_RE =
   /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)|\brequire\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g;
@@ -186,8 +193,22 @@ export function validateDefinition(entry: StrategyEntry, path: string, def: Stra
       e,
     );
   }
-  if (subs === null || typeof subs !== 'object')
+  if (subs === null || typeof subs !== 'object' || Array.isArray(subs))
     fail(entry, 'subscriptions', 'is missing', 'declare subscriptions: { events: [...] }');
+  // a misspelt key would leave the strategy deaf to what it meant to follow, with no sign of it
+  for (const key of Object.keys(subs))
+    if (!(SUBSCRIPTION_KEYS as readonly string[]).includes(key))
+      fail(
+        entry,
+        'subscriptions',
+        `has an unknown key '${key}'`,
+        `use ${SUBSCRIPTION_KEYS.join(', ')} (see Subscriptions in src/strategy.ts)`,
+      );
+  for (const key of SUBSCRIPTION_KEYS) {
+    const v = subs[key] as unknown;
+    if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== 'string')))
+      fail(entry, `subscriptions.${key}`, 'is not a list of names', `declare ${key}: ['…']`);
+  }
   for (const [key, kinds] of [
     ['events', subs.events],
     ['held', subs.held],
@@ -221,6 +242,18 @@ export function validateDefinition(entry: StrategyEntry, path: string, def: Stra
         `has an invalid cron expression '${String(s)}'`,
         "write 5 or 6 cron fields, e.g. '*/5 * * * *'",
       );
+  if (
+    typeof d.onEvent === 'function' &&
+    (subs.events ?? []).length === 0 &&
+    changes.length === 0 &&
+    (subs.held ?? []).length === 0
+  )
+    fail(
+      entry,
+      'onEvent',
+      'is never called: subscriptions name no events, changes or held kinds',
+      "subscribe to what it reacts to (events: ['listing'], changes: ['floor'] …) or leave onEvent out",
+    );
   if (schedules.length > 0 && typeof d.onTick !== 'function')
     fail(entry, 'onTick', 'is missing but schedules are declared', 'add an onTick hook');
 

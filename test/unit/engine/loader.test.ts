@@ -103,6 +103,27 @@ describe('strategy loader', () => {
       'subscriptions.changes',
     ],
     [
+      'a misspelt subscriptions key',
+      './bad-subscription-key.ts',
+      {},
+      /subscriptions has an unknown key 'event'.*use collections, events, changes, held/,
+      'subscriptions',
+    ],
+    [
+      'subscribed event kinds that are not a list',
+      './bad-subscription-list.ts',
+      {},
+      /subscriptions\.events is not a list of names/,
+      'subscriptions.events',
+    ],
+    [
+      'an onEvent hook no event reaches',
+      './deaf-on-event.ts',
+      {},
+      /onEvent is never called: subscriptions name no events, changes or held kinds/,
+      'onEvent',
+    ],
+    [
       'a bad cron expression',
       './bad-cron.ts',
       {},
