@@ -11,6 +11,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32, inflateRawSync } from 'node:zlib';
 import {
+  BINARY_EVENT,
+  BinaryEventReader,
   BLOCK_HEADER_BYTES,
   decodeLine,
   decodeRecord,
@@ -195,10 +197,19 @@ export function openTape(path: string): Tape {
     const r = new BlockReader(path);
     // REST answers written as changes (version 3) rebuilt against the answer before them
     const deltas = new RestDeltaDecoder();
+    // events in binary (version 4): each block's strings apart
+    const events = new BinaryEventReader();
     try {
       for (const text of inflatedBlocks(r, upToBytes)) {
+        events.newBlock();
         let i = 0;
         while (i < text.length) {
+          if (text[i] === BINARY_EVENT) {
+            const event = events.decode(text, i);
+            i = events.end;
+            yield event;
+            continue;
+          }
           const nl = text.indexOf(NEWLINE, i);
           const end = nl < 0 ? text.length : nl;
           if (end > i) {
@@ -328,6 +339,17 @@ export function surveyTape(path: string): TapeSurvey {
     for (const text of inflatedBlocks(r)) {
       let i = 0;
       while (i < text.length) {
+        if (text[i] === BINARY_EVENT) {
+          // an event in binary (version 4): its time and length read, nothing decoded
+          const x = BinaryEventReader.extent(text, i);
+          if (x === undefined) throw new TapeFormatError(`${path}: a tape event in binary ends early`);
+          counts.event = (counts.event ?? 0) + 1;
+          records++;
+          if (x.at < firstAt) firstAt = x.at;
+          if (x.at > lastAt) lastAt = x.at;
+          i = x.end;
+          continue;
+        }
         const nl = text.indexOf(NEWLINE, i);
         const end = nl < 0 ? text.length : nl;
         if (end > i) {

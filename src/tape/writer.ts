@@ -32,6 +32,7 @@ import {
 import { crc32, deflateRawSync } from 'node:zlib';
 import { acquireFileLock, lockOwner, UNKNOWN_OWNER } from '../store/lock.ts';
 import {
+  BinaryEventWriter,
   BLOCK_HEADER_BYTES,
   encodeRecord,
   RestDeltaEncoder,
@@ -225,7 +226,7 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   }
   // the tape was told moved, or deleted with no new one possible (see followPath): told once
   let moved = false;
-  let lines: string[] = [];
+  let lines: (string | Buffer)[] = [];
   let pending = 0;
   let records = 0;
   let blocks = 0;
@@ -241,6 +242,9 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
   // encoded, and lines reach the file in order (held while writing fails, never dropped once
   // encoded): each answer's one before is on the tape before it — but for a tape deleted meanwhile.
   const deltas = new RestDeltaEncoder();
+  // events in binary (version 4): each string once a block, so a new block starts a new table
+  // whenever `lines` starts anew
+  const events = new BinaryEventWriter();
   // no whole block yet (a new file, or one whose first block a crash cut): the header first
   if (size === TAPE_MAGIC_BYTES.length) {
     lines.push(encodeRecord(options.header));
@@ -300,8 +304,19 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
     );
   }
 
-  function blockOf(text: string[]): Buffer {
-    const payload = deflateRawSync(Buffer.from(`${text.join('\n')}\n`, 'utf8'), { level });
+  function blockOf(records: (string | Buffer)[]): Buffer {
+    // lines of JSON, each ended by a newline, and events in binary as they are (see BINARY_EVENT)
+    const parts: Buffer[] = [];
+    let text = '';
+    for (const r of records)
+      if (typeof r === 'string') text += `${r}\n`;
+      else {
+        if (text !== '') parts.push(Buffer.from(text, 'utf8'));
+        text = '';
+        parts.push(r);
+      }
+    if (text !== '') parts.push(Buffer.from(text, 'utf8'));
+    const payload = deflateRawSync(Buffer.concat(parts), { level });
     const block = Buffer.allocUnsafe(BLOCK_HEADER_BYTES + payload.length);
     block.writeUInt32BE(payload.length, 0);
     block.writeUInt32BE(crc32(payload), 4);
@@ -316,6 +331,7 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
       held.push({ block, records: lines.length });
       heldBytes += block.length;
       lines = [];
+      events.newBlock();
       pending = 0;
     }
     if (held.length === 0) return;
@@ -369,9 +385,9 @@ function writerOf(path: string, options: TapeWriterOptions, release: () => void)
         dropped++;
         return;
       }
-      const line = encodeRecord(record, version, deltas);
+      const line = encodeRecord(record, version, deltas, events);
       lines.push(line);
-      pending += line.length + 1;
+      pending += typeof line === 'string' ? line.length + 1 : line.length;
       records++;
       if (pending >= maxBlockBytes && held.length === 0) flush();
     },

@@ -2,7 +2,14 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ListingEvent } from '../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../src/domain/ids.ts';
-import { TAPE_MAGIC, type TapeEvent, type TapeHeader, type TapeRecord } from '../../src/tape/format.ts';
+import {
+  BINARY_EVENT,
+  BinaryEventReader,
+  TAPE_MAGIC,
+  type TapeEvent,
+  type TapeHeader,
+  type TapeRecord,
+} from '../../src/tape/format.ts';
 import { openTape } from '../../src/tape/reader.ts';
 import { openTapeWriter } from '../../src/tape/writer.ts';
 
@@ -85,15 +92,40 @@ export function appendRawBlock(path: string, lines: readonly string[]): void {
   appendFileSync(path, Buffer.concat([head, payload]));
 }
 
-/** The lines of a tape as written (every block inflated), without decoding them. */
+/** Where each whole block of the tape at `path` starts and ends (bytes of the file). */
+export function tapeBlocks(path: string): { start: number; end: number }[] {
+  const b = readFileSync(path);
+  const out: { start: number; end: number }[] = [];
+  for (let at = TAPE_MAGIC.length; at + 8 <= b.length; at += 8 + b.readUInt32BE(at)) {
+    const end = at + 8 + b.readUInt32BE(at);
+    if (end > b.length) break;
+    out.push({ start: at, end });
+  }
+  return out;
+}
+
+/**
+ * The records of a tape as written (every block inflated), without decoding them: each line of
+ * JSON as it is, each event in binary (version 4) as \u0001 and its length in bytes.
+ */
 export function tapeLines(path: string): string[] {
   const b = readFileSync(path);
   const out: string[] = [];
-  for (let at = TAPE_MAGIC.length; at + 8 <= b.length; at += 8 + b.readUInt32BE(at))
-    out.push(
-      ...inflateRawSync(b.subarray(at + 8, at + 8 + b.readUInt32BE(at)))
-        .toString()
-        .split('\n'),
-    );
-  return out.filter((l) => l !== '');
+  for (let at = TAPE_MAGIC.length; at + 8 <= b.length; at += 8 + b.readUInt32BE(at)) {
+    const text = inflateRawSync(b.subarray(at + 8, at + 8 + b.readUInt32BE(at)));
+    for (let i = 0; i < text.length; ) {
+      if (text[i] === BINARY_EVENT) {
+        const x = BinaryEventReader.extent(text, i);
+        if (x === undefined) throw new Error(`${path}: an event in binary ends early`);
+        out.push(`\u0001${x.end - i}`);
+        i = x.end;
+        continue;
+      }
+      const nl = text.indexOf(0x0a, i);
+      const end = nl < 0 ? text.length : nl;
+      if (end > i) out.push(text.toString('utf8', i, end));
+      i = end + 1;
+    }
+  }
+  return out;
 }

@@ -19,10 +19,10 @@ import { loadConfig } from '../../../src/config/load.ts';
 import type { Address } from '../../../src/domain/ids.ts';
 import { resolvePaperBalances } from '../../../src/execution/paper-wallet.ts';
 import { TAPE_DROP, TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
-import type { TapeHeader, TapeRecord } from '../../../src/tape/format.ts';
+import { TAPE_MAGIC, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
-import { tapeWithout, gappedTape as writeGappedTape } from '../../helpers/tapes.ts';
+import { tapeBlocks, tapeWithout, gappedTape as writeGappedTape } from '../../helpers/tapes.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const configPath = join(root, 'config/backtest.yaml');
@@ -191,7 +191,10 @@ describe('backtest', () => {
     });
     const bytes = readFileSync(tapePath);
     const cutPath = join(dirname(tapePath), 'cut.tape');
-    writeFileSync(cutPath, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    // cut in the middle of its last block (the first holds the header)
+    const last = tapeBlocks(tapePath).at(-1) as { start: number; end: number };
+    expect(last.start).toBeGreaterThan(TAPE_MAGIC.length);
+    writeFileSync(cutPath, bytes.subarray(0, Math.floor((last.start + last.end) / 2)));
     expect(scanTape(cutPath).torn).toBe(true);
     const cutTape = openTapeSource(cutPath);
     expect(cutTape.torn).toBe(true);
