@@ -440,7 +440,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const secs = (performance.now() - started) / 1000;
   const r = run.report;
   const lines = [
-    `Backtest of ${basename(tapePath)} (${r.tape.source}, ${r.tape.collections.join(', ')}): ${new Date(r.window.from).toISOString()} → ${new Date(r.window.to).toISOString()}, ${r.events} events, as ${r.window.wallet}`,
+    `Backtest of ${basename(tapePath)} (${r.tape.source}, ${r.tape.collections.join(', ')}): ${new Date(r.window.from).toISOString()} → ${new Date(r.window.to).toISOString()}, ${r.events.toLocaleString('en-US')} events, as ${r.window.wallet}`,
     `  intents: ${intentsText(r)}`,
     `  orders ${r.orders.placed} placed, ${r.orders.filled} filled; fills ${r.total.fills}`,
     '  strategy              realized (ETH)    unrealized       fills  win rate       max drawdown',
@@ -469,7 +469,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       err,
     );
   err(
-    `replayed ${run.events} events in ${secs.toFixed(1)} s (${Math.round(run.events / Math.max(secs, 1e-3))} events/s)`,
+    `replayed ${run.events.toLocaleString('en-US')} events in ${secs.toFixed(1)} s (${Math.round(run.events / Math.max(secs, 1e-3)).toLocaleString('en-US')} events/s)`,
   );
   if (!saved) return ExitCode.error;
   return run.interrupted ? ExitCode.interrupted : ExitCode.ok;

@@ -63,7 +63,7 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(b.code).toBe(0);
     expect(b.stdout).toMatch(/Backtest of q\.tape \(sandbox, harpoon-apes, harpoon-punks\)/);
     // the config names no wallet.address and the tape none: the placeholder wallet, said
-    expect(b.stdout).toMatch(/ \d+ events, as 0x00000000000000000000000000000000000b7e57\n/);
+    expect(b.stdout).toMatch(/ [\d,]+ events, as 0x00000000000000000000000000000000000b7e57\n/);
     expect(b.stdout).toMatch(/\n {2}seller +-?\d/);
     // failures of the simulated execution are counted with their reasons, not hidden
     expect(b.stdout).toMatch(
@@ -387,7 +387,9 @@ describe('harpoon sandbox tape, backtest', () => {
     const replayed = await harpoon(['backtest', '--tape', month, '-c', CONFIG]);
     expect(replayed.code).toBe(0);
     expect(replayed.stderr).not.toMatch(/torn|damaged/);
-    expect(replayed.stdout).toMatch(new RegExp(`Backtest of month\\.tape .*, ${written.events} events`));
+    expect(replayed.stdout).toMatch(
+      new RegExp(`Backtest of month\\.tape .*, ${written.events.toLocaleString('en-US')} events`),
+    );
   }, 300_000);
 
   it('bad flags are usage errors (exit 2) that say what is wrong', async () => {
