@@ -38,16 +38,40 @@ export async function gappedTape(
   return { lastAt: last.at, farAt };
 }
 
-/** Writes to `out` the tape at `from` without its records of the kinds in `drop` (`fees`, `gas`…). */
+/**
+ * Writes to `out` the tape at `from` without its records of the kinds in `drop` (`fees`, `gas`…),
+ * in its version or the one given (a tape of an older harpoon, as far as it is written the same).
+ */
 export async function tapeWithout(
   from: string,
   out: string,
   drop: readonly TapeRecord['k'][],
+  version?: TapeHeader['version'],
 ): Promise<void> {
   const records = [...openTape(from).records()];
-  const w = openTapeWriter(out, { header: records[0] as TapeHeader, flushMs: 0 });
+  const first = records[0] as TapeHeader;
+  const header = version === undefined ? first : { ...first, version };
+  const w = openTapeWriter(out, { header, flushMs: 0, maxBlockBytes: 128 * 1024 });
   for (const r of records.slice(1)) if (!drop.includes(r.k)) w.write(r);
   await w.close();
+}
+
+/** The header of a test's tape of collection `apes` on ethereum (WETH its token), at `at`. */
+export function apesTapeHeader(
+  at: number,
+  version: TapeHeader['version'],
+  meta?: TapeHeader['meta'],
+): TapeHeader {
+  return {
+    k: 'header',
+    at,
+    version,
+    source: 'test',
+    chain: 'ethereum',
+    collections: ['apes'],
+    paymentTokens: [{ address: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2', symbol: 'WETH', decimals: 18 }],
+    ...(meta !== undefined ? { meta } : {}),
+  };
 }
 
 /** A listing of NFT `id` of collection `apes` (0.05 ETH, order hash `id` padded), received at `at`. */

@@ -10,6 +10,7 @@ import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
 import { lockOwner, UNKNOWN_OWNER as UNKNOWN_WRITER } from '../../store/lock.ts';
 import { TapeFormatError } from '../../tape/format.ts';
+import { TapeInUseError } from '../../tape/writer.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import {
   COMBINATION_TIMEOUT_FLAG,
@@ -578,6 +579,71 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
     `harpoon: ${r.interrupted ? `interrupted: wrote ${out} up to ${when(r.endAt)} (a whole tape up to there)` : `wrote ${out}`}: ${r.events} events, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
   );
   ctx.io.stdout(`${JSON.stringify({ out, seed, hours, activity, ...r })}\n`);
+  return r.interrupted ? ExitCode.interrupted : ExitCode.ok;
+}
+
+/** `harpoon tape convert --tape T --out NEW`: the tape written again in the version this harpoon writes. */
+export async function runTapeConvert(ctx: CommandContext): Promise<number> {
+  const command = 'tape convert';
+  const example = 'harpoon tape convert --tape old.tape --out market.tape';
+  const from = tapeFile(ctx, command, example);
+  const out = writableOut(required(ctx, TAPE_OUT_FLAG, command, example), example);
+  if (existsSync(out) && statSync(out).size > 0)
+    throw new UsageError(
+      `--out: ${out} is already there${out === from ? ' (it is the tape read)' : ''}: a converted tape is written to a new file, never over one`,
+      `give another file, e.g. ${example}`,
+    );
+  const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
+  const { convertTape } = await import('../../tape/convert.ts');
+  const writer = lockOwner(from);
+  if (writer !== null)
+    err(
+      `${basename(from)} is being written (${writer === UNKNOWN_WRITER ? 'by a recorder' : `by process ${writer}`}): converting it as it stands; what is recorded after this is not in the copy`,
+    );
+  const started = performance.now();
+  const progress = progressClock();
+  let r: Awaited<ReturnType<typeof convertTape>>;
+  try {
+    r = await convertTape(from, out, {
+      signal: ctx.io.signal,
+      progressEvery: 100_000,
+      onProgress: (records, at) => {
+        if (progress.due()) err(`wrote ${records.toLocaleString('en-US')} records, the tape at ${when(at)}`);
+      },
+    });
+  } catch (e) {
+    // another writer holds --out (it was made meanwhile), or the tape read is not one
+    if (e instanceof TapeInUseError)
+      throw new UsageError(`--out: ${e.message}`, `give another file, e.g. ${example}`);
+    notATape(e);
+  }
+  const f = r.from;
+  const was = f.header.version;
+  if (f.damaged)
+    err(
+      `warning: the tape is damaged (${f.tornReason}), ${f.bytes - f.validBytes} bytes before its end: converted up to the damage; what comes after it is not in the copy`,
+    );
+  else if (f.torn)
+    err(`the tape ends in a torn block (${f.tornReason}): converted up to its last whole block`);
+  const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
+  err(
+    `${r.interrupted ? `interrupted: wrote ${out} up to there (a whole tape)` : `wrote ${out}`}: version ${r.version} (was ${was}), ${r.records.toLocaleString('en-US')} records, ${r.events.toLocaleString('en-US')} events, ${mb(r.bytes)} (was ${mb(f.bytes)}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  ctx.io.stdout(
+    `${JSON.stringify({
+      tape: from,
+      out,
+      fromVersion: was,
+      version: r.version,
+      records: r.records,
+      events: r.events,
+      fromBytes: f.bytes,
+      bytes: r.bytes,
+      torn: f.torn,
+      damaged: f.damaged,
+      interrupted: r.interrupted,
+    })}\n`,
+  );
   return r.interrupted ? ExitCode.interrupted : ExitCode.ok;
 }
 

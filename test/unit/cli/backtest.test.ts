@@ -614,6 +614,74 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(sweep.tapeState.unreadBytes).toBe(report.tape.unreadBytes);
   }, 60_000);
 
+  it('tape convert writes an older tape again in this version: smaller, the same report; the tape read untouched', async () => {
+    const fresh = join(dir, 'conv-src.tape');
+    await writeSandboxTape({ out: fresh, seed: 5, hours: 0.2 });
+    // the same market as a harpoon of version 3 wrote it
+    const old = join(dir, 'conv-v3.tape');
+    await tapeWithout(fresh, old, [], 3);
+    const before = readFileSync(old);
+    const out = join(dir, 'conv-v4.tape');
+    const c = await harpoon(['tape', 'convert', '--tape', old, '--out', out]);
+    expect(c.code).toBe(0);
+    const line = JSON.parse(c.stdout) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      tape: old,
+      out,
+      fromVersion: 3,
+      version: 4,
+      interrupted: false,
+      torn: false,
+    });
+    expect(line.bytes as number).toBeLessThan(before.length);
+    expect(c.stderr).toMatch(
+      /harpoon: wrote .*conv-v4\.tape: version 4 \(was 3\), [\d,]+ records, [\d,]+ events, [\d.]+ MB \(was [\d.]+ MB\) in [\d.]+ s\n$/,
+    );
+    expect(readFileSync(old).equals(before)).toBe(true);
+    const info = JSON.parse((await harpoon(['tape', 'info', '--tape', out, '--json'])).stdout) as {
+      version: number;
+      records: number;
+    };
+    expect(info.version).toBe(4);
+    expect(info.records).toBe((line.records as number) + 1);
+    // the same report, but for the tape's name
+    const reports: string[] = [];
+    for (const [tape, name] of [
+      [old, 'r-old'],
+      [out, 'r-new'],
+    ] as const) {
+      expect((await harpoon(['backtest', '--tape', tape, '-c', CONFIG, '--out', join(dir, name)])).code).toBe(
+        0,
+      );
+      const r = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as { tape: { file: string } };
+      reports.push(JSON.stringify({ ...r, tape: { ...r.tape, file: '' } }));
+    }
+    expect(reports[1]).toBe(reports[0]);
+
+    // never over a file, nor over the tape read; both named
+    const again = await harpoon(['tape', 'convert', '--tape', old, '--out', out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /--out: .*conv-v4\.tape is already there: a converted tape is written to a new file/,
+    );
+    const self = await harpoon(['tape', 'convert', '--tape', old, '--out', old]);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toMatch(/is already there \(it is the tape read\)/);
+    expect(readFileSync(old).equals(before)).toBe(true);
+    const none = await harpoon(['tape', 'convert', '--tape', old]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--out is required/);
+    // a tape cut by a crash: converted up to its last whole block, said
+    const cut = join(dir, 'conv-cut.tape');
+    writeFileSync(cut, before.subarray(0, before.length - 10));
+    const fromCut = await harpoon(['tape', 'convert', '--tape', cut, '--out', join(dir, 'conv-cut4.tape')]);
+    expect(fromCut.code).toBe(0);
+    expect(fromCut.stderr).toMatch(
+      /the tape ends in a torn block \(.*\): converted up to its last whole block/,
+    );
+    expect((JSON.parse(fromCut.stdout) as { records: number }).records).toBeLessThan(line.records as number);
+  }, 120_000);
+
   it('tape info tells what a tape holds, whether it is whole, damaged or being written, and its wallet', async () => {
     const tape = join(dir, 'info.tape');
     const written = await writeSandboxTape({ out: tape, seed: 6, hours: 0.1 });

@@ -20,7 +20,7 @@ import {
 } from '../../../src/tape/format.ts';
 import { openTape, surveyTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
-import { tapeLines } from '../../helpers/tapes.ts';
+import { apesTapeHeader, tapeLines } from '../../helpers/tapes.ts';
 import { ALL_KINDS, sampleInput, testCatalog } from '../sandbox/stream/samples.ts';
 
 const AT = 1_767_225_600_000;
@@ -352,15 +352,7 @@ describe('market events on a tape (version 4: in binary)', () => {
 
   it('a tape of version 4 holds its events in binary, block by block, and reads and surveys them exactly', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'harpoon-tape-')), 'v4.tape');
-    const header: TapeHeader = {
-      k: 'header',
-      at: AT,
-      version: 4,
-      source: 'test',
-      chain: 'ethereum',
-      collections: ['apes'],
-      paymentTokens: [WETH],
-    };
+    const header = apesTapeHeader(AT, 4);
     const w = openTapeWriter(path, { header, flushMs: 0, maxBlockBytes: 2_000 });
     const records = Array.from({ length: 300 }, (_, n) => ({
       k: 'event' as const,
@@ -398,15 +390,7 @@ describe('market events on a tape (version 4: in binary)', () => {
 });
 
 describe('tape versions', () => {
-  const header = (version: 1 | 2): TapeHeader => ({
-    k: 'header',
-    at: AT,
-    version,
-    source: 'test',
-    chain: 'ethereum',
-    collections: ['apes'],
-    paymentTokens: [WETH],
-  });
+  const header = (version: 1 | 2): TapeHeader => apesTapeHeader(AT, version);
   const event = (n: number) => ({
     k: 'event' as const,
     at: AT + n,

@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { MarketEvent } from '../../../src/domain/events.ts';
+import { convertTape } from '../../../src/tape/convert.ts';
+import { TAPE_VERSION, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
+import { openTape, surveyTape } from '../../../src/tape/reader.ts';
+import { openTapeWriter } from '../../../src/tape/writer.ts';
+import { apesTapeHeader, tapeLines, tapeListing } from '../../helpers/tapes.ts';
+
+const AT = 1_767_225_600_000;
+const header = (version: TapeHeader['version'], meta?: TapeHeader['meta']) =>
+  apesTapeHeader(AT, version, meta);
+const listing = (n: number): TapeRecord => ({
+  k: 'event',
+  at: AT + n * 1_000,
+  event: tapeListing(String(n), AT + n * 1_000) as MarketEvent,
+});
+const offers = (n: number): TapeRecord => ({
+  k: 'rest',
+  at: AT + n * 1_000,
+  call: 'collectionOffers',
+  slug: 'apes',
+  next: null,
+  response: {
+    offers: [n, n + 1, n + 2, n + 3, n + 4, n + 5].map((i) => ({ order_hash: `0x${i}`, price: String(i) })),
+  },
+});
+/** Every field, in its order, bigints marked: equal only when a record reads back as it was. */
+const exact = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+const dir = () => mkdtempSync(join(tmpdir(), 'harpoon-convert-'));
+
+describe('convertTape', () => {
+  it('writes every record of an older tape again in this version, in order, a later header kept', async () => {
+    const d = dir();
+    const old = join(d, 'v1.tape');
+    // a version 1 tape of `harpoon record`, continued by a trading daemon (a second header)
+    let w = openTapeWriter(old, { header: header(1), flushMs: 0 });
+    const written: TapeRecord[] = [];
+    for (let n = 0; n < 40; n++) written.push(n % 4 === 3 ? offers(n) : listing(n));
+    for (const r of written.slice(0, 20)) w.write(r);
+    await w.close();
+    const wallet = '0x00000000000000000000000000000000000000aa';
+    w = openTapeWriter(old, { header: header(1, { wallet }), flushMs: 0 });
+    for (const r of written.slice(20)) w.write(r);
+    w.write({ k: 'gas', at: AT + 50_000, price: 9n });
+    await w.close();
+    const before = readFileSync(old);
+    const records = [...openTape(old).records()];
+    expect(records.filter((r) => r.k === 'header')).toHaveLength(2);
+
+    const out = join(d, 'v4.tape');
+    const r = await convertTape(old, out);
+    expect(r).toMatchObject({ version: TAPE_VERSION, records: 42, events: 30, interrupted: false });
+    expect(r.from.header.version).toBe(1);
+    // the tape read is not touched
+    expect(readFileSync(old).equals(before)).toBe(true);
+    const back = [...openTape(out).records()];
+    expect(back[0]).toEqual({ ...header(1), version: TAPE_VERSION });
+    expect(exact(back.slice(1))).toBe(exact(records.slice(1)));
+    // events in binary now, REST answers as changes, the wallet of the later header still named
+    const lines = tapeLines(out);
+    expect(lines.filter((l) => l.startsWith('\u0001'))).toHaveLength(30);
+    expect(lines.filter((l) => l.includes('"same"')).length).toBeGreaterThan(5);
+    expect(surveyTape(out).wallet).toBe(wallet);
+  });
+
+  it('stopped by its signal: the copy is a whole tape up to there', async () => {
+    const d = dir();
+    const old = join(d, 'long.tape');
+    const w = openTapeWriter(old, { header: header(3), flushMs: 0 });
+    for (let n = 0; n < 3_000; n++) w.write(listing(n));
+    await w.close();
+    const stop = new AbortController();
+    const out = join(d, 'part.tape');
+    const r = await convertTape(old, out, {
+      signal: stop.signal,
+      progressEvery: 1_000,
+      onProgress: (n) => {
+        if (n >= 1_000) stop.abort();
+      },
+    });
+    expect(r).toMatchObject({ interrupted: true, records: 1_000 });
+    const s = surveyTape(out);
+    expect(s).toMatchObject({ torn: false, records: 1_001 });
+    expect(s.lastAt).toBe(AT + 999_000);
+  });
+});
