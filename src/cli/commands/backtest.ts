@@ -9,7 +9,7 @@ import { costsWarnings, utcMinute, walletWorth } from '../../backtest/report.ts'
 import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
 import { lockOwner, UNKNOWN_OWNER as UNKNOWN_WRITER } from '../../store/lock.ts';
-import { TapeFormatError } from '../../tape/format.ts';
+import { TAPE_VERSION, TapeFormatError } from '../../tape/format.ts';
 import { TapeInUseError } from '../../tape/writer.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import {
@@ -967,5 +967,11 @@ export function tapeInfoText(t: TapeInfo): string {
       ? "  drops: none (a backtest's drop-minter mints nothing)"
       : `  drops: ${t.drops.map((d) => `${d.slug} (${n(d.readings)} readings)`).join(', ')}`,
     ...(facts !== '' ? [`  facts: ${facts}`] : []),
+    // recording to it keeps its version: a copy in this one is smaller and replays faster
+    ...(t.version < TAPE_VERSION
+      ? [
+          `  an older version: harpoon tape convert --tape ${basename(t.file)} --out NEW writes it in version ${TAPE_VERSION} (smaller, faster to replay)`,
+        ]
+      : []),
   ].join('\n');
 }

@@ -644,6 +644,11 @@ describe('harpoon sandbox tape, backtest', () => {
     };
     expect(info.version).toBe(4);
     expect(info.records).toBe((line.records as number) + 1);
+    // tape info points an older tape to the conversion, not a current one
+    expect((await harpoon(['tape', 'info', '--tape', old])).stdout).toMatch(
+      /\n {2}an older version: harpoon tape convert --tape conv-v3\.tape --out NEW writes it in version 4 \(smaller, faster to replay\)\n$/,
+    );
+    expect((await harpoon(['tape', 'info', '--tape', out])).stdout).not.toContain('older version');
     // the same report, but for the tape's name
     const reports: string[] = [];
     for (const [tape, name] of [
