@@ -716,6 +716,8 @@ export class BinaryEventReader {
   private stop = 0;
   /** Where the record last decoded ends. */
   end = 0;
+  /** The time of the record being decoded, once read (errors name it). */
+  private at = Number.NaN;
 
   newBlock(): void {
     this.strings = [];
@@ -749,7 +751,9 @@ export class BinaryEventReader {
     const end = this.p + n;
     if (end > buf.length) throw this.bad('runs past its block');
     this.stop = end;
+    this.at = Number.NaN;
     const at = this.varint();
+    this.at = at;
     const code = this.byte();
     const kindFirst = code >= KIND_FIRST;
     const kind = EVENT_KINDS[kindFirst ? code - KIND_FIRST : code];
@@ -792,7 +796,8 @@ export class BinaryEventReader {
   }
 
   private bad(why: string): TapeFormatError {
-    return new TapeFormatError(`a tape event in binary ${why}`);
+    const when = Number.isFinite(this.at) ? ` recorded at ${this.at}` : '';
+    return new TapeFormatError(`a tape event in binary${when} ${why}`);
   }
 
   private byte(): number {

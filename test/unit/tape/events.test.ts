@@ -341,7 +341,9 @@ describe('market events on a tape (version 4: in binary)', () => {
     // the kind, after the time (6 bytes)
     const kind = Buffer.from(body);
     kind[6] = 55;
-    expect(read(frame(kind))).toThrow(/of kind 55 is not one this harpoon knows/);
+    expect(read(frame(kind))).toThrow(
+      new RegExp(`a tape event in binary recorded at ${AT} of kind 55 is not one this harpoon knows`),
+    );
     const tag = Buffer.from(body);
     tag[8] = 99; // the collection's tag, after the kind and the id's
     expect(read(frame(tag))).toThrow(/a value of unknown tag 99/);
