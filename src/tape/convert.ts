@@ -8,9 +8,10 @@
  *
  * A tape being written is converted as it stands (its whole blocks), a torn or damaged one up to
  * its last whole block or the damage (see TapeSurvey). The copy is a new file: nothing is ever
- * written to the tape read.
+ * written to the tape read. A record that cannot be read stops the conversion with its
+ * TapeFormatError, and the copy is removed (it would look whole without the rest).
  */
-
+import { rmSync } from 'node:fs';
 import { TAPE_VERSION, type TapeHeader } from './format.ts';
 import { openTape, surveyTape, type TapeSurvey } from './reader.ts';
 import { openTapeWriter } from './writer.ts';
@@ -48,6 +49,7 @@ export async function convertTape(from: string, out: string, o: ConvertOptions =
   let records = 0;
   let events = 0;
   let interrupted = false;
+  let failed = true;
   try {
     let first = true;
     // the whole blocks the survey saw: a tape still being recorded is read as it was surveyed
@@ -67,13 +69,18 @@ export async function convertTape(from: string, out: string, o: ConvertOptions =
       if (r.k === 'event') events++;
       if (records % every === 0) o.onProgress?.(records, r.at);
     }
+    failed = false;
   } finally {
     await w.close();
+    // a record that cannot be read (or a write that failed): no copy that looks whole but is not
+    if (failed) rmSync(out, { force: true });
   }
   const s = w.stats();
-  if (s.records !== records || s.held > 0 || s.dropped > 0)
+  if (s.records !== records || s.held > 0 || s.dropped > 0) {
+    rmSync(out, { force: true });
     throw new Error(
-      `${out}: ${s.records - s.held - s.dropped} of ${records} records reached the copy (the disk full?)`,
+      `${out}: ${s.records - s.held - s.dropped} of ${records} records reached the copy (the disk full?): no copy made`,
     );
+  }
   return { from: survey, version: TAPE_VERSION, records, events, bytes: s.bytes, interrupted };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { convertTape } from '../../../src/tape/convert.ts';
 import { TAPE_VERSION, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, surveyTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
-import { apesTapeHeader, tapeLines, tapeListing } from '../../helpers/tapes.ts';
+import { apesTapeHeader, appendRawBlock, tapeLines, tapeListing } from '../../helpers/tapes.ts';
 
 const AT = 1_767_225_600_000;
 const header = (version: TapeHeader['version'], meta?: TapeHeader['meta']) =>
@@ -85,5 +85,19 @@ describe('convertTape', () => {
     const s = surveyTape(out);
     expect(s).toMatchObject({ torn: false, records: 1_001 });
     expect(s.lastAt).toBe(AT + 999_000);
+  });
+
+  it('a record that cannot be read stops it with the error, and no copy is left', async () => {
+    const d = dir();
+    const old = join(d, 'bad.tape');
+    const w = openTapeWriter(old, { header: header(3), flushMs: 0 });
+    for (let n = 0; n < 10; n++) w.write(listing(n));
+    await w.close();
+    // a block no writer of ours makes: an event of a kind this harpoon does not know
+    appendRawBlock(old, [`[${AT + 20_000},55,"x","apes","ethereum",0,0,"stream"]`]);
+    const out = join(d, 'copy.tape');
+    await expect(convertTape(old, out)).rejects.toThrow(/of kind 55 is not one this harpoon knows/);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.lock`)).toBe(false);
   });
 });
