@@ -37,6 +37,9 @@ export interface ConvertResult {
   readonly interrupted: boolean;
 }
 
+/** Records between two turns of the process's events (see convertTape). */
+const YIELD_EVERY = 1024;
+
 /** Inflated bytes of a block of the copy (as the sandbox's tapes: few, large blocks read fastest). */
 const BLOCK_BYTES = 512 * 1024;
 
@@ -60,6 +63,8 @@ export async function convertTape(from: string, out: string, o: ConvertOptions =
         first = false;
         continue;
       }
+      // the process's events (a Ctrl-C) get a turn now and then: the reading is synchronous
+      if (records % YIELD_EVERY === 0 && records > 0) await new Promise((done) => setImmediate(done));
       if (o.signal?.aborted === true) {
         interrupted = true;
         break;

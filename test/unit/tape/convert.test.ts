@@ -85,6 +85,14 @@ describe('convertTape', () => {
     const s = surveyTape(out);
     expect(s).toMatchObject({ torn: false, records: 1_001 });
     expect(s.lastAt).toBe(AT + 999_000);
+    // a signal aborted from outside (a Ctrl-C's handler) is seen while the tape is read: the
+    // conversion gives the process's events a turn
+    const later = new AbortController();
+    setImmediate(() => later.abort());
+    const r2 = await convertTape(old, join(d, 'part2.tape'), { signal: later.signal });
+    expect(r2.interrupted).toBe(true);
+    expect(r2.records).toBeLessThan(3_000);
+    expect(surveyTape(join(d, 'part2.tape'))).toMatchObject({ torn: false, records: r2.records + 1 });
   });
 
   it('a record that cannot be read stops it with the error, and no copy is left', async () => {
