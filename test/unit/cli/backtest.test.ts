@@ -685,6 +685,26 @@ describe('harpoon sandbox tape, backtest', () => {
       /the tape ends in a torn block \(.*\): converted up to its last whole block/,
     );
     expect((JSON.parse(fromCut.stdout) as { records: number }).records).toBeLessThan(line.records as number);
+    // a tape being recorded (this process holds it): converted as it stands, said
+    const all = [...openTape(old).records()];
+    const live = join(dir, 'conv-live.tape');
+    const w = openTapeWriter(live, { header: all[0] as TapeHeader, flushMs: 0 });
+    for (const rec of all.slice(1, 200)) w.write(rec);
+    w.flush();
+    const fromLive = await harpoon([
+      'tape',
+      'convert',
+      '--tape',
+      live,
+      '--out',
+      join(dir, 'conv-live4.tape'),
+    ]);
+    await w.close();
+    expect(fromLive.code).toBe(0);
+    expect(fromLive.stderr).toContain(
+      `conv-live.tape is being written (by process ${process.pid}): converting it as it stands`,
+    );
+    expect((JSON.parse(fromLive.stdout) as { records: number }).records).toBe(199);
   }, 120_000);
 
   it('tape info tells what a tape holds, whether it is whole, damaged or being written, and its wallet', async () => {
