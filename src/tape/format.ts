@@ -543,8 +543,6 @@ export class BinaryEventWriter {
   private readonly strings = new Map<string, number>();
   private readonly buf = Buffer.allocUnsafe(MAX_BINARY_EVENT + 16);
   private p = 0;
-  /** The block's strings as they were before the event being written (undone if it does not fit). */
-  private count = 0;
 
   newBlock(): void {
     this.strings.clear();
@@ -554,11 +552,11 @@ export class BinaryEventWriter {
   encode(at: number, e: MarketEvent): Buffer | undefined {
     const form = eventForm(at, e);
     if (form === undefined || at < 0) return undefined;
-    this.count = this.strings.size;
+    // the block's strings before this event: those it numbers are undone if it does not fit
+    const before = this.strings.size;
     const ok = this.body(at, e, form);
     if (!ok) {
-      // strings numbered by this event are not in the block: forget them
-      for (const [k, n] of this.strings) if (n >= this.count) this.strings.delete(k);
+      for (const [k, n] of this.strings) if (n >= before) this.strings.delete(k);
       return undefined;
     }
     const n = this.p;

@@ -135,8 +135,8 @@ export function tapeBlocks(path: string): { start: number; end: number }[] {
 export function tapeLines(path: string): string[] {
   const b = readFileSync(path);
   const out: string[] = [];
-  for (let at = TAPE_MAGIC.length; at + 8 <= b.length; at += 8 + b.readUInt32BE(at)) {
-    const text = inflateRawSync(b.subarray(at + 8, at + 8 + b.readUInt32BE(at)));
+  for (const { start, end: blockEnd } of tapeBlocks(path)) {
+    const text = inflateRawSync(b.subarray(start + 8, blockEnd));
     for (let i = 0; i < text.length; ) {
       if (text[i] === BINARY_EVENT) {
         const x = BinaryEventReader.extent(text, i);

@@ -141,6 +141,28 @@ function notATape(e: unknown): never {
   );
 }
 
+/**
+ * `--out` of a command that makes a new tape: writable, and no file with anything in it there (a
+ * recorded tape cannot be made again): `why` follows the refusal, `tapeRead` is named when it is
+ * the tape given to read.
+ */
+function newTapeOut(
+  ctx: CommandContext,
+  command: string,
+  example: string,
+  why: string,
+  fix: string,
+  tapeRead?: string,
+): string {
+  const out = writableOut(required(ctx, TAPE_OUT_FLAG, command, example), example);
+  if (existsSync(out) && statSync(out).size > 0)
+    throw new UsageError(
+      `--out: ${out} is already there${out === tapeRead ? ' (it is the tape read)' : ''}${why}`,
+      `${fix}, e.g. ${example}`,
+    );
+  return out;
+}
+
 /** `--out` checked before any work (a long replay must not fail at its last step). */
 function writableOut(path: string, example: string): string {
   const problem = outFileProblem(path, { writable: true });
@@ -547,12 +569,13 @@ export function saveOutputs(
 export async function runSandboxTape(ctx: CommandContext): Promise<number> {
   const command = 'sandbox tape';
   const example = 'harpoon sandbox tape --seed 7 --hours 24 --out day.tape';
-  const out = writableOut(required(ctx, TAPE_OUT_FLAG, command, example), example);
-  if (existsSync(out) && statSync(out).size > 0)
-    throw new UsageError(
-      `--out: ${out} is already there, and a sandbox tape would replace it (a recorded tape cannot be made again)`,
-      `remove it first, or give another file, e.g. ${example}`,
-    );
+  const out = newTapeOut(
+    ctx,
+    command,
+    example,
+    ', and a sandbox tape would replace it (a recorded tape cannot be made again)',
+    'remove it first, or give another file',
+  );
   const seed = numberFlag(ctx.flags, TAPE_SEED_FLAG, 1, command);
   const hours = numberFlag(ctx.flags, HOURS_FLAG, 24, command);
   const activity = numberFlag(ctx.flags, TAPE_ACTIVITY_FLAG, 3, command);
@@ -587,12 +610,14 @@ export async function runTapeConvert(ctx: CommandContext): Promise<number> {
   const command = 'tape convert';
   const example = 'harpoon tape convert --tape old.tape --out market.tape';
   const from = tapeFile(ctx, command, example);
-  const out = writableOut(required(ctx, TAPE_OUT_FLAG, command, example), example);
-  if (existsSync(out) && statSync(out).size > 0)
-    throw new UsageError(
-      `--out: ${out} is already there${out === from ? ' (it is the tape read)' : ''}: a converted tape is written to a new file, never over one`,
-      `give another file, e.g. ${example}`,
-    );
+  const out = newTapeOut(
+    ctx,
+    command,
+    example,
+    ': a converted tape is written to a new file, never over one',
+    'give another file',
+    from,
+  );
   const err = (line: string) => ctx.io.stderr(`harpoon: ${line}\n`);
   const { convertTape } = await import('../../tape/convert.ts');
   const writer = lockOwner(from);

@@ -29,6 +29,13 @@ const offers = (n: number): TapeRecord => ({
 });
 /** Every field, in its order, bigints marked: equal only when a record reads back as it was. */
 const exact = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+/** A version 3 tape of `n` listings, a second apart. */
+async function listingsTape(path: string, n: number): Promise<string> {
+  const w = openTapeWriter(path, { header: header(3), flushMs: 0 });
+  for (let i = 0; i < n; i++) w.write(listing(i));
+  await w.close();
+  return path;
+}
 const dir = () => mkdtempSync(join(tmpdir(), 'harpoon-convert-'));
 
 describe('convertTape', () => {
@@ -68,10 +75,7 @@ describe('convertTape', () => {
 
   it('stopped by its signal: the copy is a whole tape up to there', async () => {
     const d = dir();
-    const old = join(d, 'long.tape');
-    const w = openTapeWriter(old, { header: header(3), flushMs: 0 });
-    for (let n = 0; n < 3_000; n++) w.write(listing(n));
-    await w.close();
+    const old = await listingsTape(join(d, 'long.tape'), 3_000);
     const stop = new AbortController();
     const out = join(d, 'part.tape');
     const r = await convertTape(old, out, {
@@ -97,10 +101,7 @@ describe('convertTape', () => {
 
   it('a record that cannot be read stops it with the error, and no copy is left', async () => {
     const d = dir();
-    const old = join(d, 'bad.tape');
-    const w = openTapeWriter(old, { header: header(3), flushMs: 0 });
-    for (let n = 0; n < 10; n++) w.write(listing(n));
-    await w.close();
+    const old = await listingsTape(join(d, 'bad.tape'), 10);
     // a block no writer of ours makes: an event of a kind this harpoon does not know
     appendRawBlock(old, [`[${AT + 20_000},55,"x","apes","ethereum",0,0,"stream"]`]);
     const out = join(d, 'copy.tape');
