@@ -21,6 +21,11 @@
  * nothing else running (no view, engine or strategies; the clock follows the events): what
  * reading, inflating and decoding the tape costs alone — the most any replay of it can reach
  * (best of three, after the replays above warmed the code).
+ * viewApplyEventsPerS = the same events (read beforehand) applied to a new market view that is not
+ * started (no REST refresh runs), the clock following them: what the view costs every replay for
+ * the events alone (best of three). floorEventsPerS = events / (the tape's time alone + the view's
+ * alone): the most a replay through this tape reader and this market view can reach before the
+ * engine, the strategies, risk, fills, the view's refreshes and timers cost anything.
  * sweepSpeedup = time of a sweep on one worker / time of the same sweep on one worker per core
  * (the tape surveyed once; each worker loads TypeScript and the strategies itself, a second or
  * two: short combinations gain less; --sweep-hours sets their length).
@@ -35,8 +40,13 @@ import { runBacktest } from '../src/backtest/run.ts';
 import { backtestSetupFromConfig, checkSetupAgainstTape } from '../src/backtest/setup.ts';
 import { parseSweep, runSweep } from '../src/backtest/sweep.ts';
 import { openTapeSource } from '../src/backtest/tape-source.ts';
+import { VirtualTime } from '../src/backtest/time.ts';
 import { loadConfig } from '../src/config/load.ts';
+import { type Address, ZERO_ADDRESS } from '../src/domain/ids.ts';
+import { createMarketView } from '../src/market/index.ts';
+import { createLogger } from '../src/observability/index.ts';
 import { writeSandboxTape } from '../src/sandbox/simulator/tape.ts';
+import type { TapeEvent } from '../src/tape/format.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CONFIG = join(ROOT, 'config/backtest.yaml');
@@ -104,6 +114,50 @@ async function main(): Promise<void> {
     const tapeReadEventsPerS = Math.round(run.events / tapeReadS);
     process.stderr.write(`tape read alone: ${tapeReadEventsPerS} events/s (best of 3)\n`);
 
+    // the market view alone: the tape's events (read beforehand) applied to a new view, not started
+    // (no REST refresh runs), the clock following them — what every replay pays besides the tape
+    const events: TapeEvent[] = [];
+    {
+      let at = tape.firstAt;
+      const r = tape.replay(() => at);
+      for (let e = r.shift(); e !== undefined; e = r.shift()) {
+        at = e.at;
+        events.push(e);
+      }
+      r.close();
+    }
+    let viewApplyS = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) {
+      const time = new VirtualTime(tape.firstAt);
+      // (never asked: a view not started reads nothing)
+      const answers = tape.replay(() => time.now());
+      const view = createMarketView({
+        api: answers.api,
+        clock: time,
+        timers: time,
+        logger: createLogger({ level: 'silent' }),
+        collections: setup.collections,
+        paymentTokens: [
+          { address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 },
+          ...tape.header.paymentTokens.map((t) => ({ ...t, address: t.address.toLowerCase() as Address })),
+        ],
+      });
+      const s = performance.now();
+      for (const e of events) {
+        time.moveIfQuiet(e.at);
+        view.apply(e.event);
+      }
+      viewApplyS = Math.min(viewApplyS, (performance.now() - s) / 1000);
+      await view.stop();
+      answers.close();
+    }
+    const viewApplyEventsPerS = Math.round(events.length / viewApplyS);
+    // a replay through this reader and this view can go no faster, before anything else it does
+    const floorEventsPerS = Math.round(events.length / (tapeReadS + viewApplyS));
+    process.stderr.write(
+      `market view alone: ${viewApplyEventsPerS} events/s (best of 3); tape and view together: ${floorEventsPerS} events/s at most\n`,
+    );
+
     // the sweep: the same combinations on one worker, then on one worker per core
     const sweepTape = join(dir, 'sweep.tape');
     await writeSandboxTape({ out: sweepTape, seed: 8, hours: sweepHours });
@@ -136,6 +190,8 @@ async function main(): Promise<void> {
         eventsPerS,
         eventsPerSWarm,
         tapeReadEventsPerS,
+        viewApplyEventsPerS,
+        floorEventsPerS,
         goalEventsPerS: 250_000,
         sweepSpeedup: Math.round((one.s / all.s) * 100) / 100,
         cores,
