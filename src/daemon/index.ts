@@ -259,6 +259,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let stream: StreamClient | undefined;
   let engine: Engine | undefined;
   let engineStarted = false;
+  /** When the engine started (its strategies' first decisions): a paper report says it. */
+  let tradingFrom: number | undefined;
   /** What we hold and what selling earned (cost basis, realized and unrealized PnL). */
   let holdings: ReturnType<typeof createHoldings> | undefined;
   let holdingsCheckedAt = 0;
@@ -1000,6 +1002,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     // 7. engine: journal replayed, unknown outcomes settled, init hooks, cron
     const e = engine as Engine;
     engineStarted = true;
+    tradingFrom = clock.now();
     await e.start();
     progress(
       `engine started: ${
@@ -1225,6 +1228,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const held = walletBalances()?.value;
     return {
       ...report,
+      ...(tradingFrom !== undefined ? { tradingFrom } : {}),
       ...(st.pnl === undefined
         ? {}
         : {

@@ -121,6 +121,11 @@ export interface PaperReport {
   readonly mode: 'paper';
   readonly startedAt: number;
   readonly endedAt: number;
+  /**
+   * When the engine started (its strategies' first decisions), added by the daemon: where a
+   * backtest of the run's tape begins to trade (harpoon backtest --compare).
+   */
+  readonly tradingFrom?: number;
   readonly wallet: string;
   readonly intents: Readonly<Record<string, number>>;
   readonly rejected: Readonly<Record<string, number>>;

@@ -5,6 +5,13 @@ import { availableParallelism, homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '../../alerts/format.ts';
+import {
+  type Comparison,
+  type FillDifference,
+  PaperReportError,
+  type PaperRun,
+  readPaperRun,
+} from '../../backtest/compare.ts';
 import { costsWarnings, utcMinute, walletWorth } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
 import { formatUnits } from '../../domain/money.ts';
@@ -14,6 +21,7 @@ import { TapeInUseError } from '../../tape/writer.ts';
 import { ExitCode, UsageError } from '../exit.ts';
 import {
   COMBINATION_TIMEOUT_FLAG,
+  COMPARE_FLAG,
   CONFIG_FLAG,
   FROM_FLAG,
   HOURS_FLAG,
@@ -178,8 +186,12 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const tapePath = tapeFile(ctx, command, example);
   const fromRaw = textFlag(ctx.flags, FROM_FLAG, command);
   const toRaw = textFlag(ctx.flags, TO_FLAG, command);
-  const from = fromRaw !== undefined ? parseTime('from', fromRaw, command) : undefined;
-  const to = toRaw !== undefined ? parseTime('to', toRaw, command) : undefined;
+  const fromAsked = fromRaw !== undefined ? parseTime('from', fromRaw, command) : undefined;
+  const toAsked = toRaw !== undefined ? parseTime('to', toRaw, command) : undefined;
+  // the paper run to compare with: its window is the backtest's unless --from/--to say otherwise
+  const paperRun = comparedRun(ctx, example);
+  const from = fromAsked ?? paperRun?.tradingFrom;
+  const to = toAsked ?? paperRun?.endedAt;
   if (from !== undefined && to !== undefined && to <= from)
     throw new UsageError(
       '--to is not after --from',
@@ -201,6 +213,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   if (out !== undefined)
     for (const ext of sweeps.length > 0 ? ['.sweep.json'] : ['.json', '.html'])
       writableOut(`${out}${ext}`, `${example} --out report`);
+  if (paperRun !== undefined && sweeps.length > 0)
+    throw new UsageError(
+      '--compare goes with one backtest, not with --sweep (a sweep changes the parameters the paper run traded with)',
+      `e.g. ${example} --compare harpoon-paper-report.json`,
+    );
   for (const f of [WORKERS_FLAG, WORKER_MEMORY_FLAG, COMBINATION_TIMEOUT_FLAG])
     if (ctx.flags[f.name] !== undefined && sweeps.length === 0)
       throw new UsageError(
@@ -267,6 +284,15 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   setup = wallet.setup;
   if (wallet.note !== undefined) err(wallet.note);
   if (wallet.warning !== undefined) err(`warning: ${wallet.warning}`);
+  if (paperRun !== undefined) {
+    err(
+      `comparing with the paper run of ${paperRun.file} (${paperRun.fills.length} fills): from ${new Date(from ?? tape.firstAt).toISOString()}${fromAsked === undefined ? ', when its strategies began,' : ''} to ${new Date(to ?? tape.lastAt).toISOString()}${toAsked === undefined ? ', when it stopped' : ''}`,
+    );
+    if (paperRun.wallet !== setup.wallet)
+      err(
+        `warning: the paper run traded as ${paperRun.wallet} and this backtest trades as ${setup.wallet}: the orders it finds ours are not the run's`,
+      );
+  }
   if (tape.events === 0)
     err(
       'warning: the tape holds no market event (a recording that got nothing from the stream): strategies see only its REST answers',
@@ -421,6 +447,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   if (winFrom > tape.firstAt)
     err(`warming the market view up on the tape before ${when(winFrom)} (no trading there)`);
   const progress = progressClock();
+  /** When trading began (the warm-up and the setup before it are told apart). */
+  let tradingSince: number | undefined;
   let run: Awaited<ReturnType<typeof runBacktest>>;
   try {
     run = await runBacktest({
@@ -437,6 +465,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       onProgress: (n, of, at) => {
         if (n === 0) {
           progress.begin();
+          tradingSince = performance.now();
           err(
             `replaying ${basename(tapePath)} (${of.toLocaleString('en-US')} events on the tape) from ${new Date(winFrom).toISOString()} to ${new Date(winTo).toISOString()}; Ctrl-C stops it with a report up to there`,
           );
@@ -460,7 +489,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     err(
       `interrupted at ${new Date(run.report.window.to).toISOString()} after ${run.events} events: the report covers the replay up to there`,
     );
-  const secs = (performance.now() - started) / 1000;
+  const replayEnded = performance.now();
+  const secs = (replayEnded - started) / 1000;
   const r = run.report;
   const lines = [
     `Backtest of ${basename(tapePath)} (${r.tape.source}, ${r.tape.collections.join(', ')}): ${new Date(r.window.from).toISOString()} → ${new Date(r.window.to).toISOString()}, ${r.events.toLocaleString('en-US')} events, as ${r.window.wallet}`,
@@ -482,20 +512,66 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       `harpoon: warning: ${n.strategy} read ${n.reads.join(' and ')}, which this tape does not hold: it decided without them in this backtest (a live run may differ)${n.reads.includes('wallet balances') ? '; paper.balances in the config gives the backtest a simulated wallet' : ''}${n.reads.some((r) => r.startsWith('price of') || r.startsWith('drop ')) ? "; a tape holds the prices of the tokens and the status of the drops its recording daemon's config names, from when it first read them" : ''}\n`,
     );
   for (const w of costsWarnings(r)) ctx.io.stderr(`harpoon: warning: ${w}\n`);
+  let comparison: Comparison | undefined;
+  if (paperRun !== undefined) {
+    const { compareWithRun } = await import('../../backtest/compare.ts');
+    comparison = compareWithRun(paperRun, r);
+    ctx.io.stdout(`${comparisonText(comparison).join('\n')}\n`);
+  }
   const saved =
     out === undefined ||
     saveOutputs(
       [
-        [`${out}.json`, reportJsonChunks(r)],
+        [`${out}.json`, reportJsonChunks(comparison === undefined ? r : { ...r, comparison })],
         [`${out}.html`, renderReportHtml(r)],
       ],
       err,
     );
+  // the rate of the trading window alone: a warm-up on a long tape before --from is told apart
+  const tradingSecs = tradingSince === undefined ? secs : (replayEnded - tradingSince) / 1000;
+  const before = secs - tradingSecs;
   err(
-    `replayed ${run.events.toLocaleString('en-US')} events in ${secs.toFixed(1)} s (${Math.round(run.events / Math.max(secs, 1e-3)).toLocaleString('en-US')} events/s)`,
+    `replayed ${run.events.toLocaleString('en-US')} events in ${tradingSecs.toFixed(1)} s (${Math.round(run.events / Math.max(tradingSecs, 1e-3)).toLocaleString('en-US')} events/s)${winFrom > tape.firstAt ? `, after ${before.toFixed(1)} s warming the market view up on the tape before ${when(winFrom)}` : ''}; ${secs.toFixed(1)} s in all`,
   );
   if (!saved) return ExitCode.error;
   return run.interrupted ? ExitCode.interrupted : ExitCode.ok;
+}
+
+/** `--compare FILE`: the paper run's report, read before anything runs (undefined: not asked for). */
+function comparedRun(ctx: CommandContext, example: string): PaperRun | undefined {
+  const raw = textFlag(ctx.flags, COMPARE_FLAG, 'backtest');
+  if (raw === undefined) return undefined;
+  try {
+    return readPaperRun(resolve(ctx.io.cwd, raw), raw);
+  } catch (e) {
+    if (!(e instanceof PaperReportError)) throw e;
+    throw new UsageError(
+      `--compare: ${e.message}`,
+      `give the report "harpoon run --paper" saved as it stopped, e.g. ${example} --compare harpoon-paper-report.json`,
+    );
+  }
+}
+
+/** The comparison as the summary prints it: counts, each difference with its cause, realized PnL. */
+export function comparisonText(c: Comparison): string[] {
+  const unknown = c.differences.filter((d) => d.cause === null).length;
+  const known = c.differences.length - unknown;
+  const lines = [
+    `Compared with the paper run (${c.run.file}, ${c.run.fills} fills in this window): ${c.same} the same${c.same > 0 ? ` (at most ${c.maxShiftMs} ms apart)` : ''}, ${known} ${known === 1 ? 'difference' : 'differences'} with a known cause, ${unknown} without${c.agree ? '' : ': the backtest and the run disagree'}`,
+  ];
+  const side = (s: FillDifference['run']) =>
+    s === undefined ? 'none' : `${s.price} (fees ${s.fees}, gas ${s.gas}) at ${new Date(s.at).toISOString()}`;
+  for (const d of c.differences)
+    lines.push(
+      `  ${d.cause === null ? 'differs, no known cause' : 'differs'}: ${d.what}: paper ${side(d.run)}, backtest ${side(d.backtest)}${d.cause !== null ? ` — ${d.cause}` : ''}`,
+    );
+  for (const p of c.realized)
+    lines.push(
+      p.differs === null
+        ? `  realized ${p.strategy}: ${eth(p.run)} ETH in both`
+        : `  ${p.differs.cause === null ? 'differs, no known cause' : 'differs'}: realized ${p.strategy}: paper ${eth(p.run)} ETH, backtest ${eth(p.backtest)} ETH (${BigInt(p.backtest) - BigInt(p.run)} wei apart)${p.differs.cause !== null ? ` — ${p.differs.cause}` : ''}`,
+    );
+  return lines;
 }
 
 /** A file's text: one string, or pieces written one after another (a report too long for one string). */

@@ -1,7 +1,8 @@
 /**
  * Fidelity: a paper run of the daemon on the sandbox, recorded to a tape (market.record), then
  * backtested with the same config from the moment the daemon's engine started — the fills and the
- * profit and loss agree. Differences that remain are listed with their cause (see DIFFERENCES).
+ * profit and loss agree, as `harpoon backtest --compare` finds them (src/backtest/compare.ts): every
+ * difference that remains is listed with its cause.
  * The sniper, both bidders, the seller, the drop-minter (the drop's status as recorded) and a
  * rebalancer between ETH and WETH trade, the last from the simulated wallet (`paper.balances`)
  * both runs start from.
@@ -9,8 +10,8 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseUnits } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backtestSide, compareWithRun, readPaperRun } from '../../../src/backtest/compare.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { type BacktestSetup, backtestSetupOf, walletForTape } from '../../../src/backtest/setup.ts';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
@@ -126,105 +127,36 @@ describe('paper run vs backtest of its tape', () => {
     const chosen = walletForTape(setupOfOptions(options, balances), tape.survey);
     expect(chosen.setup.wallet).toBe(wallet.toLowerCase());
     expect(chosen.note).toMatch(/this backtest trades as it/);
+    // the paper run as `harpoon backtest --compare` reads it: the report the daemon saved as it stopped
+    const paperRun = readPaperRun(options.paperReportPath);
+    expect(paperRun.fills.length).toBe(paper?.fills.length);
+    // its strategies began as its engine started (the backtest trades from then)
+    expect(paperRun.tradingFrom).toBeGreaterThan(paperRun.startedAt);
+    expect(paperRun.tradingFrom).toBeLessThanOrEqual(engineAt);
     const run = await runBacktest({
       tape,
       setup: chosen.setup,
       builtinStrategiesDir: STRATEGIES,
-      from: engineAt,
+      from: paperRun.tradingFrom,
     });
-    type F = { at: number; what: string; price: string; amount: bigint; gas: bigint; sale: boolean };
-    const live: F[] = (paper?.fills ?? []).map((f) => ({
-      at: f.at,
-      what: `${f.strategyId} ${f.kind} ${f.item}`,
-      price: `${f.price} fees ${f.fees}`,
-      amount: f.price,
-      gas: f.gas,
-      sale: f.kind === 'offer_accepted' || f.kind === 'listing_sold',
-    }));
-    const back: F[] = run.report.fills.map((f) => ({
-      at: f.at,
-      what: `${f.strategy} ${f.kind} ${f.item}`,
-      price: `${f.price} fees ${f.fees}`,
-      amount: BigInt(f.price),
-      gas: BigInt(f.gas),
-      sale: f.kind === 'offer_accepted' || f.kind === 'listing_sold',
-    }));
-    // Every difference is printed with its cause. Allowed: a sale decided within a moment of the
-    // NFT's purchase may come earlier in the backtest (it acts at the event's receive time, paper
-    // tens of milliseconds later, once the store has the buy) and take a different best offer.
-    // Gas may differ too: paper reads the RPC when it executes, the tape has the gas price every
-    // 12 s. Anything else fails — an NFT sold twice by paper among them (the daemon reads its
-    // holdings again after every fill, and risk refuses a second sale while one is under way).
-    const explained: string[] = [];
-    const unexplained: string[] = [];
-    const boughtAt = (item: string, before: number) =>
-      Math.max(
-        ...live.filter((f) => !f.sale && f.what.endsWith(` ${item}`) && f.at <= before).map((f) => f.at),
-      );
-    const unmatched = [...back];
-    let maxShiftMs = 0;
-    /** How far apart the gas paid so far is (the simulated wallets' ETH differs by as much). */
-    let gasApart = 0n;
-    for (const f of live) {
-      const i = unmatched.findIndex((b) => b.what === f.what && b.price === f.price);
-      const same = i >= 0 ? unmatched.splice(i, 1)[0] : undefined;
-      if (same !== undefined) {
-        maxShiftMs = Math.max(maxShiftMs, Math.abs(same.at - f.at));
-        if (same.gas !== f.gas) {
-          gasApart += same.gas > f.gas ? same.gas - f.gas : f.gas - same.gas;
-          explained.push(
-            `gas of ${f.what}: paper ${f.gas}, backtest ${same.gas} (the tape samples gas every 12 s)`,
-          );
-        }
-        continue;
-      }
-      // a swap sized on the wallet: it may differ by what the gas paid before it did
-      const s = unmatched.findIndex(
-        (b) =>
-          b.what === f.what &&
-          f.what.includes(' swap ') &&
-          (b.amount > f.amount ? b.amount - f.amount : f.amount - b.amount) <= gasApart,
-      );
-      if (s >= 0) {
-        const b = unmatched.splice(s, 1)[0] as F;
-        maxShiftMs = Math.max(maxShiftMs, Math.abs(b.at - f.at));
-        explained.push(
-          `${f.what}: paper ${f.amount}, backtest ${b.amount} (the simulated wallets' ETH differed by the ${gasApart} wei the gas paid before it did)`,
-        );
-        continue;
-      }
-      const j = unmatched.findIndex((b) => b.what === f.what);
-      const item = f.what.split(' ').pop() as string;
-      if (j >= 0 && f.sale && f.at - boughtAt(item, f.at) < 1_500) {
-        const b = unmatched.splice(j, 1)[0] as F;
-        explained.push(
-          `${f.what}: paper ${f.price} at +${f.at - boughtAt(item, f.at)} ms after the buy, backtest ${b.price} at +${b.at - boughtAt(item, f.at)} ms (decided within a moment of the buy)`,
-        );
-        continue;
-      }
-      unexplained.push(`only in the paper run: ${f.what} ${f.price} at ${f.at}`);
-    }
-    for (const b of unmatched) unexplained.push(`only in the backtest: ${b.what} ${b.price} at ${b.at}`);
-    const wei = (v: string) => parseUnits(v, 18).toString();
-    // realized PnL per strategy, lines with something realized (both list held-only lines as 0)
-    const livePnl = Object.fromEntries(
-      (paper?.pnl?.byStrategy ?? []).map((l) => [l.key, wei(l.realized)]).filter(([, v]) => v !== '0'),
-    );
-    const backPnl = Object.fromEntries(
-      run.report.byStrategy.map((l) => [l.key, l.realized]).filter(([, v]) => v !== '0'),
-    );
+    // Every difference is printed with its cause (src/backtest/compare.ts: a fill's time, the gas
+    // price the tape samples, a swap sized on the wallet after it, a sale decided within a moment
+    // of the purchase); any other fails — an NFT sold twice by paper among them (the daemon reads
+    // its holdings again after every fill, and risk refuses a second sale while one is under way).
+    const c = compareWithRun(paperRun, run.report);
+    const line = (f: {
+      at: number;
+      strategy: string;
+      kind: string;
+      item: string | null;
+      price: bigint;
+      fees: bigint;
+    }) => `${f.at} ${f.strategy} ${f.kind} ${f.item} ${f.price} fees ${f.fees}`;
     process.stdout.write(
       `${JSON.stringify(
         {
-          fills: {
-            paper: live.map((f) => `${f.at} ${f.what} ${f.price}`),
-            backtest: back.map((f) => `${f.at} ${f.what} ${f.price}`),
-          },
-          maxShiftMs,
-          explained,
-          unexplained,
-          livePnl,
-          backPnl,
+          fills: { paper: paperRun.fills.map(line), backtest: backtestSide(run.report).fills.map(line) },
+          comparison: c,
           refused: { paper: paper?.rejected, backtest: run.report.refused },
           intents: { paper: paper?.intents, backtest: run.report.intents },
           tape: tape.counts,
@@ -233,21 +165,28 @@ describe('paper run vs backtest of its tape', () => {
         1,
       )}\n`,
     );
-    expect(live.length).toBeGreaterThan(1);
+    const what = (kind: string) => (f: { strategy: string; kind: string }) =>
+      `${f.strategy} ${f.kind}` === kind;
+    expect(paperRun.fills.length).toBeGreaterThan(1);
+    // every fill of the run is in the window the backtest traded
+    expect(c.run.fills).toBe(paperRun.fills.length);
     // the rebalancer traded from the simulated wallet, in both
-    expect(live.filter((f) => f.what.startsWith('rebalancer swap')).length).toBeGreaterThan(0);
+    expect(paperRun.fills.filter(what('rebalancer swap')).length).toBeGreaterThan(0);
     // the drop-minter minted the demo's drop, from its status on the tape in the backtest
-    const mints = (fills: F[]) => fills.filter((f) => f.what.startsWith('drop-minter mint')).map((f) => f.at);
-    expect(mints(live).length).toBe(2);
+    const mints = (fills: readonly { at: number; strategy: string; kind: string }[]) =>
+      fills.filter(what('drop-minter mint')).map((f) => f.at);
+    expect(mints(paperRun.fills).length).toBe(2);
     expect(tape.counts.drop ?? 0).toBeGreaterThan(0);
     // at the same ticks: the daemon writes the status it polled at once (recorder.views)
-    expect(mints(back).length).toBe(2);
-    for (const [i, at] of mints(back).entries())
-      expect(Math.abs(at - (mints(live)[i] ?? 0))).toBeLessThan(1_000);
-    expect(unexplained).toEqual([]);
-    expect(back.length).toBe(live.length);
-    // PnL: the same to the wei, unless a sale was explained above (then it differs by its price)
-    if (!explained.some((e) => e.includes('within a moment of the buy'))) expect(backPnl).toEqual(livePnl);
-    else expect(Object.keys(backPnl).sort()).toEqual(Object.keys(livePnl).sort());
+    const backMints = mints(backtestSide(run.report).fills);
+    expect(backMints.length).toBe(2);
+    for (const [i, at] of backMints.entries())
+      expect(Math.abs(at - (mints(paperRun.fills)[i] ?? 0))).toBeLessThan(1_000);
+    expect(c.differences.filter((d) => d.cause === null)).toEqual([]);
+    expect(run.report.fills.length).toBe(paperRun.fills.length);
+    // PnL: the same to the wei, unless a sale was taken differently (said, with its cause)
+    expect(c.realized.length).toBeGreaterThan(0);
+    expect(c.realized.filter((p) => p.differs !== null && p.differs.cause === null)).toEqual([]);
+    expect(c.agree).toBe(true);
   }, 600_000);
 });

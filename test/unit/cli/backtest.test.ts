@@ -20,6 +20,7 @@ import {
   sweepProgress,
   writeProgress,
 } from '../../../src/cli/commands/backtest.ts';
+import { formatUnits } from '../../../src/domain/money.ts';
 import { TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
 import type { TapeHeader } from '../../../src/tape/format.ts';
 import { openTape, surveyTape } from '../../../src/tape/reader.ts';
@@ -507,6 +508,126 @@ describe('harpoon sandbox tape, backtest', () => {
     // a tape that names no wallet: nothing said of it
     const none = await harpoon(['backtest', '--tape', plain, '--config', CONFIG]);
     expect(none.stderr).not.toMatch(/trading as/);
+  }, 120_000);
+
+  it("--compare: the backtest against the report of a paper run of its tape, fill by fill, over the run's window; a fill only in one is a disagreement, said", async () => {
+    const tape = join(dir, 'cmp.tape');
+    await writeSandboxTape({ out: tape, seed: 3, hours: 0.25 });
+    const s = surveyTape(tape);
+    const from = s.firstAt + 120_000;
+    const to = s.lastAt - 60_000;
+    const iso = (t: number) => new Date(t).toISOString();
+    const b = await harpoon([
+      'backtest',
+      '--tape',
+      tape,
+      '--config',
+      CONFIG,
+      '--from',
+      iso(from),
+      '--to',
+      iso(to),
+      '--out',
+      join(dir, 'cmp'),
+    ]);
+    expect(b.code).toBe(0);
+    type Fill = {
+      at: number;
+      strategy: string;
+      kind: string;
+      item: string | null;
+      price: string;
+      fees: string;
+      gas: string;
+      symbol: string;
+      decimals: number;
+    };
+    const rep = JSON.parse(readFileSync(join(dir, 'cmp.json'), 'utf8')) as {
+      fills: Fill[];
+      byStrategy: { key: string; realized: string }[];
+    };
+    expect(rep.fills.length).toBeGreaterThan(3);
+    // the paper run: the same fills a few ms later (and one before the window, which is not compared)
+    const paperFill = (f: Fill, shift = 7) => ({
+      at: f.at + shift,
+      strategyId: f.strategy,
+      kind: f.kind,
+      collection: null,
+      item: f.item,
+      price: f.price,
+      token: '0x0000000000000000000000000000000000000000',
+      symbol: f.symbol,
+      decimals: f.decimals,
+      fees: f.fees,
+      gas: f.gas,
+      orderHash: null,
+    });
+    const run = (fills: ReturnType<typeof paperFill>[]) => ({
+      mode: 'paper',
+      startedAt: from - 5_000,
+      tradingFrom: from,
+      endedAt: to,
+      wallet: '0x00000000000000000000000000000000000b7e57',
+      fills: [paperFill(rep.fills[0] as Fill, from - 60_000 - (rep.fills[0] as Fill).at), ...fills],
+      pnl: {
+        byStrategy: rep.byStrategy.map((l) => ({
+          key: l.key,
+          symbol: 'ETH',
+          realized: formatUnits(BigInt(l.realized), 18),
+        })),
+      },
+    });
+    const same = join(dir, 'paper-same.json');
+    writeFileSync(same, JSON.stringify(run(rep.fills.map((f) => paperFill(f)))));
+    // no --from/--to: the run's window (when its strategies began, when it stopped)
+    const compare = (report: string, ...more: string[]) =>
+      harpoon(['backtest', '--tape', tape, '--config', CONFIG, '--compare', report, ...more]);
+    const c = await compare(same, '--out', join(dir, 'cmp2'));
+    expect(c.code).toBe(0);
+    expect(c.stderr).toContain(
+      `comparing with the paper run of ${same} (${rep.fills.length + 1} fills): from ${iso(from)}, when its strategies began, to ${iso(to)}, when it stopped`,
+    );
+    expect(c.stdout).toContain(
+      `Compared with the paper run (${same}, ${rep.fills.length} fills in this window): ${rep.fills.length} the same (at most 7 ms apart), 0 differences with a known cause, 0 without\n`,
+    );
+    const cmp = JSON.parse(readFileSync(join(dir, 'cmp2.json'), 'utf8')) as {
+      fills: Fill[];
+      comparison: { agree: boolean; same: number };
+    };
+    expect(cmp.fills).toEqual(rep.fills);
+    expect(cmp.comparison).toMatchObject({ agree: true, same: rep.fills.length });
+
+    // another gas price is a known cause; a fill paper did not make is not
+    const [first, ...rest] = rep.fills as [Fill, ...Fill[]];
+    const apart = join(dir, 'paper-apart.json');
+    writeFileSync(
+      apart,
+      JSON.stringify(
+        run([
+          { ...paperFill(first), gas: `${BigInt(first.gas) + 1n}` },
+          ...rest.slice(1).map((f) => paperFill(f)),
+        ]),
+      ),
+    );
+    const d = await compare(apart);
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain(
+      `${rep.fills.length - 1} the same (at most 7 ms apart), 1 difference with a known cause, 1 without: the backtest and the run disagree\n`,
+    );
+    expect(d.stdout).toContain(`  differs: gas of ${first.strategy} ${first.kind}`);
+    const missing = rest[0] as Fill;
+    expect(d.stdout).toContain(
+      `  differs, no known cause: ${missing.strategy} ${missing.kind}${missing.item !== null ? ` ${missing.item}` : ''}: paper none, backtest ${missing.price} (fees ${missing.fees}, gas ${missing.gas}) at ${iso(missing.at)}`,
+    );
+
+    // not a paper report, or with a sweep: usage errors before any replay
+    const bad = await compare(CONFIG);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^harpoon: --compare: .*backtest\.yaml is not JSON: /);
+    expect(bad.stderr).toContain('give the report "harpoon run --paper" saved as it stopped');
+    const sweep = await compare(same, '--sweep', 'sniper.discountBps=1000,2000');
+    expect(sweep.code).toBe(2);
+    expect(sweep.stderr).toContain('--compare goes with one backtest, not with --sweep');
   }, 120_000);
 
   it('a config without strategies names the shipped example by a path that opens from where the command runs', async () => {

@@ -1,0 +1,348 @@
+/**
+ * A backtest compared with the paper run that recorded its tape (`harpoon backtest --compare
+ * harpoon-paper-report.json`): fill by fill, and the realized profit and loss per strategy. The
+ * two share the market view, the engine, the strategies, risk and the fill model; what may still
+ * differ, each with its cause:
+ *
+ * - a fill's time: the backtest acts at the event's receive time, paper a few milliseconds later;
+ * - the gas of a fill: paper reads the RPC as it executes, the tape holds the gas price as the
+ *   recorder sampled it (every 12 s);
+ * - a swap sized on the wallet: the wallets' ETH differs by the gas paid before it;
+ * - a sale decided within a moment of the NFT's purchase: the backtest may take another best offer
+ *   (it acts before paper's store has the buy).
+ *
+ * Anything else is a difference without a known cause: a fill only in one of them, or at another
+ * price. Freqtrade's users complain most when backtest and dry run disagree; this says where.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseUnits } from '../domain/money.ts';
+import { type BacktestReport, ethValued } from './report.ts';
+
+/** A fill on either side, as compared. */
+export interface ComparedFill {
+  readonly at: number;
+  readonly strategy: string;
+  readonly kind: string;
+  readonly item: string | null;
+  /** What was paid or received, fees included (the token's smallest unit). */
+  readonly price: bigint;
+  readonly fees: bigint;
+  readonly gas: bigint;
+  readonly symbol: string;
+}
+
+/** A difference between the run and the backtest: `cause` null when none is known. */
+export interface FillDifference {
+  /** Strategy, kind and item. */
+  readonly what: string;
+  /** The paper run's fill, as `price fees` and when (absent: not in the run). */
+  readonly run?: { readonly at: number; readonly price: string; readonly fees: string; readonly gas: string };
+  readonly backtest?: {
+    readonly at: number;
+    readonly price: string;
+    readonly fees: string;
+    readonly gas: string;
+  };
+  readonly cause: string | null;
+}
+
+/** A strategy's realized PnL in ETH and WETH (as the backtest reports it), in wei. */
+export interface RealizedComparison {
+  readonly strategy: string;
+  readonly run: string;
+  readonly backtest: string;
+  /** Null when the same; else why (null cause: unknown). */
+  readonly differs: { readonly cause: string | null } | null;
+}
+
+export interface Comparison {
+  /** The paper report compared with (its file name), and its span. */
+  readonly run: { readonly file: string; readonly from: number; readonly to: number; readonly fills: number };
+  /** Fills the same in both (strategy, kind, item, price and fees). */
+  readonly same: number;
+  /** The most two same fills are apart in time (ms). */
+  readonly maxShiftMs: number;
+  /** Every difference, explained ones first (in the run's order), then those without a cause. */
+  readonly differences: readonly FillDifference[];
+  readonly realized: readonly RealizedComparison[];
+  /** No difference without a known cause. */
+  readonly agree: boolean;
+}
+
+/** How soon after its purchase a sale may be decided differently (see the top of this file). */
+export const SALE_AFTER_BUY_MS = 1_500;
+
+const isSale = (kind: string) => kind === 'offer_accepted' || kind === 'listing_sold';
+const whatOf = (f: ComparedFill) => `${f.strategy} ${f.kind}${f.item !== null ? ` ${f.item}` : ''}`;
+const side = (f: ComparedFill) => ({
+  at: f.at,
+  price: f.price.toString(),
+  fees: f.fees.toString(),
+  gas: f.gas.toString(),
+});
+const apart = (a: bigint, b: bigint) => (a > b ? a - b : b - a);
+
+/**
+ * Fills of the run matched with the backtest's, in the run's order: the same strategy, kind, item,
+ * price and fees (the earliest such backtest fill not matched yet), else one of the differences
+ * with a known cause, else a difference without one; backtest fills left over are differences
+ * without a cause too. `realized`: per strategy, in ETH and WETH (wei).
+ */
+export function compareFills(
+  run: readonly ComparedFill[],
+  backtest: readonly ComparedFill[],
+  realized: {
+    readonly run: ReadonlyMap<string, bigint>;
+    readonly backtest: ReadonlyMap<string, bigint>;
+  },
+  about: Comparison['run'],
+): Comparison {
+  const left = [...backtest];
+  const explained: FillDifference[] = [];
+  const unexplained: FillDifference[] = [];
+  let same = 0;
+  let maxShiftMs = 0;
+  /** How far apart the gas paid so far is: the simulated wallets' ETH differs by as much. */
+  let gasApart = 0n;
+  const take = (i: number): ComparedFill => {
+    const [b] = left.splice(i, 1);
+    return b as ComparedFill;
+  };
+  /** Strategies with a sale taken differently: their realized PnL differs by as much. */
+  const salesApart = new Set<string>();
+  for (const f of run) {
+    const what = whatOf(f);
+    const i = left.findIndex((b) => whatOf(b) === what && b.price === f.price && b.fees === f.fees);
+    if (i >= 0) {
+      const b = take(i);
+      same++;
+      maxShiftMs = Math.max(maxShiftMs, Math.abs(b.at - f.at));
+      if (b.gas !== f.gas) {
+        gasApart += apart(b.gas, f.gas);
+        explained.push({
+          what: `gas of ${what}`,
+          run: side(f),
+          backtest: side(b),
+          cause:
+            'paper read the gas price from the chain as it executed; the tape holds it as the recorder sampled it',
+        });
+      }
+      continue;
+    }
+    const s =
+      f.kind === 'swap'
+        ? left.findIndex((b) => whatOf(b) === what && apart(b.price, f.price) <= gasApart)
+        : -1;
+    if (s >= 0) {
+      const b = take(s);
+      maxShiftMs = Math.max(maxShiftMs, Math.abs(b.at - f.at));
+      explained.push({
+        what,
+        run: side(f),
+        backtest: side(b),
+        cause: `a swap sized on the wallet, whose ETH differed by the ${gasApart} wei the gas paid before it did`,
+      });
+      continue;
+    }
+    const boughtAt = isSale(f.kind) ? lastBuy(run, f) : undefined;
+    const j =
+      boughtAt !== undefined && f.at - boughtAt < SALE_AFTER_BUY_MS
+        ? left.findIndex((b) => whatOf(b) === what)
+        : -1;
+    if (j >= 0 && boughtAt !== undefined) {
+      const b = take(j);
+      salesApart.add(f.strategy);
+      explained.push({
+        what,
+        run: side(f),
+        backtest: side(b),
+        cause: `a sale decided within a moment of the purchase (paper ${f.at - boughtAt} ms after it, the backtest ${b.at - boughtAt} ms): the backtest acts before paper's store has the buy and may take another best offer`,
+      });
+      continue;
+    }
+    unexplained.push({ what, run: side(f), cause: null });
+  }
+  for (const b of left) unexplained.push({ what: whatOf(b), backtest: side(b), cause: null });
+  const keys = [...new Set([...realized.run.keys(), ...realized.backtest.keys()])].sort();
+  const pnl: RealizedComparison[] = [];
+  for (const k of keys) {
+    const r = realized.run.get(k) ?? 0n;
+    const b = realized.backtest.get(k) ?? 0n;
+    if (r === 0n && b === 0n) continue;
+    pnl.push({
+      strategy: k,
+      run: r.toString(),
+      backtest: b.toString(),
+      differs:
+        r === b ? null : { cause: salesApart.has(k) ? 'a sale above was taken at another price' : null },
+    });
+  }
+  return {
+    run: about,
+    same,
+    maxShiftMs,
+    differences: [...explained, ...unexplained],
+    realized: pnl,
+    agree: unexplained.length === 0 && pnl.every((p) => p.differs === null || p.differs.cause !== null),
+  };
+}
+
+/** When the run last bought the item a sale sold, up to the sale. */
+function lastBuy(run: readonly ComparedFill[], sale: ComparedFill): number | undefined {
+  let at: number | undefined;
+  for (const f of run)
+    if (!isSale(f.kind) && f.item === sale.item && f.at <= sale.at && (at === undefined || f.at > at))
+      at = f.at;
+  return at;
+}
+
+// ── the paper run's report (harpoon run --paper writes it as it stops) ─────────
+
+const whole = z.union([z.string().regex(/^-?\d{1,78}$/), z.number().int()]).transform((v) => BigInt(v));
+const PaperReportFile = z.object({
+  mode: z.literal('paper'),
+  startedAt: z.number().int(),
+  endedAt: z.number().int(),
+  /** When the engine started (the strategies' first decisions); older reports have none. */
+  tradingFrom: z.number().int().optional(),
+  wallet: z.string(),
+  fills: z.array(
+    z.object({
+      at: z.number().int(),
+      strategyId: z.string(),
+      kind: z.string(),
+      item: z.string().nullable(),
+      price: whole,
+      fees: whole,
+      gas: whole,
+      symbol: z.string(),
+      decimals: z.number().int().min(0).max(77),
+    }),
+  ),
+  pnl: z
+    .object({
+      byStrategy: z.array(z.object({ key: z.string(), symbol: z.string(), realized: z.string() })),
+    })
+    .optional(),
+});
+
+/** A paper run's report as a comparison reads it. */
+export interface PaperRun {
+  readonly file: string;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  /** When its strategies began (the engine's start), else its start. */
+  readonly tradingFrom: number;
+  readonly wallet: string;
+  readonly fills: readonly ComparedFill[];
+  /** Realized PnL per strategy in ETH and WETH (wei); undefined: the report has none. */
+  readonly realized: ReadonlyMap<string, bigint> | undefined;
+}
+
+/** A file that is not a paper run's report: says what is wrong with it. */
+export class PaperReportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PaperReportError';
+  }
+}
+
+/** Reads the report `harpoon run --paper` writes as it stops (harpoon-paper-report.json). */
+export function readPaperRun(path: string, file = path): PaperRun {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new PaperReportError(
+      (e as NodeJS.ErrnoException).code === 'ENOENT'
+        ? `no file at ${file}`
+        : (e as NodeJS.ErrnoException).code === 'EISDIR'
+          ? `${file} is a folder, not a paper report`
+          : `${file} is not JSON: ${(e as Error).message}`,
+    );
+  }
+  return paperRunOf(json, file);
+}
+
+/** A paper run's report (its JSON, parsed) as a comparison reads it; `file` names it in errors. */
+export function paperRunOf(json: unknown, file: string): PaperRun {
+  const parsed = PaperReportFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'the file';
+    throw new PaperReportError(
+      `${file} is not the report of a paper run (${where}: ${issue?.message ?? 'invalid'})`,
+    );
+  }
+  const r = parsed.data;
+  let realized: Map<string, bigint> | undefined;
+  if (r.pnl !== undefined) {
+    realized = new Map();
+    // the backtest reports ETH and WETH together, as ETH
+    for (const l of r.pnl.byStrategy) {
+      if (!ethValued(l.symbol)) continue;
+      let wei: bigint;
+      try {
+        wei = parseUnits(l.realized, 18);
+      } catch {
+        throw new PaperReportError(`${file}: the realized PnL of ${l.key} is not an amount: ${l.realized}`);
+      }
+      realized.set(l.key, (realized.get(l.key) ?? 0n) + wei);
+    }
+  }
+  return {
+    file,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    tradingFrom: r.tradingFrom ?? r.startedAt,
+    wallet: r.wallet.toLowerCase(),
+    fills: r.fills.map((f) => ({
+      at: f.at,
+      strategy: f.strategyId,
+      kind: f.kind,
+      item: f.item,
+      price: f.price,
+      fees: f.fees,
+      gas: f.gas,
+      symbol: f.symbol,
+    })),
+    realized,
+  };
+}
+
+/** The backtest's fills and realized PnL as compared. */
+export function backtestSide(r: BacktestReport): {
+  fills: ComparedFill[];
+  realized: Map<string, bigint>;
+} {
+  const realized = new Map<string, bigint>();
+  for (const l of r.byStrategy) realized.set(l.key, BigInt(l.realized));
+  return {
+    fills: r.fills.map((f) => ({
+      at: f.at,
+      strategy: f.strategy,
+      kind: f.kind,
+      item: f.item,
+      price: BigInt(f.price),
+      fees: BigInt(f.fees),
+      gas: BigInt(f.gas),
+      symbol: f.symbol,
+    })),
+    realized,
+  };
+}
+
+/** The backtest compared with the paper run, over the backtest's window (the run's fills in it). */
+export function compareWithRun(run: PaperRun, report: BacktestReport): Comparison {
+  const { from, to } = report.window;
+  const inWindow = run.fills.filter((f) => f.at >= from && f.at <= to);
+  const back = backtestSide(report);
+  return compareFills(
+    inWindow,
+    back.fills,
+    // a report without PnL (no holdings): compared as none realized
+    { run: run.realized ?? new Map(), backtest: back.realized },
+    { file: run.file, from: run.startedAt, to: run.endedAt, fills: inWindow.length },
+  );
+}

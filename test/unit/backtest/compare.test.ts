@@ -1,0 +1,217 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type ComparedFill,
+  compareFills,
+  PaperReportError,
+  readPaperRun,
+  SALE_AFTER_BUY_MS,
+} from '../../../src/backtest/compare.ts';
+
+const ITEM = 'ethereum/0x0165878a594ca255338adfa4d48449f69242eb8f/35';
+const about = { file: 'paper.json', from: 0, to: 10_000, fills: 0 };
+const none = { run: new Map<string, bigint>(), backtest: new Map<string, bigint>() };
+
+function fill(
+  at: number,
+  strategy: string,
+  kind: string,
+  price: bigint,
+  extra: Partial<ComparedFill> = {},
+): ComparedFill {
+  return { at, strategy, kind, item: ITEM, price, fees: price / 40n, gas: 0n, symbol: 'ETH', ...extra };
+}
+
+describe('compareFills', () => {
+  it('the same fills a few ms apart agree; the most they are apart is told', () => {
+    const run = [fill(1_010, 'sniper', 'buy', 100n), fill(5_020, 'seller', 'listing_sold', 130n)];
+    const back = [fill(1_000, 'sniper', 'buy', 100n), fill(5_000, 'seller', 'listing_sold', 130n)];
+    const c = compareFills(
+      run,
+      back,
+      { run: new Map([['seller', 27n]]), backtest: new Map([['seller', 27n]]) },
+      about,
+    );
+    expect(c).toMatchObject({ same: 2, maxShiftMs: 20, differences: [], agree: true });
+    expect(c.realized).toEqual([{ strategy: 'seller', run: '27', backtest: '27', differs: null }]);
+  });
+
+  it("another gas price is a known cause; a swap off by the gas paid before it too (the wallets' ETH differs)", () => {
+    const run = [
+      fill(1_000, 'sniper', 'buy', 100n, { gas: 50n }),
+      fill(2_000, 'rebalancer', 'swap', 1_000n, { item: 'ETH → WETH', fees: 0n }),
+    ];
+    const back = [
+      fill(1_000, 'sniper', 'buy', 100n, { gas: 80n }),
+      fill(2_000, 'rebalancer', 'swap', 1_030n, { item: 'ETH → WETH', fees: 0n }),
+    ];
+    const c = compareFills(run, back, none, about);
+    expect(c.same).toBe(1);
+    expect(c.agree).toBe(true);
+    expect(c.differences.map((d) => [d.what, d.cause])).toEqual([
+      [`gas of sniper buy ${ITEM}`, expect.stringMatching(/gas price/)],
+      ['rebalancer swap ETH → WETH', expect.stringMatching(/30 wei the gas paid before it/)],
+    ]);
+    // off by more than the gas apart: no known cause
+    const far = compareFills(
+      run,
+      [back[0] as ComparedFill, fill(2_000, 'rebalancer', 'swap', 1_031n, { item: 'ETH → WETH', fees: 0n })],
+      none,
+      about,
+    );
+    expect(far.agree).toBe(false);
+    expect(
+      far.differences.filter((d) => d.cause === null).map((d) => [d.what, d.run?.price, d.backtest?.price]),
+    ).toEqual([
+      ['rebalancer swap ETH → WETH', '1000', undefined],
+      ['rebalancer swap ETH → WETH', undefined, '1031'],
+    ]);
+  });
+
+  it('a sale decided within a moment of the buy may take another offer: known, and its PnL differs by as much', () => {
+    const run = [
+      fill(1_000, 'sniper', 'buy', 100n),
+      fill(1_000 + SALE_AFTER_BUY_MS - 1, 'seller', 'offer_accepted', 140n),
+    ];
+    const back = [fill(1_000, 'sniper', 'buy', 100n), fill(1_003, 'seller', 'offer_accepted', 120n)];
+    const c = compareFills(
+      run,
+      back,
+      { run: new Map([['seller', 35n]]), backtest: new Map([['seller', 17n]]) },
+      about,
+    );
+    expect(c.agree).toBe(true);
+    expect(c.differences).toHaveLength(1);
+    expect(c.differences[0]?.cause).toMatch(
+      /within a moment of the purchase \(paper 1499 ms after it, the backtest 3 ms\)/,
+    );
+    expect(c.realized[0]).toMatchObject({ strategy: 'seller', run: '35', backtest: '17' });
+    expect(c.realized[0]?.differs?.cause).toMatch(/another price/);
+    // the same sale later than that: no known cause
+    const late = compareFills(
+      [run[0] as ComparedFill, fill(1_000 + SALE_AFTER_BUY_MS, 'seller', 'offer_accepted', 140n)],
+      back,
+      none,
+      about,
+    );
+    expect(late.agree).toBe(false);
+  });
+
+  it('a fill in one of them only, or a PnL apart without a sale to explain it, is a disagreement', () => {
+    const c = compareFills(
+      [fill(1_000, 'sniper', 'buy', 100n), fill(3_000, 'trait-bidder', 'offer_filled', 90n)],
+      [fill(1_000, 'sniper', 'buy', 100n), fill(4_000, 'collection-bidder', 'offer_filled', 80n)],
+      { run: new Map([['sniper', 0n]]), backtest: new Map([['seller', 5n]]) },
+      about,
+    );
+    expect(c.agree).toBe(false);
+    expect(
+      c.differences.map((d) => [d.what, d.run !== undefined, d.backtest !== undefined, d.cause]),
+    ).toEqual([
+      [`trait-bidder offer_filled ${ITEM}`, true, false, null],
+      [`collection-bidder offer_filled ${ITEM}`, false, true, null],
+    ]);
+    expect(c.realized).toEqual([{ strategy: 'seller', run: '0', backtest: '5', differs: { cause: null } }]);
+    // the PnL alone apart disagrees too
+    const pnl = compareFills(
+      [],
+      [],
+      { run: new Map([['seller', 4n]]), backtest: new Map([['seller', 5n]]) },
+      about,
+    );
+    expect(pnl.agree).toBe(false);
+  });
+});
+
+describe('readPaperRun', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'harpoon-compare-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, text: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  const report = {
+    mode: 'paper',
+    startedAt: 1_000,
+    endedAt: 9_000,
+    wallet: '0xABCDEF0000000000000000000000000000000001',
+    fills: [
+      {
+        at: 2_000,
+        strategyId: 'sniper',
+        kind: 'buy',
+        collection: 'harpoon-apes',
+        item: ITEM,
+        price: '32619000000000000',
+        token: '0x0000000000000000000000000000000000000000',
+        symbol: 'ETH',
+        decimals: 18,
+        fees: '1141665000000000',
+        gas: '0',
+        orderHash: null,
+      },
+    ],
+    pnl: {
+      byStrategy: [
+        { key: 'seller', symbol: 'ETH', sales: 1, held: 0, realized: '0.5', unrealizedAtFloor: null },
+        { key: 'seller', symbol: 'WETH', sales: 1, held: 0, realized: '0.25', unrealizedAtFloor: null },
+        { key: 'seller', symbol: 'HRP', sales: 1, held: 0, realized: '7', unrealizedAtFloor: null },
+      ],
+    },
+  };
+
+  it('reads the report "harpoon run --paper" saves: amounts as bigints, ETH and WETH PnL together in wei', () => {
+    const r = readPaperRun(write('paper.json', JSON.stringify(report)), 'paper.json');
+    expect(r).toMatchObject({ file: 'paper.json', startedAt: 1_000, tradingFrom: 1_000, endedAt: 9_000 });
+    expect(r.wallet).toBe('0xabcdef0000000000000000000000000000000001');
+    expect(r.fills).toEqual([
+      {
+        at: 2_000,
+        strategy: 'sniper',
+        kind: 'buy',
+        item: ITEM,
+        price: 32_619_000_000_000_000n,
+        fees: 1_141_665_000_000_000n,
+        gas: 0n,
+        symbol: 'ETH',
+      },
+    ]);
+    expect([...(r.realized ?? [])]).toEqual([['seller', 750_000_000_000_000_000n]]);
+    // when its strategies began, once the daemon says it
+    expect(readPaperRun(write('t.json', JSON.stringify({ ...report, tradingFrom: 1_500 }))).tradingFrom).toBe(
+      1_500,
+    );
+  });
+
+  it('a file that is not one says what is wrong with it', () => {
+    const bad = (text: string) => {
+      try {
+        readPaperRun(write('bad.json', text), 'bad.json');
+      } catch (e) {
+        expect(e).toBeInstanceOf(PaperReportError);
+        return (e as Error).message;
+      }
+      throw new Error('read');
+    };
+    expect(bad('{"mode":')).toMatch(/^bad\.json is not JSON: /);
+    expect(bad(JSON.stringify({ ...report, mode: 'live' }))).toMatch(
+      /^bad\.json is not the report of a paper run \(mode: /,
+    );
+    expect(bad(JSON.stringify({ ...report, fills: [{ ...report.fills[0], price: '1.5' }] }))).toMatch(
+      /\(fills\.0\.price: /,
+    );
+    expect(
+      bad(
+        JSON.stringify({
+          ...report,
+          pnl: { byStrategy: [{ key: 'seller', symbol: 'ETH', realized: 'lots' }] },
+        }),
+      ),
+    ).toBe('bad.json: the realized PnL of seller is not an amount: lots');
+    expect(() => readPaperRun(join(dir, 'none.json'), 'none.json')).toThrow('no file at none.json');
+    expect(() => readPaperRun(dir, 'reports')).toThrow('reports is a folder, not a paper report');
+  });
+});
