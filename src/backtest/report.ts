@@ -81,6 +81,8 @@ export interface BacktestReport {
   readonly window: {
     readonly from: number;
     readonly to: number;
+    /** Where the market view began to warm up, when a warm-up window was asked for (--warmup). */
+    readonly warmupFrom?: number;
     readonly latencyMs: number;
     readonly sampleMs: number;
     /** The wallet the backtest traded as: its orders on the tape were ours (see walletForTape). */
@@ -254,6 +256,7 @@ export interface CollectorParts {
   readonly tape: TapeSource;
   readonly start: number;
   readonly end: number;
+  readonly warmupFrom?: number;
   readonly latencyMs: number;
   readonly sampleMs: number;
   readonly paper: PaperExecutor;
@@ -493,6 +496,7 @@ export class ReportCollector {
       window: {
         from: this.p.start,
         to: Math.min(at, this.p.end),
+        ...(this.p.warmupFrom !== undefined ? { warmupFrom: this.p.warmupFrom } : {}),
         latencyMs: this.p.latencyMs,
         sampleMs: this.p.sampleMs,
         wallet: setup.wallet,

@@ -46,6 +46,12 @@ export interface BacktestOptions {
   readonly from?: number;
   /** Stop at (epoch ms). Default: the tape's last record. */
   readonly to?: number;
+  /**
+   * How long before `from` the market view warms up (ms): the replay begins there, as a daemon
+   * started then would — the view's first reads answered by the tape as of then, the events
+   * before it not applied (read and let go). Default: the whole tape before `from`, every event.
+   */
+  readonly warmupMs?: number;
   /** Our buy lands this long after the decision; the listing must still stand then. Default 0. */
   readonly latencyMs?: number;
   /**
@@ -138,10 +144,18 @@ export async function loadAll(setup: BacktestSetup, builtin: string): Promise<Lo
   return out;
 }
 
+/** Where a replay begins: the tape's start, or a warm-up window before `from` (BacktestOptions.warmupMs). */
+export function replayBegins(o: Pick<BacktestOptions, 'tape' | 'from' | 'warmupMs'>): number {
+  const first = o.tape.firstAt;
+  if (o.warmupMs === undefined) return first;
+  return Math.max(first, Math.max(first, o.from ?? first) - Math.max(0, o.warmupMs));
+}
+
 export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
-  const time = new VirtualTime(o.tape.firstAt);
-  // the tape, read as the clock reaches it
-  const replay = o.tape.replay(() => time.now());
+  const begins = replayBegins(o);
+  const time = new VirtualTime(begins);
+  // the tape, read as the clock reaches it (with a warm-up window, its events from there on)
+  const replay = o.tape.replay(() => time.now(), begins > o.tape.firstAt ? { eventsFrom: begins } : {});
   try {
     return await replayTape(o, time, replay);
   } finally {
@@ -350,6 +364,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     tape: source,
     start,
     end,
+    ...(o.warmupMs !== undefined ? { warmupFrom: replayBegins(o) } : {}),
     latencyMs,
     sampleMs,
     paper,

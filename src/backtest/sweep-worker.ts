@@ -22,6 +22,7 @@ parentPort?.on('message', (job: SweepJob) => {
         builtinStrategiesDir: job.builtinStrategiesDir,
         ...(job.from !== undefined ? { from: job.from } : {}),
         ...(job.to !== undefined ? { to: job.to } : {}),
+        ...(job.warmupMs !== undefined ? { warmupMs: job.warmupMs } : {}),
         ...(job.latencyMs !== undefined ? { latencyMs: job.latencyMs } : {}),
         ...(job.sampleMs !== undefined ? { sampleMs: job.sampleMs } : {}),
         ...(job.progressEvery !== undefined ? { progressEvery: job.progressEvery } : {}),

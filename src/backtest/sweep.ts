@@ -123,6 +123,7 @@ export interface SweepJob {
   readonly builtinStrategiesDir: string;
   readonly from?: number;
   readonly to?: number;
+  readonly warmupMs?: number;
   readonly latencyMs?: number;
   readonly sampleMs?: number;
   /** Progress is told every this many events of the combination (see BacktestOptions). */
@@ -212,6 +213,8 @@ export interface SweepOptions {
   readonly builtinStrategiesDir: string;
   readonly from?: number;
   readonly to?: number;
+  /** The market view's warm-up before `from` (see BacktestOptions.warmupMs). */
+  readonly warmupMs?: number;
   readonly latencyMs?: number;
   /** Spacing of each report's samples (see BacktestOptions.sampleMs). */
   readonly sampleMs?: number;
@@ -318,6 +321,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepReport> {
     builtinStrategiesDir: o.builtinStrategiesDir,
     ...(o.from !== undefined ? { from: o.from } : {}),
     ...(o.to !== undefined ? { to: o.to } : {}),
+    ...(o.warmupMs !== undefined ? { warmupMs: o.warmupMs } : {}),
     ...(o.latencyMs !== undefined ? { latencyMs: o.latencyMs } : {}),
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
     ...(o.progressEvery !== undefined ? { progressEvery: o.progressEvery } : {}),

@@ -184,8 +184,12 @@ export interface TapeSource {
    * pass over it — a sweep's workers, which then all replay the same bytes of a tape still written.
    */
   readonly survey: TapeSurvey;
-  /** A new replay from the tape's start, answering as of `now()` (a clock that never goes back). */
-  replay(now: () => number): TapeReplay;
+  /**
+   * A new replay from the tape's start, answering as of `now()` (a clock that never goes back).
+   * With `eventsFrom`, the events recorded before it are read and let go, never handed out (a
+   * warm-up window: see BacktestOptions.warmupMs); everything else is read as without it.
+   */
+  replay(now: () => number, o?: { readonly eventsFrom?: number }): TapeReplay;
 }
 
 export interface TapeReplay {
@@ -281,7 +285,7 @@ export function openTapeSource(path: string, surveyed?: TapeSurvey): TapeSource 
     unreadBytes: s.bytes - s.validBytes,
     counts: s.counts,
     survey: s,
-    replay: (now) => new StreamingReplay(path, s.validBytes, now),
+    replay: (now, o) => new StreamingReplay(path, s.validBytes, now, o?.eventsFrom),
   };
 }
 
@@ -358,8 +362,17 @@ class StreamingReplay implements TapeReplay {
     path: string,
     upToBytes: number,
     private readonly now: () => number,
+    /** Events before this are let go as read (see TapeSource.replay). */
+    private readonly eventsFrom = Number.NEGATIVE_INFINITY,
   ) {
-    this.records = openTape(path).records(upToBytes);
+    // a warm-up window: whole blocks of events before it are passed over undecoded, their latest
+    // time noted as read (a silence is measured from it)
+    this.records = openTape(path).records(
+      upToBytes,
+      eventsFrom > Number.NEGATIVE_INFINITY
+        ? { before: eventsFrom, skipped: (lastAt) => this.passed(lastAt) }
+        : undefined,
+    );
     type Q = { readonly next?: string } | undefined;
     const answer = <R>(call: RestCall, slug: string, next: string | undefined): Promise<R> => {
       const at = this.now();
@@ -399,6 +412,13 @@ class StreamingReplay implements TapeReplay {
     } as MarketApi;
   }
 
+  /** Records read up to `at` but not handed out (events before a warm-up window): the watermark moves. */
+  private passed(at: number): void {
+    if (at - this.watermark >= SILENCE_MS && this.watermark > Number.NEGATIVE_INFINITY)
+      this.silences.push({ from: this.watermark, to: at });
+    if (at > this.watermark) this.watermark = at;
+  }
+
   /** Reads one record; false at the end of the tape. */
   private readOne(): boolean {
     if (this.failed !== undefined) throw this.failed;
@@ -420,14 +440,13 @@ class StreamingReplay implements TapeReplay {
     const r = n.value;
     this.read++;
     if (r.k === 'header') return true;
-    if (r.at - this.watermark >= SILENCE_MS && this.watermark > Number.NEGATIVE_INFINITY)
-      this.silences.push({ from: this.watermark, to: r.at });
-    if (r.at > this.watermark) this.watermark = r.at;
+    this.passed(r.at);
     // every value held counts once (a freshness record holds one per collection)
     let values = 1;
     switch (r.k) {
       case 'event':
-        this.queue.push(r);
+        if (r.at >= this.eventsFrom) this.queue.push(r);
+        else values = 0;
         break;
       case 'rest':
         this.rest.add(restKey(r), r.at, r);

@@ -46,6 +46,7 @@ import {
   TAPE_SEED_FLAG,
   TO_FLAG,
   URL_FLAG,
+  WARMUP_FLAG,
   WORKER_MEMORY_FLAG,
   WORKERS_FLAG,
 } from './flags.ts';
@@ -270,6 +271,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       CONFIG_FLAG,
       FROM_FLAG,
       TO_FLAG,
+      WARMUP_FLAG,
       REPORT_OUT_FLAG,
       LATENCY_FLAG,
       SAMPLE_FLAG,
@@ -282,6 +284,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
     examples: [
       'harpoon backtest --tape market.tape --config harpoon.yaml --out report',
       'harpoon backtest --tape day.tape -c config/backtest.yaml --from 2026-01-01T06:00Z --to 2026-01-01T12:00Z',
+      'harpoon backtest --tape month.tape -c harpoon.yaml --from 2026-01-30T00:00Z --warmup 1h',
       'harpoon backtest --tape day.tape -c config/backtest.yaml --latency 500 --out slow-fills',
       'harpoon backtest --tape year.tape -c harpoon.yaml --sample 3600 --out year',
       'harpoon backtest --tape market.tape -c harpoon.yaml --compare harpoon-paper-report.json',

@@ -489,6 +489,16 @@ export const SWEEP_FLAG: FlagSpec = flag({
   multiple: true,
 });
 
+export const WARMUP_FLAG: FlagSpec = flag({
+  name: 'warmup',
+  type: 'string',
+  valueName: 'DURATION',
+  defaultText: 'all: the whole tape before --from',
+  help: 'warm the market view up only on the last DURATION before --from (e.g. 1h, 30m, 2d; at most 365d), as a daemon started then would: its first reads answered by the tape as of then, the events before it read but not applied — much faster on a long tape; "all" replays every event before --from',
+  check: { kind: 'text', maxLength: 20 },
+  example: '1h',
+});
+
 export const COMPARE_FLAG: FlagSpec = flag({
   name: 'compare',
   type: 'string',

@@ -180,7 +180,7 @@ export interface Tape {
    * Every record, the header first, up to the last whole block — or up to `upToBytes` (whole
    * blocks of a survey: a tape still being written is read as it was surveyed).
    */
-  records(upToBytes?: number): Generator<TapeRecord>;
+  records(upToBytes?: number, skip?: EventSkip): Generator<TapeRecord>;
   /** The header (the first record). */
   header(): TapeHeader;
   /** Set once records() has run to the end. */
@@ -189,22 +189,66 @@ export interface Tape {
   readonly blocks: number;
 }
 
+/**
+ * Events a reader need not hand out: those of a block whose events in binary are all before
+ * `before` are passed over undecoded (a block's strings are its own, so a block is skipped whole
+ * or read whole); `skipped` is told the latest time among them. Everything else is read as ever,
+ * events of other blocks included (the caller lets go of those before `before` itself).
+ */
+export interface EventSkip {
+  readonly before: number;
+  readonly skipped: (lastAt: number) => void;
+}
+
+/** The latest time of a block's events in binary if every one is before `before`, else undefined. */
+function allEventsBefore(text: Buffer, before: number): number | undefined {
+  let last = Number.NEGATIVE_INFINITY;
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === BINARY_EVENT) {
+      const x = BinaryEventReader.extent(text, i);
+      if (x === undefined || x.at >= before) return undefined;
+      if (x.at > last) last = x.at;
+      i = x.end;
+      continue;
+    }
+    const nl = text.indexOf(NEWLINE, i);
+    i = nl < 0 ? text.length : nl + 1;
+  }
+  return last;
+}
+
 export function openTape(path: string): Tape {
   let torn = false;
   let tornReason: string | null = null;
   let blocks = 0;
-  function* records(upToBytes = Number.POSITIVE_INFINITY): Generator<TapeRecord> {
+  function* records(upToBytes = Number.POSITIVE_INFINITY, skip?: EventSkip): Generator<TapeRecord> {
     const r = new BlockReader(path);
     // REST answers written as changes (version 3) rebuilt against the answer before them
     const deltas = new RestDeltaDecoder();
     // events in binary (version 4): each block's strings apart
     const events = new BinaryEventReader();
+    /** Until a block holds an event at or after skip.before, whole blocks of events before it are passed over. */
+    let skipping = skip !== undefined;
     try {
       for (const text of inflatedBlocks(r, upToBytes)) {
         events.newBlock();
+        let passOver = false;
+        if (skipping && skip !== undefined) {
+          const last = allEventsBefore(text, skip.before);
+          if (last === undefined) skipping = false;
+          else {
+            passOver = true;
+            if (last > Number.NEGATIVE_INFINITY) skip.skipped(last);
+          }
+        }
         let i = 0;
         while (i < text.length) {
           if (text[i] === BINARY_EVENT) {
+            if (passOver) {
+              i = (BinaryEventReader.extent(text, i) as { end: number }).end;
+              continue;
+            }
             const event = events.decode(text, i);
             i = events.end;
             yield event;

@@ -40,6 +40,7 @@ import {
   TAPE_SEED_FLAG,
   TO_FLAG,
   textFlag,
+  WARMUP_FLAG,
   WORKER_MEMORY_FLAG,
   WORKERS_FLAG,
 } from '../flags.ts';
@@ -64,6 +65,23 @@ const MONTHS = [
   'November',
   'December',
 ];
+
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const MAX_WARMUP_MS = 365 * 86_400_000;
+
+/** `--warmup`: a duration (`1h`, `30m`, `90s`, `2d`, `1.5h`) in ms, or undefined for `all`. */
+export function parseWarmup(raw: string, example: string): number | undefined {
+  const text = raw.trim().toLowerCase();
+  if (text === 'all') return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*([smhd])$/.exec(text);
+  const ms = m === null ? Number.NaN : Number(m[1]) * (UNIT_MS[m[2] as string] as number);
+  if (!(ms >= 1_000 && ms <= MAX_WARMUP_MS))
+    throw new UsageError(
+      `--warmup: ${JSON.stringify(raw)} is not a duration from 1s to 365d${m !== null ? '' : ' (a number and s, m, h or d)'}`,
+      `e.g. ${example} --from 2026-01-30T00:00Z --warmup 1h, or --warmup all for every event before --from`,
+    );
+  return Math.round(ms);
+}
 
 export function parseTime(flag: string, raw: string, command: string): number {
   // "2026-01-01 06:00" is "2026-01-01T06:00" (a space is how people write it): UTC unless zoned
@@ -197,6 +215,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       '--to is not after --from',
       `e.g. ${example} --from 2026-01-01T06:00Z --to 2026-01-01T18:00Z`,
     );
+  const warmupRaw = textFlag(ctx.flags, WARMUP_FLAG, command);
+  const warmupMs = warmupRaw === undefined ? undefined : parseWarmup(warmupRaw, example);
   const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
   const sampleAskedMs =
     ctx.flags.sample !== undefined ? numberFlag(ctx.flags, SAMPLE_FLAG, 60, command) * 1000 : undefined;
@@ -376,6 +396,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       sampleMs,
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
+      ...(warmupMs !== undefined ? { warmupMs } : {}),
       // said once every combination's params are checked
       onStart: (n, on, memoryMb) => {
         sweepTotal = n;
@@ -441,11 +462,21 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     return ExitCode.ok;
   }
 
-  const { BacktestInterrupted, runBacktest } = await import('../../backtest/run.ts');
+  const { BacktestInterrupted, runBacktest, replayBegins } = await import('../../backtest/run.ts');
   const { intentsText, reportJsonChunks } = await import('../../backtest/report.ts');
   const { renderReportHtml } = await import('../../backtest/html.ts');
+  // where the view warms up from: the tape's start, or the --warmup window before --from
+  const warmFrom = replayBegins({
+    tape,
+    ...(from !== undefined ? { from } : {}),
+    ...(warmupMs !== undefined ? { warmupMs } : {}),
+  });
   if (winFrom > tape.firstAt)
-    err(`warming the market view up on the tape before ${when(winFrom)} (no trading there)`);
+    err(
+      warmFrom > tape.firstAt
+        ? `warming the market view up on the tape from ${when(warmFrom)} to ${when(winFrom)} (--warmup; no trading there): the events before are read, not applied`
+        : `warming the market view up on the tape before ${when(winFrom)} (no trading there)${winFrom - tape.firstAt > 6 * 3_600_000 && warmupMs === undefined ? '; --warmup 1h warms up on the last hour only, much faster on a long tape' : ''}`,
+    );
   const progress = progressClock();
   /** When trading began (the warm-up and the setup before it are told apart). */
   let tradingSince: number | undefined;
@@ -459,6 +490,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       sampleMs,
       ...(from !== undefined ? { from } : {}),
       ...(to !== undefined ? { to } : {}),
+      ...(warmupMs !== undefined ? { warmupMs } : {}),
       onWarmup: (n, at) => {
         if (progress.due()) err(`warming up: ${n} events read, the tape at ${when(at)}`);
       },
@@ -531,7 +563,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const tradingSecs = tradingSince === undefined ? secs : (replayEnded - tradingSince) / 1000;
   const before = secs - tradingSecs;
   err(
-    `replayed ${run.events.toLocaleString('en-US')} events in ${tradingSecs.toFixed(1)} s (${Math.round(run.events / Math.max(tradingSecs, 1e-3)).toLocaleString('en-US')} events/s)${winFrom > tape.firstAt ? `, after ${before.toFixed(1)} s warming the market view up on the tape before ${when(winFrom)}` : ''}; ${secs.toFixed(1)} s in all`,
+    `replayed ${run.events.toLocaleString('en-US')} events in ${tradingSecs.toFixed(1)} s (${Math.round(run.events / Math.max(tradingSecs, 1e-3)).toLocaleString('en-US')} events/s)${winFrom > tape.firstAt ? `, after ${before.toFixed(1)} s warming the market view up on the tape ${warmFrom > tape.firstAt ? `from ${when(warmFrom)} ` : ''}before ${when(winFrom)}` : ''}; ${secs.toFixed(1)} s in all`,
   );
   if (!saved) return ExitCode.error;
   return run.interrupted ? ExitCode.interrupted : ExitCode.ok;

@@ -210,6 +210,46 @@ describe('backtest', () => {
     expect(upToCut(cut.report.fills)).toEqual(upToCut(whole.report.fills));
   }, 120_000);
 
+  it("a warm-up window before --from: the view begins there as a daemon started then would, the events before it read and not applied; one reaching back past the tape's start is the whole warm-up", async () => {
+    const tape = openTapeSource(tapePath);
+    const from = tape.firstAt + 10 * 60_000;
+    const warmedAt = (warmupMs?: number) => {
+      const seen: number[] = [];
+      const run = runBacktest({
+        tape,
+        setup: setup(),
+        builtinStrategiesDir: strategiesDir,
+        from,
+        ...(warmupMs !== undefined ? { warmupMs } : {}),
+        progressEvery: 1,
+        onWarmup: (_n, at) => seen.push(at),
+      });
+      return run.then((r) => ({ ...r, seen }));
+    };
+    const whole = await warmedAt();
+    // the tape's events before --from, and those of the last two minutes before it
+    const before: number[] = [];
+    const r = tape.replay(() => from);
+    for (let e = r.shift(); e !== undefined && e.at < from; e = r.shift()) before.push(e.at);
+    r.close();
+    expect(whole.seen).toEqual(before);
+    expect(whole.report.window.warmupFrom).toBeUndefined();
+    // reaching back past the tape's start: the same replay; the report says where it warmed up from
+    const wide = await warmedAt(3_600_000);
+    expect(wide.report.window.warmupFrom).toBe(tape.firstAt);
+    const { warmupFrom: _w, ...window } = wide.report.window;
+    expect(reportJson({ ...wide.report, window })).toBe(reportJson(whole.report));
+    // two minutes: only their events warm the view up; the trading window replays every event of it
+    const short = await warmedAt(120_000);
+    expect(short.report.window.warmupFrom).toBe(from - 120_000);
+    expect(short.seen).toEqual(before.filter((at) => at >= from - 120_000));
+    expect(short.seen.length).toBeLessThan(before.length / 2);
+    expect(short.events).toBe(whole.events);
+    expect(short.report.fills.length).toBeGreaterThan(0);
+    // deterministic as ever
+    expect(reportJson((await warmedAt(120_000)).report)).toBe(reportJson(short.report));
+  }, 120_000);
+
   it('a signal stops the replay at the next event: the report covers it up to there; during the warm-up, nothing', async () => {
     const tape = openTapeSource(tapePath);
     const whole = await runBacktest({ tape, setup: setup(), builtinStrategiesDir: strategiesDir });

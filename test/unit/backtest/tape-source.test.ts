@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { backtestSetupFromConfig } from '../../../src/backtest/setup.ts';
 import {
@@ -15,7 +15,13 @@ import { loadConfig } from '../../../src/config/load.ts';
 import type { MarketEvent, NftRef } from '../../../src/domain/events.ts';
 import type { Address, CollectionSlug, OrderHash, TokenId } from '../../../src/domain/ids.ts';
 import { writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
-import { encodeRecord, TapeFormatError, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
+import {
+  BinaryEventReader,
+  encodeRecord,
+  TapeFormatError,
+  type TapeHeader,
+  type TapeRecord,
+} from '../../../src/tape/format.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
 import { appendRawBlock } from '../../helpers/tapes.ts';
 
@@ -319,6 +325,46 @@ describe('tape source: memory follows the look-ahead, not the tape', () => {
     expect(r.heldMax).toBeLessThan(800);
     expect(r.heldMax).toBeLessThan(source.records / 25);
     r.close();
+  });
+
+  it('a warm-up window: whole blocks of events before it are passed over undecoded; from it on, the same events and answers as a replay of every event', async () => {
+    const source = openTapeSource(tapePath);
+    const from = source.firstAt + 3_600_000;
+    const taken = (r: TapeReplay, clock: { now: number }) => {
+      const out: { at: number; event: MarketEvent; fees: unknown; fresh: unknown }[] = [];
+      for (let e = r.shift(); e !== undefined; e = r.shift()) {
+        clock.now = Math.max(clock.now, e.at);
+        if (e.at >= from)
+          out.push({
+            at: e.at,
+            event: e.event,
+            fees: r.knownFees('harpoon-apes'),
+            fresh: r.freshness('harpoon-apes'),
+          });
+      }
+      r.close();
+      return out;
+    };
+    const every = { now: source.firstAt };
+    const all = taken(
+      source.replay(() => every.now),
+      every,
+    );
+    const decode = vi.spyOn(BinaryEventReader.prototype, 'decode');
+    try {
+      const windowed = { now: from };
+      const skipping = source.replay(() => windowed.now, { eventsFrom: from });
+      // as the view's first reads at the window's start: the answers recorded before it are there
+      await expect(skipping.api.collections.stats('harpoon-apes')).resolves.toMatchObject({ total: {} });
+      const got = taken(skipping, windowed);
+      expect(got.length).toBe(all.length);
+      expect(got).toEqual(all);
+      // about half the tape's events are before the window: most were never decoded
+      expect(decode.mock.calls.length).toBeLessThan(source.events * 0.65);
+      expect(decode.mock.calls.length).toBeGreaterThanOrEqual(all.length);
+    } finally {
+      decode.mockRestore();
+    }
   });
 
   it('answers to page cursors are let go an hour after they were recorded: a cursor a load holds a window', async () => {

@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   eth,
   parseTime,
+  parseWarmup,
   replayProgress,
   saveOutputs,
   sweepProgress,
@@ -54,7 +55,7 @@ function harpoon(
 describe('harpoon sandbox tape, backtest', () => {
   it('writes a tape, backtests it to JSON and HTML, sweeps a parameter', async () => {
     const tape = join(dir, 'q.tape');
-    const w = await harpoon(['sandbox', 'tape', '--seed', '3', '--hours', '0.1', '--out', tape]);
+    const w = await fromThere('--warmup', '1m', '--out', join(dir, 'cmp3'));
     expect(w.code).toBe(0);
     const line = JSON.parse(w.stdout.trim()) as { events: number; seed: number };
     expect(line.seed).toBe(3);
@@ -517,19 +518,10 @@ describe('harpoon sandbox tape, backtest', () => {
     const from = s.firstAt + 120_000;
     const to = s.lastAt - 60_000;
     const iso = (t: number) => new Date(t).toISOString();
-    const b = await harpoon([
-      'backtest',
-      '--tape',
-      tape,
-      '--config',
-      CONFIG,
-      '--from',
-      iso(from),
-      '--to',
-      iso(to),
-      '--out',
-      join(dir, 'cmp'),
-    ]);
+    /** A backtest of the tape from --from (its other flags after). */
+    const fromThere = (...more: string[]) =>
+      harpoon(['backtest', '--tape', tape, '--config', CONFIG, '--from', iso(from), ...more]);
+    const b = await fromThere('--to', iso(to), '--out', join(dir, 'cmp'));
     expect(b.code).toBe(0);
     type Fill = {
       at: number;
@@ -619,6 +611,35 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(d.stdout).toContain(
       `  differs, no known cause: ${missing.strategy} ${missing.kind}${missing.item !== null ? ` ${missing.item}` : ''}: paper none, backtest ${missing.price} (fees ${missing.fees}, gas ${missing.gas}) at ${iso(missing.at)}`,
     );
+
+    // a warm-up window: said, and in the report
+    const w = await harpoon([
+      'backtest',
+      '--tape',
+      tape,
+      '--config',
+      CONFIG,
+      '--from',
+      iso(from),
+      '--warmup',
+      '1m',
+      '--out',
+      join(dir, 'cmp3'),
+    ]);
+    expect(w.code).toBe(0);
+    const utc = (t: number) => `${iso(t).slice(0, 16).replace('T', ' ')} UTC`;
+    expect(w.stderr).toContain(
+      `warming the market view up on the tape from ${utc(from - 60_000)} to ${utc(from)} (--warmup; no trading there): the events before are read, not applied`,
+    );
+    expect(w.stderr).toMatch(
+      new RegExp(
+        `after [\\d.]+ s warming the market view up on the tape from ${utc(from - 60_000)} before ${utc(from)}; [\\d.]+ s in all\\n`,
+      ),
+    );
+    const warmed = JSON.parse(readFileSync(join(dir, 'cmp3.json'), 'utf8')) as {
+      window: { warmupFrom?: number };
+    };
+    expect(warmed.window.warmupFrom).toBe(from - 60_000);
 
     // not a paper report, or with a sweep: usage errors before any replay
     const bad = await compare(CONFIG);
@@ -1115,6 +1136,34 @@ describe('amounts in the summary', () => {
     expect(eth('-1000000000001')).toBe('-0.000001');
     expect(eth('-1000000000000000001')).toBe('-1');
     expect(eth(null)).toBe('—');
+  });
+});
+
+describe('parseWarmup', () => {
+  const ex = 'harpoon backtest --tape market.tape --config harpoon.yaml';
+  it('a number and s, m, h or d; "all" is the whole tape', () => {
+    expect(parseWarmup('1h', ex)).toBe(3_600_000);
+    expect(parseWarmup(' 30m ', ex)).toBe(1_800_000);
+    expect(parseWarmup('90s', ex)).toBe(90_000);
+    expect(parseWarmup('1.5h', ex)).toBe(5_400_000);
+    expect(parseWarmup('2D', ex)).toBe(172_800_000);
+    expect(parseWarmup('365d', ex)).toBe(365 * 86_400_000);
+    expect(parseWarmup('all', ex)).toBeUndefined();
+    expect(parseWarmup('ALL', ex)).toBeUndefined();
+  });
+  it('anything else, none at all or more than a year is a usage error that says what it takes', () => {
+    for (const bad of ['1w', '5x', '60', 'h', '-1h', '0s', '0.5s', '366d', ''])
+      expect(() => parseWarmup(bad, ex), bad).toThrow(/^--warmup: ".*" is not a duration from 1s to 365d/);
+    try {
+      parseWarmup('1w', ex);
+    } catch (e) {
+      expect((e as Error).message).toBe(
+        '--warmup: "1w" is not a duration from 1s to 365d (a number and s, m, h or d)',
+      );
+      expect((e as { hint?: string }).hint).toContain(
+        '--warmup 1h, or --warmup all for every event before --from',
+      );
+    }
   });
 });
 
