@@ -55,7 +55,7 @@ function harpoon(
 describe('harpoon sandbox tape, backtest', () => {
   it('writes a tape, backtests it to JSON and HTML, sweeps a parameter', async () => {
     const tape = join(dir, 'q.tape');
-    const w = await fromThere('--warmup', '1m', '--out', join(dir, 'cmp3'));
+    const w = await harpoon(['sandbox', 'tape', '--seed', '3', '--hours', '0.1', '--out', tape]);
     expect(w.code).toBe(0);
     const line = JSON.parse(w.stdout.trim()) as { events: number; seed: number };
     expect(line.seed).toBe(3);
@@ -613,19 +613,7 @@ describe('harpoon sandbox tape, backtest', () => {
     );
 
     // a warm-up window: said, and in the report
-    const w = await harpoon([
-      'backtest',
-      '--tape',
-      tape,
-      '--config',
-      CONFIG,
-      '--from',
-      iso(from),
-      '--warmup',
-      '1m',
-      '--out',
-      join(dir, 'cmp3'),
-    ]);
+    const w = await fromThere('--warmup', '1m', '--out', join(dir, 'cmp3'));
     expect(w.code).toBe(0);
     const utc = (t: number) => `${iso(t).slice(0, 16).replace('T', ' ')} UTC`;
     expect(w.stderr).toContain(
