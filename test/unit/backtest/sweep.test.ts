@@ -153,9 +153,14 @@ describe('runSweep under failure', () => {
   it('combinations under way tell how far they are, so long ones are not silent until they end', async () => {
     const seen = new Map<number, number[]>();
     const ended: number[] = [];
+    const tape = options('bad.mode=0').tape;
+    // trading from 20 s in, the view warmed up on the 10 s before (each combination alike)
+    const from = tape.firstAt + 20_000;
     const report = await runSweep({
       ...options('bad.mode=0,4'),
-      progressEvery: 100,
+      from,
+      warmupMs: 10_000,
+      progressEvery: 50,
       onProgress: (p) => {
         expect(p.params).toEqual({ 'bad.mode': p.index === 0 ? 0 : 4 });
         // nothing is told of a combination after its result
@@ -165,9 +170,10 @@ describe('runSweep under failure', () => {
       onResult: (_done, _n, r) => ended.push(r.index),
     });
     expect(report.done).toBe(2);
+    expect(report.window).toMatchObject({ from, warmupFrom: from - 10_000 });
     for (const index of [0, 1]) {
       const fractions = seen.get(index) ?? [];
-      // as it begins trading, then every 100 events: more and more of its window, never past it
+      // as it begins trading, then every 50 events: more and more of its window, never past it
       expect(fractions[0]).toBe(0);
       expect(fractions.length).toBeGreaterThan(3);
       expect([...fractions].sort((a, b) => a - b)).toEqual(fractions);
