@@ -4,7 +4,9 @@
  * exposure (capital in offers, cost of what is held), and each collection's floor with our fills
  * on it — and the tables of the JSON report. Same report, same page.
  */
+
 import { formatUnits } from '../domain/money.ts';
+import type { Comparison, FillDifference } from './compare.ts';
 import {
   type BacktestFill,
   type BacktestReport,
@@ -219,6 +221,33 @@ function fillMarker(f: BacktestFill): Marker | null {
 /** Wei as ETH, or a dash when not known (no price on the tape then). */
 const worth = (wei: string | null): string => (wei === null ? '—' : formatUnits(BigInt(wei), 18));
 
+/** The comparison with the paper run (harpoon backtest --compare): a sentence, then every difference and the PnL. */
+function comparisonHtml(c: Comparison): string {
+  const unknown = c.differences.filter((d) => d.cause === null).length;
+  const side = (s: FillDifference['run']) =>
+    s === undefined
+      ? '<span class="none">none</span>'
+      : `${formatUnits(BigInt(s.price), 18)} at ${time(s.at)}`;
+  const rows = c.differences
+    .map(
+      (d) =>
+        `<tr><td>${esc(d.what)}</td><td>${side(d.run)}</td><td>${side(d.backtest)}</td><td>${d.cause === null ? '<b class="neg">no known cause</b>' : esc(d.cause)}</td></tr>`,
+    )
+    .join('');
+  const pnl = c.realized
+    .map(
+      (p) =>
+        `<tr><td>${esc(p.strategy)}</td><td>${formatUnits(BigInt(p.run), 18)}</td><td>${formatUnits(BigInt(p.backtest), 18)}</td><td>${p.differs === null ? 'the same' : p.differs.cause === null ? '<b class="neg">no known cause</b>' : esc(p.differs.cause)}</td></tr>`,
+    )
+    .join('');
+  return `<h2>Compared with the paper run</h2>
+<p>${esc(c.run.file)}: ${c.run.fills} fills in this window, ${c.same} the same in the backtest${c.same > 0 ? ` (at most ${c.maxShiftMs} ms apart)` : ''}; ${c.differences.length - unknown} ${c.differences.length - unknown === 1 ? 'difference' : 'differences'} with a known cause, ${unknown} without${c.agree ? '.' : ': <b class="neg">the backtest and the run disagree</b>.'}</p>${
+    rows === ''
+      ? ''
+      : `<table><thead><tr><th>fill</th><th>paper (ETH)</th><th>backtest (ETH)</th><th>cause</th></tr></thead><tbody>${rows}</tbody></table>`
+  }${pnl === '' ? '' : `<table><thead><tr><th>realized</th><th>paper (ETH)</th><th>backtest (ETH)</th><th></th></tr></thead><tbody>${pnl}</tbody></table>`}`;
+}
+
 export function renderReportHtml(r: BacktestReport): string {
   const xs = r.series.at;
   const strategies = Object.entries(r.series.strategies);
@@ -251,6 +280,7 @@ export function renderReportHtml(r: BacktestReport): string {
         `<tr><td>${time(f.at)}</td><td>${esc(f.strategy)}</td><td>${f.kind}</td><td>${esc(f.collection ?? '')}</td><td>${esc(f.item ?? '')}</td><td>${formatUnits(BigInt(f.price), f.decimals)} ${esc(f.symbol)}</td><td>${formatUnits(BigInt(f.fees), f.decimals)}</td><td>${formatUnits(BigInt(f.gas), 18)}</td></tr>`,
     )
     .join('');
+  const compared = r.comparison === undefined ? '' : comparisonHtml(r.comparison);
   const params = r.strategies
     .map(
       (s) => `<li><b>${esc(s.id)}</b> (${esc(s.module)}): <code>${esc(JSON.stringify(s.params))}</code></li>`,
@@ -271,7 +301,7 @@ svg{width:100%;height:auto;background:#fafafa;border:1px solid #eee}
 .none{color:#777}code{font-size:12px}
 </style></head><body>
 <h1>Backtest of ${esc(r.tape.file)}</h1>
-<p>${esc(r.tape.source)} tape on ${esc(r.tape.chain)}: ${esc(r.tape.collections.join(', '))}; replayed ${time(r.window.from)} → ${time(r.window.to)} UTC, ${r.events} events, as ${esc(r.window.wallet)}, latency ${r.window.latencyMs} ms${r.interrupted ? '; <b>interrupted</b> (Ctrl-C): the report ends there' : ''}${r.tape.damaged ? `; <b>the tape is damaged</b>: replayed up to the damage, ${r.tape.unreadBytes} bytes after it not read` : r.tape.torn ? '; <b>the tape was cut</b> (replayed up to its last whole block)' : ''}.
+<p>${esc(r.tape.source)} tape on ${esc(r.tape.chain)}: ${esc(r.tape.collections.join(', '))}; replayed ${time(r.window.from)} → ${time(r.window.to)} UTC${r.window.warmupFrom !== undefined && r.window.warmupFrom < r.window.from ? ` (the market view warmed up from ${time(r.window.warmupFrom)})` : ''}, ${r.events} events, as ${esc(r.window.wallet)}, latency ${r.window.latencyMs} ms${r.interrupted ? '; <b>interrupted</b> (Ctrl-C): the report ends there' : ''}${r.tape.damaged ? `; <b>the tape is damaged</b>: replayed up to the damage, ${r.tape.unreadBytes} bytes after it not read` : r.tape.torn ? '; <b>the tape was cut</b> (replayed up to its last whole block)' : ''}.
 Intents: ${esc(intentsText(r))}. Orders: ${r.orders.placed} placed, ${r.orders.filled} filled, ${r.orders.cancelled} cancelled, ${r.orders.expired} expired, ${r.orders.open} open at the end.
 Amounts in ETH (ETH and WETH together).</p>${
     r.notOnTape.length === 0
@@ -295,6 +325,7 @@ ${
           '',
         )}<tr><td><b>total</b></td><td></td><td></td><td><b>${worth(walletWorth(r.wallet, 'startValue'))}</b></td><td><b>${worth(walletWorth(r.wallet, 'endValue'))}</b></td></tr></tbody></table>`
 }
+${compared}
 <h2>Per strategy</h2>${table('strategy', [...r.byStrategy, r.total])}
 <h2>Per collection</h2>${table('collection', r.byCollection)}
 <h2>Charts</h2>${equity}${exposure}${floors}

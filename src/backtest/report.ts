@@ -10,6 +10,7 @@ import type { Engine } from '../engine/index.ts';
 import type { PaperExecutor, PaperFill } from '../execution/paper.ts';
 import type { Holdings, OrderLedger, PnlLine } from '../ledger/index.ts';
 import type { MarketView } from '../market/index.ts';
+import type { Comparison } from './compare.ts';
 import type { BacktestSetup } from './setup.ts';
 import type { TapeSource } from './tape-source.ts';
 import type { VirtualTime } from './time.ts';
@@ -140,6 +141,8 @@ export interface BacktestReport {
     readonly strategies: Readonly<Record<string, SeriesOf>>;
     readonly collections: Readonly<Record<string, SeriesOf & { readonly floor: readonly (string | null)[] }>>;
   };
+  /** The paper run it was compared with (harpoon backtest --compare), when it was. */
+  readonly comparison?: Comparison;
 }
 
 /**

@@ -550,12 +550,13 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     comparison = compareWithRun(paperRun, r);
     ctx.io.stdout(`${comparisonText(comparison).join('\n')}\n`);
   }
+  const withComparison = comparison === undefined ? r : { ...r, comparison };
   const saved =
     out === undefined ||
     saveOutputs(
       [
-        [`${out}.json`, reportJsonChunks(comparison === undefined ? r : { ...r, comparison })],
-        [`${out}.html`, renderReportHtml(r)],
+        [`${out}.json`, reportJsonChunks(withComparison)],
+        [`${out}.html`, renderReportHtml(withComparison)],
       ],
       err,
     );

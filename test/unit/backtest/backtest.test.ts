@@ -932,6 +932,14 @@ describe('the page', () => {
       ...r,
       notOnTape: [{ strategy: evil, reads: [evil] }],
       refused: { [evil]: 1 },
+      comparison: {
+        run: { file: evil, from: 0, to: 120_000, fills: 1 },
+        same: 0,
+        maxShiftMs: 0,
+        differences: [{ what: evil, run: { at: 60_000, price: eth(31), fees: '0', gas: '0' }, cause: null }],
+        realized: [{ strategy: evil, run: '1', backtest: '2', differs: { cause: null } }],
+        agree: false,
+      },
       fills: [
         {
           at: 60_000,
@@ -957,6 +965,47 @@ describe('the page', () => {
           ' ',
         ),
       ).toContain(t);
+  });
+
+  it('a comparison with the paper run and a warm-up window are on the page', () => {
+    const r = report('apes', 'sniper');
+    const html = renderReportHtml({
+      ...r,
+      window: { ...r.window, from: 60_000, warmupFrom: 0 },
+      comparison: {
+        run: { file: 'paper-report.json', from: 0, to: 120_000, fills: 2 },
+        same: 1,
+        maxShiftMs: 12,
+        differences: [
+          {
+            what: 'sniper buy ethereum/0xa1/7',
+            run: { at: 60_000, price: eth(31), fees: '0', gas: '5' },
+            backtest: { at: 60_000, price: eth(31), fees: '0', gas: '9' },
+            cause: 'paper read the gas price from the chain as it executed',
+          },
+          {
+            what: 'seller listing_sold ethereum/0xa1/7',
+            backtest: { at: 90_000, price: eth(33), fees: '0', gas: '0' },
+            cause: null,
+          },
+        ],
+        realized: [{ strategy: 'seller', run: '0', backtest: eth(2), differs: { cause: null } }],
+        agree: false,
+      },
+    });
+    expect(html).toContain('(the market view warmed up from 1970-01-01 00:00)');
+    expect(html).toContain('<h2>Compared with the paper run</h2>');
+    expect(html).toContain(
+      'paper-report.json: 2 fills in this window, 1 the same in the backtest (at most 12 ms apart); 1 difference with a known cause, 1 without: <b class="neg">the backtest and the run disagree</b>.',
+    );
+    expect(html).toContain(
+      '<td>seller listing_sold ethereum/0xa1/7</td><td><span class="none">none</span></td><td>0.033 at 1970-01-01 00:01</td><td><b class="neg">no known cause</b></td>',
+    );
+    expect(html).toContain(
+      '<td>seller</td><td>0</td><td>0.002</td><td><b class="neg">no known cause</b></td>',
+    );
+    // without one: no such section
+    expect(renderReportHtml(r)).not.toContain('Compared with');
   });
 
   it('without fills: says so, and a flat line at 0 is labelled 0, not -0', () => {

@@ -588,6 +588,9 @@ describe('harpoon sandbox tape, backtest', () => {
     };
     expect(cmp.fills).toEqual(rep.fills);
     expect(cmp.comparison).toMatchObject({ agree: true, same: rep.fills.length });
+    expect(readFileSync(join(dir, 'cmp2.html'), 'utf8')).toContain(
+      `${rep.fills.length} fills in this window, ${rep.fills.length} the same in the backtest (at most 7 ms apart); 0 differences with a known cause, 0 without.`,
+    );
 
     // another gas price is a known cause; a fill paper did not make is not
     const [first, ...rest] = rep.fills as [Fill, ...Fill[]];
@@ -628,6 +631,9 @@ describe('harpoon sandbox tape, backtest', () => {
       window: { warmupFrom?: number };
     };
     expect(warmed.window.warmupFrom).toBe(from - 60_000);
+    expect(readFileSync(join(dir, 'cmp3.html'), 'utf8')).toContain(
+      `(the market view warmed up from ${utc(from - 60_000).replace(' UTC', '')})`,
+    );
 
     // not a paper report, or with a sweep: usage errors before any replay
     const bad = await compare(CONFIG);
