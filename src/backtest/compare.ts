@@ -207,6 +207,16 @@ const PaperReportFile = z.object({
   /** When the engine started (the strategies' first decisions); older reports have none. */
   tradingFrom: z.number().int().optional(),
   wallet: z.string(),
+  walletAtStart: z
+    .array(
+      z.object({
+        token: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+        symbol: z.string(),
+        amount: whole,
+        decimals: z.number().int().min(0).max(77),
+      }),
+    )
+    .optional(),
   fills: z.array(
     z.object({
       at: z.number().int(),
@@ -235,6 +245,15 @@ export interface PaperRun {
   /** When its strategies began (the engine's start), else its start. */
   readonly tradingFrom: number;
   readonly wallet: string;
+  /** The simulated wallet as its strategies began (token addresses in lower case, smallest units). */
+  readonly walletAtStart:
+    | readonly {
+        readonly token: string;
+        readonly symbol: string;
+        readonly amount: bigint;
+        readonly decimals: number;
+      }[]
+    | undefined;
   readonly fills: readonly ComparedFill[];
   /** Realized PnL per strategy in ETH and WETH (wei); undefined: the report has none. */
   readonly realized: ReadonlyMap<string, bigint> | undefined;
@@ -297,6 +316,7 @@ export function paperRunOf(json: unknown, file: string): PaperRun {
     endedAt: r.endedAt,
     tradingFrom: r.tradingFrom ?? r.startedAt,
     wallet: r.wallet.toLowerCase(),
+    walletAtStart: r.walletAtStart?.map((b) => ({ ...b, token: b.token.toLowerCase() })),
     fills: r.fills.map((f) => ({
       at: f.at,
       strategy: f.strategyId,

@@ -261,6 +261,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let engineStarted = false;
   /** When the engine started (its strategies' first decisions): a paper report says it. */
   let tradingFrom: number | undefined;
+  /** The simulated wallet then (paper mode): a backtest compared with this run starts from it. */
+  let walletAtStart: ReadonlyMap<string, bigint> | undefined;
   /** What we hold and what selling earned (cost basis, realized and unrealized PnL). */
   let holdings: ReturnType<typeof createHoldings> | undefined;
   let holdingsCheckedAt = 0;
@@ -1003,6 +1005,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const e = engine as Engine;
     engineStarted = true;
     tradingFrom = clock.now();
+    walletAtStart = paperWallet?.balances()?.value;
     await e.start();
     progress(
       `engine started: ${
@@ -1229,6 +1232,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     return {
       ...report,
       ...(tradingFrom !== undefined ? { tradingFrom } : {}),
+      ...(walletAtStart === undefined
+        ? {}
+        : {
+            walletAtStart: [...walletAtStart].map(([address, amount]) => {
+              const t = tokenInfo(address);
+              return { token: address, symbol: t.symbol, amount, decimals: t.decimals };
+            }),
+          }),
       ...(st.pnl === undefined
         ? {}
         : {

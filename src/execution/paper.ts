@@ -126,6 +126,16 @@ export interface PaperReport {
    * backtest of the run's tape begins to trade (harpoon backtest --compare).
    */
   readonly tradingFrom?: number;
+  /**
+   * The simulated wallet as the engine started (the config's start, plus what a kept wallet of an
+   * earlier run moved), added by the daemon: a backtest compared with the run starts from it.
+   */
+  readonly walletAtStart?: readonly {
+    readonly token: string;
+    readonly symbol: string;
+    readonly amount: bigint;
+    readonly decimals: number;
+  }[];
   readonly wallet: string;
   readonly intents: Readonly<Record<string, number>>;
   readonly rejected: Readonly<Record<string, number>>;

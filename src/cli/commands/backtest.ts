@@ -308,6 +308,15 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     err(
       `comparing with the paper run of ${paperRun.file} (${paperRun.fills.length} fills): from ${new Date(from ?? tape.firstAt).toISOString()}${fromAsked === undefined ? ', when its strategies began,' : ''} to ${new Date(to ?? tape.lastAt).toISOString()}${toAsked === undefined ? ', when it stopped' : ''}`,
     );
+    // the run's simulated wallet as its strategies began (a kept wallet of an earlier run moved it
+    // from the config's start): the backtest's starts there too
+    const startWallet = paperRun.walletAtStart;
+    if (startWallet !== undefined) {
+      setup = { ...setup, balances: new Map(startWallet.map((b) => [b.token, b.amount])) };
+      err(
+        `the simulated wallet starts as the paper run's did when its strategies began (${startWallet.map((b) => `${b.symbol} ${formatUnits(b.amount, b.decimals)}`).join(', ') || 'empty'}), not from the config's paper.balances`,
+      );
+    }
     if (paperRun.wallet !== setup.wallet)
       err(
         `warning: the paper run traded as ${paperRun.wallet} and this backtest trades as ${setup.wallet}: the orders it finds ours are not the run's`,

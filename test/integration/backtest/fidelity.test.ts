@@ -133,6 +133,10 @@ describe('paper run vs backtest of its tape', () => {
     // its strategies began as its engine started (the backtest trades from then)
     expect(paperRun.tradingFrom).toBeGreaterThan(paperRun.startedAt);
     expect(paperRun.tradingFrom).toBeLessThanOrEqual(engineAt);
+    // and its simulated wallet then: the config's start (a new store: no earlier run moved it)
+    expect(paperRun.walletAtStart?.map((b) => [b.token, b.amount])).toEqual([
+      [ZERO_ADDRESS, 5n * 10n ** 18n],
+    ]);
     const run = await runBacktest({
       tape,
       setup: chosen.setup,

@@ -180,10 +180,29 @@ describe('readPaperRun', () => {
       },
     ]);
     expect([...(r.realized ?? [])]).toEqual([['seller', 750_000_000_000_000_000n]]);
-    // when its strategies began, once the daemon says it
-    expect(readPaperRun(write('t.json', JSON.stringify({ ...report, tradingFrom: 1_500 }))).tradingFrom).toBe(
-      1_500,
+    expect(r.walletAtStart).toBeUndefined();
+    // when its strategies began and its simulated wallet then, once the daemon says them
+    const since = readPaperRun(
+      write(
+        't.json',
+        JSON.stringify({
+          ...report,
+          tradingFrom: 1_500,
+          walletAtStart: [
+            {
+              token: '0xC02AAA39B223FE8D0A0E5C4F27EAD9083C756CC2',
+              symbol: 'WETH',
+              amount: '7',
+              decimals: 18,
+            },
+          ],
+        }),
+      ),
     );
+    expect(since.tradingFrom).toBe(1_500);
+    expect(since.walletAtStart).toEqual([
+      { token: '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2', symbol: 'WETH', amount: 7n, decimals: 18 },
+    ]);
   });
 
   it('a file that is not one says what is wrong with it', () => {

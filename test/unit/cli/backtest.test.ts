@@ -615,6 +615,43 @@ describe('harpoon sandbox tape, backtest', () => {
       `  differs, no known cause: ${missing.strategy} ${missing.kind}${missing.item !== null ? ` ${missing.item}` : ''}: paper none, backtest ${missing.price} (fees ${missing.fees}, gas ${missing.gas}) at ${iso(missing.at)}`,
     );
 
+    // a run whose simulated wallet was moved by an earlier run's (kept across a restart): the
+    // backtest's starts where the run's did as its strategies began, said
+    const kept = join(dir, 'paper-kept.json');
+    const WETH_ADDRESS = '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2';
+    writeFileSync(
+      kept,
+      JSON.stringify({
+        ...run(rep.fills.map((f) => paperFill(f))),
+        walletAtStart: [
+          {
+            token: '0x0000000000000000000000000000000000000000',
+            symbol: 'ETH',
+            amount: '4000000000000000000',
+            decimals: 18,
+          },
+          {
+            token: WETH_ADDRESS.toUpperCase().replace('0X', '0x'),
+            symbol: 'WETH',
+            amount: '6500000000000000000',
+            decimals: 18,
+          },
+        ],
+      }),
+    );
+    const k = await compare(kept, '--out', join(dir, 'cmp5'));
+    expect(k.code).toBe(0);
+    expect(k.stderr).toContain(
+      "the simulated wallet starts as the paper run's did when its strategies began (ETH 4, WETH 6.5), not from the config's paper.balances",
+    );
+    const keptReport = JSON.parse(readFileSync(join(dir, 'cmp5.json'), 'utf8')) as {
+      wallet: { token: string; start: string }[];
+    };
+    expect(keptReport.wallet.map((w) => [w.token, w.start])).toEqual([
+      ['0x0000000000000000000000000000000000000000', '4000000000000000000'],
+      [WETH_ADDRESS, '6500000000000000000'],
+    ]);
+
     // a warm-up window: said, and in the report
     const w = await fromThere('--warmup', '1m', '--out', join(dir, 'cmp3'));
     expect(w.code).toBe(0);
