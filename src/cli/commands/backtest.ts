@@ -327,19 +327,29 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       'warning: the tape holds no market event (a recording that got nothing from the stream): strategies see only its REST answers',
     );
   const runs = `${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`;
+  // the window as asked, or as the paper run compared with spans it
+  const early =
+    fromAsked !== undefined ? '--from is before the tape begins' : 'the paper run began before the tape';
+  const late =
+    toAsked !== undefined ? '--to is after the tape ends' : 'the paper run stopped after the tape ends';
   if ((from !== undefined && from >= tape.lastAt) || (to !== undefined && to <= tape.firstAt))
-    throw new UsageError(
-      `--from/--to are outside the tape, which runs ${runs}`,
-      `e.g. ${example} --from ${new Date(tape.firstAt).toISOString()}`,
-    );
+    throw paperRun !== undefined && (fromAsked === undefined || toAsked === undefined)
+      ? new UsageError(
+          `--compare: the paper run of ${paperRun.file} (${new Date(from ?? tape.firstAt).toISOString()} → ${new Date(to ?? tape.lastAt).toISOString()}) is outside the tape, which runs ${runs}`,
+          'compare a run with the tape it recorded (market.record), or give --from/--to within the tape',
+        )
+      : new UsageError(
+          `--from/--to are outside the tape, which runs ${runs}`,
+          `e.g. ${example} --from ${new Date(tape.firstAt).toISOString()}`,
+        );
   // a window wider than the tape is the tape: said, not silently narrowed
   if (from !== undefined && from < tape.firstAt)
     ctx.io.stderr(
-      `harpoon: warning: --from is before the tape begins (it runs ${runs}): trading starts at its start\n`,
+      `harpoon: warning: ${early} (it runs ${runs}): trading starts at its start${paperRun !== undefined ? "; the run's fills before it are not compared" : ''}\n`,
     );
   if (to !== undefined && to > tape.lastAt)
     ctx.io.stderr(
-      `harpoon: warning: --to is after the tape ends (it runs ${runs}): the replay ends at its end\n`,
+      `harpoon: warning: ${late} (it runs ${runs}): the replay ends at its end${paperRun !== undefined ? "; the run's fills after it are not compared" : ''}\n`,
     );
 
   // the report's samples over the window: too many for memory is refused before the replay

@@ -672,6 +672,25 @@ describe('harpoon sandbox tape, backtest', () => {
       `(the market view warmed up from ${utc(from - 60_000).replace(' UTC', '')})`,
     );
 
+    // a run of another time: outside the tape, refused; one that began before it, said
+    const elsewhere = join(dir, 'paper-elsewhere.json');
+    writeFileSync(
+      elsewhere,
+      JSON.stringify({ ...run([]), tradingFrom: s.lastAt + 3_600_000, endedAt: s.lastAt + 7_200_000 }),
+    );
+    const out = await compare(elsewhere);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(
+      `harpoon: --compare: the paper run of ${elsewhere} (${iso(s.lastAt + 3_600_000)} → ${iso(s.lastAt + 7_200_000)}) is outside the tape, which runs ${iso(s.firstAt)} → ${iso(s.lastAt)}\ncompare a run with the tape it recorded (market.record), or give --from/--to within the tape\n`,
+    );
+    const earlier = join(dir, 'paper-earlier.json');
+    writeFileSync(earlier, JSON.stringify({ ...run([]), tradingFrom: s.firstAt - 60_000 }));
+    const e = await compare(earlier);
+    expect(e.code).toBe(0);
+    expect(e.stderr).toContain(
+      `warning: the paper run began before the tape (it runs ${iso(s.firstAt)} → ${iso(s.lastAt)}): trading starts at its start; the run's fills before it are not compared\n`,
+    );
+
     // not a paper report, or with a sweep: usage errors before any replay
     const bad = await compare(CONFIG);
     expect(bad.code).toBe(2);
