@@ -9,7 +9,9 @@
  *   recorder sampled it (every 12 s);
  * - a swap sized on the wallet: the wallets' ETH differs by the gas paid before it;
  * - a sale decided within a moment of the NFT's purchase: the backtest may take another best offer
- *   (it acts before paper's store has the buy).
+ *   (it acts before paper's store has the buy);
+ * - a strategy's realized PnL: by such a sale, or by the gas that differed (a cost basis holds its
+ *   buy's gas, a sale its own).
  *
  * Anything else is a difference without a known cause: a fill only in one of them, or at another
  * price. Freqtrade's users complain most when backtest and dry run disagree; this says where.
@@ -175,7 +177,15 @@ export function compareFills(
       run: r.toString(),
       backtest: b.toString(),
       differs:
-        r === b ? null : { cause: salesApart.has(k) ? 'a sale above was taken at another price' : null },
+        r === b
+          ? null
+          : {
+              cause: salesApart.has(k)
+                ? 'a sale above was taken at another price'
+                : apart(r, b) <= gasApart
+                  ? `the gas paid above differs (${gasApart} wei in all): a cost basis holds its buy's gas, a sale its own`
+                  : null,
+            },
     });
   }
   return {

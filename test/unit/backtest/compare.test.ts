@@ -47,9 +47,25 @@ describe('compareFills', () => {
       fill(1_000, 'sniper', 'buy', 100n, { gas: 80n }),
       fill(2_000, 'rebalancer', 'swap', 1_030n, { item: 'ETH → WETH', fees: 0n }),
     ];
-    const c = compareFills(run, back, none, about);
+    // a cost basis holds its buy's gas: the realized PnL of what was bought differs by as much
+    const c = compareFills(
+      run,
+      back,
+      { run: new Map([['seller', 100n]]), backtest: new Map([['seller', 70n]]) },
+      about,
+    );
     expect(c.same).toBe(1);
     expect(c.agree).toBe(true);
+    expect(c.realized[0]?.differs?.cause).toMatch(/the gas paid above differs \(30 wei in all\)/);
+    // by more than that: no known cause
+    expect(
+      compareFills(
+        run,
+        back,
+        { run: new Map([['seller', 100n]]), backtest: new Map([['seller', 69n]]) },
+        about,
+      ).agree,
+    ).toBe(false);
     expect(c.differences.map((d) => [d.what, d.cause])).toEqual([
       [`gas of sniper buy ${ITEM}`, expect.stringMatching(/gas price/)],
       ['rebalancer swap ETH → WETH', expect.stringMatching(/30 wei the gas paid before it/)],
