@@ -217,6 +217,7 @@ const PaperReportFile = z.object({
   /** When the engine started (the strategies' first decisions); older reports have none. */
   tradingFrom: z.number().int().optional(),
   wallet: z.string(),
+  strategies: z.array(z.object({ id: z.string(), module: z.string(), params: z.unknown() })).optional(),
   walletAtStart: z
     .array(
       z.object({
@@ -255,6 +256,8 @@ export interface PaperRun {
   /** When its strategies began (the engine's start), else its start. */
   readonly tradingFrom: number;
   readonly wallet: string;
+  /** The strategies it traded with, as configured; undefined: an older report says none. */
+  readonly strategies: readonly StrategyAsConfigured[] | undefined;
   /** The simulated wallet as its strategies began (token addresses in lower case, smallest units). */
   readonly walletAtStart:
     | readonly {
@@ -326,6 +329,7 @@ export function paperRunOf(json: unknown, file: string): PaperRun {
     endedAt: r.endedAt,
     tradingFrom: r.tradingFrom ?? r.startedAt,
     wallet: r.wallet.toLowerCase(),
+    strategies: r.strategies?.map((x) => ({ id: x.id, module: x.module, params: x.params })),
     walletAtStart: r.walletAtStart?.map((b) => ({ ...b, token: b.token.toLowerCase() })),
     fills: r.fills.map((f) => ({
       at: f.at,
@@ -339,6 +343,54 @@ export function paperRunOf(json: unknown, file: string): PaperRun {
     })),
     realized,
   };
+}
+
+/** A strategy as a config names it. */
+export interface StrategyAsConfigured {
+  readonly id: string;
+  readonly module: string;
+  readonly params: unknown;
+}
+
+/** JSON with the keys of every object sorted: the same params written in another order are the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * How the strategies of a backtest differ from those the paper run traded with, one line each
+ * (empty: the same): a strategy in one of them only, another module, a parameter set otherwise.
+ */
+export function strategyDifferences(
+  run: readonly StrategyAsConfigured[],
+  backtest: readonly StrategyAsConfigured[],
+): string[] {
+  const out: string[] = [];
+  const here = new Map(backtest.map((s) => [s.id, s]));
+  for (const r of run) {
+    const b = here.get(r.id);
+    if (b === undefined) {
+      out.push(`${r.id}: traded by the run, not in this config`);
+      continue;
+    }
+    if (r.module !== b.module) out.push(`${r.id}: module ${r.module} in the run, ${b.module} here`);
+    const rp = (r.params ?? {}) as Record<string, unknown>;
+    const bp = (b.params ?? {}) as Record<string, unknown>;
+    for (const k of [...new Set([...Object.keys(rp), ...Object.keys(bp)])].sort()) {
+      const x = k in rp ? canonical(rp[k]) : undefined;
+      const y = k in bp ? canonical(bp[k]) : undefined;
+      if (x !== y) out.push(`${r.id}.${k}: ${x ?? 'not set'} in the run, ${y ?? 'not set'} here`);
+    }
+  }
+  const ran = new Set(run.map((s) => s.id));
+  for (const b of backtest) if (!ran.has(b.id)) out.push(`${b.id}: in this config, not traded by the run`);
+  return out;
 }
 
 /** The backtest's fills and realized PnL as compared. */

@@ -1232,6 +1232,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     return {
       ...report,
       ...(tradingFrom !== undefined ? { tradingFrom } : {}),
+      // what it traded with, as the config says it: a backtest compared with it checks its own
+      strategies: options.strategies.map((x) => ({ id: x.id, module: x.module, params: x.params })),
       ...(walletAtStart === undefined
         ? {}
         : {

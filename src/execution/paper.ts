@@ -126,6 +126,8 @@ export interface PaperReport {
    * backtest of the run's tape begins to trade (harpoon backtest --compare).
    */
   readonly tradingFrom?: number;
+  /** The strategies it traded with, as configured (id, module, params), added by the daemon. */
+  readonly strategies?: readonly { readonly id: string; readonly module: string; readonly params: unknown }[];
   /**
    * The simulated wallet as the engine started (the config's start, plus what a kept wallet of an
    * earlier run moved), added by the daemon: a backtest compared with the run starts from it.

@@ -11,6 +11,7 @@ import {
   PaperReportError,
   type PaperRun,
   readPaperRun,
+  strategyDifferences,
 } from '../../backtest/compare.ts';
 import { costsWarnings, utcMinute, walletWorth } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
@@ -317,6 +318,13 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
         `the simulated wallet starts as the paper run's did when its strategies began (${startWallet.map((b) => `${b.symbol} ${formatUnits(b.amount, b.decimals)}`).join(', ') || 'empty'}), not from the config's paper.balances`,
       );
     }
+    // another config than the run's gives other fills: said before the replay, not found after it
+    const other =
+      paperRun.strategies === undefined ? [] : strategyDifferences(paperRun.strategies, setup.strategies);
+    if (other.length > 0)
+      err(
+        `warning: this config's strategies are not those the paper run traded with, so their fills will differ: ${other.join('; ')}`,
+      );
     if (paperRun.wallet !== setup.wallet)
       err(
         `warning: the paper run traded as ${paperRun.wallet} and this backtest trades as ${setup.wallet}: the orders it finds ours are not the run's`,

@@ -11,7 +11,12 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backtestSide, compareWithRun, readPaperRun } from '../../../src/backtest/compare.ts';
+import {
+  backtestSide,
+  compareWithRun,
+  readPaperRun,
+  strategyDifferences,
+} from '../../../src/backtest/compare.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { type BacktestSetup, backtestSetupOf, walletForTape } from '../../../src/backtest/setup.ts';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
@@ -133,6 +138,11 @@ describe('paper run vs backtest of its tape', () => {
     // its strategies began as its engine started (the backtest trades from then)
     expect(paperRun.tradingFrom).toBeGreaterThan(paperRun.startedAt);
     expect(paperRun.tradingFrom).toBeLessThanOrEqual(engineAt);
+    // what it traded with: the backtest's setup is the same config
+    expect(paperRun.strategies?.map((x) => x.id).sort()).toEqual(
+      chosen.setup.strategies.map((x) => x.id).sort(),
+    );
+    expect(strategyDifferences(paperRun.strategies ?? [], chosen.setup.strategies)).toEqual([]);
     // and its simulated wallet then: the config's start (a new store: no earlier run moved it)
     expect(paperRun.walletAtStart?.map((b) => [b.token, b.amount])).toEqual([
       [ZERO_ADDRESS, 5n * 10n ** 18n],

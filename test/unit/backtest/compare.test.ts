@@ -8,6 +8,7 @@ import {
   PaperReportError,
   readPaperRun,
   SALE_AFTER_BUY_MS,
+  strategyDifferences,
 } from '../../../src/backtest/compare.ts';
 
 const ITEM = 'ethereum/0x0165878a594ca255338adfa4d48449f69242eb8f/35';
@@ -248,5 +249,43 @@ describe('readPaperRun', () => {
     ).toBe('bad.json: the realized PnL of seller is not an amount: lots');
     expect(() => readPaperRun(join(dir, 'none.json'), 'none.json')).toThrow('no file at none.json');
     expect(() => readPaperRun(dir, 'reports')).toThrow('reports is a folder, not a paper report');
+  });
+});
+
+describe('strategyDifferences', () => {
+  const sniper = {
+    id: 'sniper',
+    module: 'sniper',
+    params: { discountBps: 1500, collections: ['a', 'b'], limits: { x: 1, y: 2 } },
+  };
+  it('the same strategies and params, keys in any order: none', () => {
+    expect(
+      strategyDifferences(
+        [sniper],
+        [{ ...sniper, params: { limits: { y: 2, x: 1 }, collections: ['a', 'b'], discountBps: 1500 } }],
+      ),
+    ).toEqual([]);
+  });
+  it('a param set otherwise or not at all, another module, a strategy in one only: each said', () => {
+    expect(
+      strategyDifferences(
+        [sniper, { id: 'seller', module: 'seller', params: {} }],
+        [
+          {
+            id: 'sniper',
+            module: './my-sniper.ts',
+            params: { discountBps: 2000, collections: ['b', 'a'], limits: { x: 1, y: 2 }, maxPrice: '0.05' },
+          },
+          { id: 'rebalancer', module: 'rebalancer', params: {} },
+        ],
+      ),
+    ).toEqual([
+      'sniper: module sniper in the run, ./my-sniper.ts here',
+      'sniper.collections: ["a","b"] in the run, ["b","a"] here',
+      'sniper.discountBps: 1500 in the run, 2000 here',
+      'sniper.maxPrice: not set in the run, "0.05" here',
+      'seller: traded by the run, not in this config',
+      'rebalancer: in this config, not traded by the run',
+    ]);
   });
 });

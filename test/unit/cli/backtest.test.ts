@@ -537,6 +537,7 @@ describe('harpoon sandbox tape, backtest', () => {
     const rep = JSON.parse(readFileSync(join(dir, 'cmp.json'), 'utf8')) as {
       fills: Fill[];
       byStrategy: { key: string; realized: string }[];
+      strategies: { id: string; module: string; params: Record<string, unknown> }[];
     };
     expect(rep.fills.length).toBeGreaterThan(3);
     // the paper run: the same fills a few ms later (and one before the window, which is not compared)
@@ -560,6 +561,7 @@ describe('harpoon sandbox tape, backtest', () => {
       tradingFrom: from,
       endedAt: to,
       wallet: '0x00000000000000000000000000000000000b7e57',
+      strategies: rep.strategies,
       fills: [paperFill(rep.fills[0] as Fill, from - 60_000 - (rep.fills[0] as Fill).at), ...fills],
       pnl: {
         byStrategy: rep.byStrategy.map((l) => ({
@@ -613,6 +615,23 @@ describe('harpoon sandbox tape, backtest', () => {
     const missing = rest[0] as Fill;
     expect(d.stdout).toContain(
       `  differs, no known cause: ${missing.strategy} ${missing.kind}${missing.item !== null ? ` ${missing.item}` : ''}: paper none, backtest ${missing.price} (fees ${missing.fees}, gas ${missing.gas}) at ${iso(missing.at)}`,
+    );
+
+    // the same config: nothing said of it; a run with other parameters: said before the replay
+    expect(c.stderr).not.toMatch(/not those the paper run traded with/);
+    const other = join(dir, 'paper-other.json');
+    writeFileSync(
+      other,
+      JSON.stringify({
+        ...run([]),
+        strategies: rep.strategies.map((x) =>
+          x.id === 'sniper' ? { ...x, params: { ...x.params, discountBps: 900 } } : x,
+        ),
+      }),
+    );
+    const o = await compare(other);
+    expect(o.stderr).toContain(
+      "warning: this config's strategies are not those the paper run traded with, so their fills will differ: sniper.discountBps: 900 in the run, 1500 here\n",
     );
 
     // a run whose simulated wallet was moved by an earlier run's (kept across a restart): the
