@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { formatDuration } from '../../alerts/format.ts';
 import {
   type Comparison,
+  compareWithRun,
   type FillDifference,
   PaperReportError,
   type PaperRun,
@@ -218,6 +219,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   const warmupRaw = textFlag(ctx.flags, WARMUP_FLAG, command);
   const warmupMs = warmupRaw === undefined ? undefined : parseWarmup(warmupRaw, example);
+  if (warmupMs !== undefined && from === undefined)
+    throw new UsageError(
+      '--warmup goes with --from (or --compare): it is how much of the tape before the trading window warms the market view up',
+      `e.g. ${example} --from 2026-01-30T00:00Z --warmup 1h`,
+    );
   const latencyMs = numberFlag(ctx.flags, LATENCY_FLAG, 0, command);
   const sampleAskedMs =
     ctx.flags.sample !== undefined ? numberFlag(ctx.flags, SAMPLE_FLAG, 60, command) * 1000 : undefined;
@@ -573,7 +579,6 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   for (const w of costsWarnings(r)) ctx.io.stderr(`harpoon: warning: ${w}\n`);
   let comparison: Comparison | undefined;
   if (paperRun !== undefined) {
-    const { compareWithRun } = await import('../../backtest/compare.ts');
     comparison = compareWithRun(paperRun, r);
     ctx.io.stdout(`${comparisonText(comparison).join('\n')}\n`);
   }

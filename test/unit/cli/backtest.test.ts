@@ -715,6 +715,9 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^harpoon: --compare: .*backtest\.yaml is not JSON: /);
     expect(bad.stderr).toContain('give the report "harpoon run --paper" saved as it stopped');
+    const alone = await harpoon(['backtest', '--tape', tape, '--config', CONFIG, '--warmup', '1h']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('harpoon: --warmup goes with --from (or --compare)');
     const sweep = await compare(same, '--sweep', 'sniper.discountBps=1000,2000');
     expect(sweep.code).toBe(2);
     expect(sweep.stderr).toContain('--compare goes with one backtest, not with --sweep');
