@@ -41,3 +41,7 @@ export function processIo(): CliIo & { dispose(): void } {
     },
   };
 }
+
+/** A word as a shell reads it back: as is when plain, else in single quotes (a space or a quote in a path). */
+export const shellWord = (s: string): string =>
+  /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;

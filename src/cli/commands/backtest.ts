@@ -46,6 +46,7 @@ import {
   WORKER_MEMORY_FLAG,
   WORKERS_FLAG,
 } from '../flags.ts';
+import { shellWord } from '../io.ts';
 import { commandLogger } from '../log.ts';
 import { PACKAGE_ROOT } from '../package-info.ts';
 import type { CommandContext } from '../spec.ts';
@@ -280,10 +281,9 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     // the shipped example, named so that it opens from where the command runs
     const shipped = relative(ctx.io.cwd, join(PACKAGE_ROOT, 'config', 'backtest.yaml'));
     // paths as a shell reads them back (a space or a quote in a folder's name)
-    const word = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
     throw new UsageError(
       'the config has no strategies to backtest',
-      `e.g. harpoon backtest --tape ${word(tapePath)} --config ${word(shipped)} (five strategies), or copy it and edit`,
+      `e.g. harpoon backtest --tape ${shellWord(tapePath)} --config ${shellWord(shipped)} (five strategies), or copy it and edit`,
     );
   }
   const { backtestSetupFromConfig, checkSetupAgainstTape, walletForTape } = await import(

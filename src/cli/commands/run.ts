@@ -2,9 +2,25 @@ import { dirname } from 'node:path';
 import { loadConfig } from '../../config/load.ts';
 import { ExitCode } from '../exit.ts';
 import { CONFIG_FLAG, EVERY_FLAG, numberFlag, textFlag } from '../flags.ts';
+import { shellWord } from '../io.ts';
 import { commandLogger } from '../log.ts';
 import type { CommandContext } from '../spec.ts';
 import { checkStrategies, strategiesForCheck } from '../strategies.ts';
+
+/**
+ * What a paper run that recorded its market (market.record) prints as it stops: the command that
+ * checks a backtest of that tape against the run. None without a tape (or in the sandbox mode of
+ * `run`, whose tape goes with its temporary folder and whose config names the sandbox's addresses
+ * by placeholders).
+ */
+export function compareHint(o: {
+  readonly tape: string | undefined;
+  readonly config: string | undefined;
+  readonly report: string;
+}): string | undefined {
+  if (o.tape === undefined) return undefined;
+  return `compare a backtest of the recorded market with this run: harpoon backtest --tape ${shellWord(o.tape)}${o.config !== undefined ? ` --config ${shellWord(o.config)}` : ''} --compare ${shellWord(o.report)}`;
+}
 
 /**
  * `harpoon run --config <file> [--paper]`: the daemon itself. Loads the config (a ConfigError is
@@ -123,6 +139,12 @@ export async function runRun(ctx: CommandContext): Promise<number> {
   if (report !== undefined) {
     ctx.io.stdout(renderPaperReport(report, (v: bigint, d?: number) => formatAmount(v, d)));
     ctx.io.stdout(`(saved as JSON: ${options.paperReportPath})\n`);
+    const hint = compareHint({
+      tape: loaded.config.sandbox.enabled ? undefined : options.market.record,
+      config: loaded.file,
+      report: options.paperReportPath,
+    });
+    if (hint !== undefined) ctx.io.stdout(`${hint}\n`);
   }
   if (daemon.status().state === 'failed' && code === ExitCode.ok) code = ExitCode.error;
   return code;
