@@ -32,20 +32,27 @@ export interface ComparedFill {
   readonly fees: bigint;
   readonly gas: bigint;
   readonly symbol: string;
+  /** Of `symbol` (price and fees); gas is in wei. */
+  readonly decimals: number;
+}
+
+/** One side's fill of a difference: amounts in smallest units (price and fees of `symbol`, gas in wei). */
+export interface FillSide {
+  readonly at: number;
+  readonly price: string;
+  readonly fees: string;
+  readonly gas: string;
+  readonly symbol: string;
+  readonly decimals: number;
 }
 
 /** A difference between the run and the backtest: `cause` null when none is known. */
 export interface FillDifference {
   /** Strategy, kind and item. */
   readonly what: string;
-  /** The paper run's fill, as `price fees` and when (absent: not in the run). */
-  readonly run?: { readonly at: number; readonly price: string; readonly fees: string; readonly gas: string };
-  readonly backtest?: {
-    readonly at: number;
-    readonly price: string;
-    readonly fees: string;
-    readonly gas: string;
-  };
+  /** The paper run's fill (absent: not in the run). */
+  readonly run?: FillSide;
+  readonly backtest?: FillSide;
   readonly cause: string | null;
 }
 
@@ -77,11 +84,13 @@ export const SALE_AFTER_BUY_MS = 1_500;
 
 const isSale = (kind: string) => kind === 'offer_accepted' || kind === 'listing_sold';
 const whatOf = (f: ComparedFill) => `${f.strategy} ${f.kind}${f.item !== null ? ` ${f.item}` : ''}`;
-const side = (f: ComparedFill) => ({
+const side = (f: ComparedFill): FillSide => ({
   at: f.at,
   price: f.price.toString(),
   fees: f.fees.toString(),
   gas: f.gas.toString(),
+  symbol: f.symbol,
+  decimals: f.decimals,
 });
 const apart = (a: bigint, b: bigint) => (a > b ? a - b : b - a);
 
@@ -340,6 +349,7 @@ export function paperRunOf(json: unknown, file: string): PaperRun {
       fees: f.fees,
       gas: f.gas,
       symbol: f.symbol,
+      decimals: f.decimals,
     })),
     realized,
   };
@@ -410,6 +420,7 @@ export function backtestSide(r: BacktestReport): {
       fees: BigInt(f.fees),
       gas: BigInt(f.gas),
       symbol: f.symbol,
+      decimals: f.decimals,
     })),
     realized,
   };

@@ -227,7 +227,7 @@ function comparisonHtml(c: Comparison): string {
   const side = (s: FillDifference['run']) =>
     s === undefined
       ? '<span class="none">none</span>'
-      : `${formatUnits(BigInt(s.price), 18)} at ${time(s.at)}`;
+      : `${formatUnits(BigInt(s.price), s.decimals)} ${esc(s.symbol)} at ${time(s.at)}`;
   const rows = c.differences
     .map(
       (d) =>
@@ -244,7 +244,7 @@ function comparisonHtml(c: Comparison): string {
 <p>${esc(c.run.file)}: ${c.run.fills} fills in this window, ${c.same} the same in the backtest${c.same > 0 ? ` (at most ${c.maxShiftMs} ms apart)` : ''}; ${c.differences.length - unknown} ${c.differences.length - unknown === 1 ? 'difference' : 'differences'} with a known cause, ${unknown} without${c.agree ? '.' : ': <b class="neg">the backtest and the run disagree</b>.'}</p>${
     rows === ''
       ? ''
-      : `<table><thead><tr><th>fill</th><th>paper (ETH)</th><th>backtest (ETH)</th><th>cause</th></tr></thead><tbody>${rows}</tbody></table>`
+      : `<table><thead><tr><th>fill</th><th>paper</th><th>backtest</th><th>cause</th></tr></thead><tbody>${rows}</tbody></table>`
   }${pnl === '' ? '' : `<table><thead><tr><th>realized</th><th>paper (ETH)</th><th>backtest (ETH)</th><th></th></tr></thead><tbody>${pnl}</tbody></table>`}`;
 }
 

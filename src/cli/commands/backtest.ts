@@ -434,7 +434,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       onStart: (n, on, memoryMb) => {
         sweepTotal = n;
         err(
-          `sweep: ${n} combination(s) on ${on} worker thread(s) of at most ${memoryMb} MB each${combinationTimeoutMs !== undefined ? `, ${combinationTimeoutMs / 1000} s each combination` : ''}`,
+          `sweep: ${n} combination(s) on ${on} worker thread(s) of at most ${memoryMb} MB each${combinationTimeoutMs !== undefined ? `, ${combinationTimeoutMs / 1000} s each combination` : ''}${warmupMs !== undefined && from !== undefined ? `; each warms the market view up on the ${formatDuration(Math.min(warmupMs, from - tape.firstAt))} before ${when(from)}` : ''}`,
         );
       },
       // combinations under way: a line at most every 5 s, so long ones are not silent until they end
@@ -624,8 +624,11 @@ export function comparisonText(c: Comparison): string[] {
   const lines = [
     `Compared with the paper run (${c.run.file}, ${c.run.fills} fills in this window): ${c.same} the same${c.same > 0 ? ` (at most ${c.maxShiftMs} ms apart)` : ''}, ${known} ${known === 1 ? 'difference' : 'differences'} with a known cause, ${unknown} without${c.agree ? '' : ': the backtest and the run disagree'}`,
   ];
+  // exact amounts (every digit): a gas or fee difference is often a few wei
   const side = (s: FillDifference['run']) =>
-    s === undefined ? 'none' : `${s.price} (fees ${s.fees}, gas ${s.gas}) at ${new Date(s.at).toISOString()}`;
+    s === undefined
+      ? 'none'
+      : `${formatUnits(BigInt(s.price), s.decimals)} ${s.symbol} (fees ${formatUnits(BigInt(s.fees), s.decimals)}, gas ${formatUnits(BigInt(s.gas), 18)} ETH) at ${new Date(s.at).toISOString()}`;
   for (const d of c.differences)
     lines.push(
       `  ${d.cause === null ? 'differs, no known cause' : 'differs'}: ${d.what}: paper ${side(d.run)}, backtest ${side(d.backtest)}${d.cause !== null ? ` — ${d.cause}` : ''}`,

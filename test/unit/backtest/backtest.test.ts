@@ -936,7 +936,13 @@ describe('the page', () => {
         run: { file: evil, from: 0, to: 120_000, fills: 1 },
         same: 0,
         maxShiftMs: 0,
-        differences: [{ what: evil, run: { at: 60_000, price: eth(31), fees: '0', gas: '0' }, cause: null }],
+        differences: [
+          {
+            what: evil,
+            run: { at: 60_000, price: eth(31), fees: '0', gas: '0', symbol: 'ETH', decimals: 18 },
+            cause: null,
+          },
+        ],
         realized: [{ strategy: evil, run: '1', backtest: '2', differs: { cause: null } }],
         agree: false,
       },
@@ -979,13 +985,13 @@ describe('the page', () => {
         differences: [
           {
             what: 'sniper buy ethereum/0xa1/7',
-            run: { at: 60_000, price: eth(31), fees: '0', gas: '5' },
-            backtest: { at: 60_000, price: eth(31), fees: '0', gas: '9' },
+            run: { at: 60_000, price: eth(31), fees: '0', gas: '5', symbol: 'ETH', decimals: 18 },
+            backtest: { at: 60_000, price: eth(31), fees: '0', gas: '9', symbol: 'ETH', decimals: 18 },
             cause: 'paper read the gas price from the chain as it executed',
           },
           {
             what: 'seller listing_sold ethereum/0xa1/7',
-            backtest: { at: 90_000, price: eth(33), fees: '0', gas: '0' },
+            backtest: { at: 90_000, price: eth(33), fees: '0', gas: '0', symbol: 'ETH', decimals: 18 },
             cause: null,
           },
         ],
@@ -999,7 +1005,7 @@ describe('the page', () => {
       'paper-report.json: 2 fills in this window, 1 the same in the backtest (at most 12 ms apart); 1 difference with a known cause, 1 without: <b class="neg">the backtest and the run disagree</b>.',
     );
     expect(html).toContain(
-      '<td>seller listing_sold ethereum/0xa1/7</td><td><span class="none">none</span></td><td>0.033 at 1970-01-01 00:01</td><td><b class="neg">no known cause</b></td>',
+      '<td>seller listing_sold ethereum/0xa1/7</td><td><span class="none">none</span></td><td>0.033 ETH at 1970-01-01 00:01</td><td><b class="neg">no known cause</b></td>',
     );
     expect(html).toContain(
       '<td>seller</td><td>0</td><td>0.002</td><td><b class="neg">no known cause</b></td>',

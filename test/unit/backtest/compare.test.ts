@@ -22,7 +22,18 @@ function fill(
   price: bigint,
   extra: Partial<ComparedFill> = {},
 ): ComparedFill {
-  return { at, strategy, kind, item: ITEM, price, fees: price / 40n, gas: 0n, symbol: 'ETH', ...extra };
+  return {
+    at,
+    strategy,
+    kind,
+    item: ITEM,
+    price,
+    fees: price / 40n,
+    gas: 0n,
+    symbol: 'ETH',
+    decimals: 18,
+    ...extra,
+  };
 }
 
 describe('compareFills', () => {
@@ -194,6 +205,7 @@ describe('readPaperRun', () => {
         fees: 1_141_665_000_000_000n,
         gas: 0n,
         symbol: 'ETH',
+        decimals: 18,
       },
     ]);
     expect([...(r.realized ?? [])]).toEqual([['seller', 750_000_000_000_000_000n]]);

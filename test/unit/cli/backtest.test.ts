@@ -614,7 +614,7 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(d.stdout).toContain(`  differs: gas of ${first.strategy} ${first.kind}`);
     const missing = rest[0] as Fill;
     expect(d.stdout).toContain(
-      `  differs, no known cause: ${missing.strategy} ${missing.kind}${missing.item !== null ? ` ${missing.item}` : ''}: paper none, backtest ${missing.price} (fees ${missing.fees}, gas ${missing.gas}) at ${iso(missing.at)}`,
+      `  differs, no known cause: ${missing.strategy} ${missing.kind}${missing.item !== null ? ` ${missing.item}` : ''}: paper none, backtest ${formatUnits(BigInt(missing.price), missing.decimals)} ${missing.symbol} (fees ${formatUnits(BigInt(missing.fees), missing.decimals)}, gas ${formatUnits(BigInt(missing.gas), 18)} ETH) at ${iso(missing.at)}`,
     );
 
     // the same config: nothing said of it; a run with other parameters: said before the replay
@@ -689,6 +689,13 @@ describe('harpoon sandbox tape, backtest', () => {
     expect(warmed.window.warmupFrom).toBe(from - 60_000);
     expect(readFileSync(join(dir, 'cmp3.html'), 'utf8')).toContain(
       `(the market view warmed up from ${utc(from - 60_000).replace(' UTC', '')})`,
+    );
+
+    // a sweep warms each combination up on the window, said
+    const sw = await fromThere('--warmup', '1m', '--sweep', 'sniper.discountBps=1000,9000', '--workers', '1');
+    expect(sw.code).toBe(0);
+    expect(sw.stderr).toMatch(
+      /sweep: 2 combination\(s\) on 1 worker thread\(s\) of at most \d+ MB each; each warms the market view up on the 60 s before /,
     );
 
     // a run of another time: outside the tape, refused; one that began before it, said
