@@ -157,13 +157,19 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   // the tape, read as the clock reaches it (with a warm-up window, its events from there on)
   const replay = o.tape.replay(() => time.now(), begins > o.tape.firstAt ? { eventsFrom: begins } : {});
   try {
-    return await replayTape(o, time, replay);
+    return await replayTape(o, time, replay, begins);
   } finally {
     replay.close();
   }
 }
 
-async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeReplay): Promise<BacktestRun> {
+async function replayTape(
+  o: BacktestOptions,
+  time: VirtualTime,
+  tape: TapeReplay,
+  /** Where the replay begins (replayBegins): the clock's start. */
+  begins: number,
+): Promise<BacktestRun> {
   const { setup } = o;
   const source = o.tape;
   const chain = source.header.chain;
@@ -364,7 +370,7 @@ async function replayTape(o: BacktestOptions, time: VirtualTime, tape: TapeRepla
     tape: source,
     start,
     end,
-    ...(o.warmupMs !== undefined ? { warmupFrom: replayBegins(o) } : {}),
+    ...(o.warmupMs !== undefined ? { warmupFrom: begins } : {}),
     latencyMs,
     sampleMs,
     paper,

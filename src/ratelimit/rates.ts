@@ -1,7 +1,6 @@
+import { UNIT_MS } from '../domain/duration.ts';
 import { ConfigError } from '../errors/index.ts';
 import { type GroupRates, RATE_GROUPS, type Rate } from './types.ts';
-
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses `<count>/<unit>` (unit s|m|h|d), e.g. "600/h". Anything else is a ConfigError. */
 export function parseRate(text: unknown, where = 'rate limit'): Rate {

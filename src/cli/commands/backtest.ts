@@ -16,6 +16,7 @@ import {
 } from '../../backtest/compare.ts';
 import { costsWarnings, utcMinute, walletWorth } from '../../backtest/report.ts';
 import { loadConfig, outFileProblem } from '../../config/load.ts';
+import { UNIT_MS } from '../../domain/duration.ts';
 import { formatUnits } from '../../domain/money.ts';
 import { lockOwner, UNKNOWN_OWNER as UNKNOWN_WRITER } from '../../store/lock.ts';
 import { TAPE_VERSION, TapeFormatError } from '../../tape/format.ts';
@@ -69,7 +70,6 @@ const MONTHS = [
   'December',
 ];
 
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_WARMUP_MS = 365 * 86_400_000;
 
 /** `--warmup`: a duration (`1h`, `30m`, `90s`, `2d`, `1.5h`) in ms, or undefined for `all`. */
