@@ -31,7 +31,13 @@ import type { MarketApi } from '../market/api.ts';
 import type { Known } from '../market/snapshot.ts';
 import type { DropStatus, NftTraitsView, TokenPrice } from '../strategy.ts';
 import type { RestCall, TapeEvent, TapeHeader, TapeRecord, TapeRest } from '../tape/format.ts';
-import { isCursorKey, restKey, TapeFormatError } from '../tape/format.ts';
+import {
+  CURSOR_ANSWER_KEEP_MS,
+  isCursorKey,
+  LOOK_AHEAD_MS,
+  restKey,
+  TapeFormatError,
+} from '../tape/format.ts';
 import { openTape, surveyTape, type TapeSurvey } from '../tape/reader.ts';
 
 interface Timed<T> {
@@ -121,14 +127,10 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+export { LOOK_AHEAD_MS } from '../tape/format.ts';
+
 /** How far after a request a recorded answer still counts as its answer. */
 export const REST_AHEAD_MS = 10_000;
-/**
- * How far past a lookup the tape is read: how late a record may be written (after records later
- * than it) and still be placed in order, and how far ahead "else the first recorded" looks.
- */
-export const LOOK_AHEAD_MS = 60_000;
-
 /**
  * A recording that wrote no freshness record for this long was not running (the recorder writes
  * one a second, a sandbox tape one every 10 s): what the API answered before is no answer then.
@@ -140,15 +142,6 @@ export const GAP_MS = 60_000;
  * record: the recorder was not running) is a silence, which a replay's clock skips (see silence()).
  */
 export const SILENCE_MS = 15 * 60_000;
-
-/**
- * An answer to a page after the first (asked with a page cursor) is let go once everything
- * recorded under its cursor is this much older than the clock. The view asks for such a page only
- * with the cursor of the page before, answered as of about the same time, and a live API's cursors
- * change as its book does: without this, a long tape's replay would keep an answer (and the block
- * it was read from) for every cursor ever recorded.
- */
-export const CURSOR_ANSWER_KEEP_MS = 60 * 60_000;
 
 /** Nothing was recorded after `from` until `to` (see SILENCE_MS). */
 export interface Silence {

@@ -21,6 +21,8 @@ import {
   COMBINATION_TIMEOUT_FLAG,
   COMPARE_FLAG,
   CONFIG_FLAG,
+  CUT_FROM_FLAG,
+  CUT_TO_FLAG,
   DAYS_FLAG,
   EVERY_FLAG,
   FROM_FLAG,
@@ -218,7 +220,8 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   },
   {
     name: 'tape convert',
-    summary: 'write a tape again in the version this harpoon writes (smaller, faster to replay)',
+    summary:
+      'write a tape again in the version this harpoon writes (smaller, faster to replay), or cut a window out of it',
     description: [
       'A tape stays in the version it was started in for as long as it is recorded to, so a recording',
       'of an older harpoon stays as large and as slow to replay as it was. This reads every record of',
@@ -228,9 +231,21 @@ export const COMMANDS: readonly Command[] = Object.freeze([
       'is converted as it stands, a torn or damaged one up to its last whole block or the damage (said',
       'on stderr). --tape is only read; --out must not be there. Prints one JSON line on stdout.',
       'Ctrl-C stops: --out is then a whole tape up to there (exit 130).',
+      '',
+      'With --from and/or --to it cuts: the copy holds the market from --from to --to (a day out of a',
+      "month's recording, replayed and swept without reading the month). Of the tape before --from it",
+      'keeps no event, only the newest of each value then (each REST answer the view reads, fees, gas,',
+      'token prices, drops, traits, stream freshness), so a backtest of the copy begins at --from with',
+      "the market view's first reads answered as the whole tape's would be: it trades as a backtest of",
+      'the whole tape with "--from X --warmup" reaching back to the cut (the same fills, to the wei).',
+      'The market before the cut is not replayed: events there do not warm the view up. tape info says',
+      'where a tape was cut.',
     ].join('\n'),
-    flags: [TAPE_INFO_FLAG, TAPE_OUT_FLAG],
-    examples: ['harpoon tape convert --tape old.tape --out market.tape'],
+    flags: [TAPE_INFO_FLAG, TAPE_OUT_FLAG, CUT_FROM_FLAG, CUT_TO_FLAG],
+    examples: [
+      'harpoon tape convert --tape old.tape --out market.tape',
+      'harpoon tape convert --tape month.tape --out day.tape --from 2026-01-05T00:00Z --to 2026-01-06T00:00Z',
+    ],
     run: runTapeConvert,
   },
   {

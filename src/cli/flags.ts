@@ -468,6 +468,26 @@ export const FROM_FLAG: FlagSpec = flag({
   example: '2026-01-01T06:00Z',
 });
 
+export const CUT_FROM_FLAG: FlagSpec = flag({
+  name: 'from',
+  type: 'string',
+  valueName: 'TIME',
+  defaultText: "the tape's start",
+  help: "cut: the copy's market begins at TIME (ISO 8601 or epoch ms); of the tape before it only the newest of each value is kept, no event",
+  check: { kind: 'text', maxLength: 40 },
+  example: '2026-01-05T00:00Z',
+});
+
+export const CUT_TO_FLAG: FlagSpec = flag({
+  name: 'to',
+  type: 'string',
+  valueName: 'TIME',
+  defaultText: "the tape's end",
+  help: 'cut: nothing recorded after TIME (ISO 8601 or epoch ms) is copied',
+  check: { kind: 'text', maxLength: 40 },
+  example: '2026-01-06T00:00Z',
+});
+
 export const TO_FLAG: FlagSpec = flag({
   name: 'to',
   type: 'string',

@@ -86,6 +86,13 @@ export interface TapeHeader {
    * backtest/setup.ts walletForTape); absent when the recorder traded nothing (harpoon record).
    */
   readonly meta?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * A cut (`harpoon tape convert --from`): the tape's market begins here (epoch ms). Its records
+   * before it are no events, only each key's newest value then (REST answers, fees, gas, prices,
+   * drops, traits, freshness, at their own times): what a replay beginning here needs to answer as
+   * the whole tape would. The tape's first time (TapeSurvey.firstAt) is this.
+   */
+  readonly from?: number;
 }
 
 /** A normalized market event, at the time it was received. */
@@ -964,6 +971,22 @@ function lazyRest(head: Omit<TapeRest, 'response'>, body: Buffer): TapeRest {
 }
 
 // ── REST answers as changes (version 3) ────────────────────────────────
+
+/**
+ * How late a record may be written: at most this long after records later than it (the recorder
+ * writes each as it learns it; a slow answer is placed in order). A replay reads this far past a
+ * lookup before it answers, and looks this far ahead for "else the first recorded".
+ */
+export const LOOK_AHEAD_MS = 60_000;
+
+/**
+ * An answer to a page after the first (asked with a page cursor) is let go once everything
+ * recorded under its cursor is this much older than the clock. The view asks for such a page only
+ * with the cursor of the page before, answered as of about the same time, and a live API's cursors
+ * change as its book does: without this, a long tape's replay would keep an answer (and the block
+ * it was read from) for every cursor ever recorded, and a cut (convert.ts) would copy them all.
+ */
+export const CURSOR_ANSWER_KEEP_MS = 60 * 60_000;
 
 /** The key of a REST answer: its call, collection and page cursor (what a request names). */
 export const restKey = (r: Pick<TapeRest, 'call' | 'slug' | 'next'>): string =>

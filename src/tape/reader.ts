@@ -300,7 +300,10 @@ export interface TapeSurvey extends TapeScan {
   /** Records by kind (`event`, `rest`, … and `header`). */
   readonly counts: Readonly<Record<string, number>>;
   readonly records: number;
-  /** Earliest and latest `at` of a record other than the header (the header's when there is none). */
+  /**
+   * Earliest and latest `at` of a record other than the header (the header's when there is none);
+   * of a cut, the first is where it was cut (TapeHeader.from).
+   */
   readonly firstAt: number;
   readonly lastAt: number;
   /**
@@ -429,7 +432,11 @@ export function surveyTape(path: string): TapeSurvey {
     header,
     counts,
     records,
-    firstAt: Number.isFinite(firstAt) ? firstAt : header.at,
+    // a cut begins where it was cut: what it holds from before is the market as of then
+    firstAt: Math.max(
+      Number.isFinite(firstAt) ? firstAt : header.at,
+      header.from ?? Number.NEGATIVE_INFINITY,
+    ),
     lastAt: Number.isFinite(lastAt) ? lastAt : header.at,
     ...(wallet !== undefined ? { wallet } : {}),
     prices,

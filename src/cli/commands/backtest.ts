@@ -26,6 +26,8 @@ import {
   COMBINATION_TIMEOUT_FLAG,
   COMPARE_FLAG,
   CONFIG_FLAG,
+  CUT_FROM_FLAG,
+  CUT_TO_FLAG,
   FROM_FLAG,
   HOURS_FLAG,
   JSON_FLAG,
@@ -342,8 +344,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   const runs = `${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`;
   // the window as asked, or as the paper run compared with spans it
+  const cut = tape.header.from !== undefined ? ' (it was cut there: harpoon tape convert --from)' : '';
   const early =
-    fromAsked !== undefined ? '--from is before the tape begins' : 'the paper run began before the tape';
+    fromAsked !== undefined
+      ? `--from is before the tape begins${cut}`
+      : `the paper run began before the tape${cut}`;
   const late =
     toAsked !== undefined ? '--to is after the tape ends' : 'the paper run stopped after the tape ends';
   if ((from !== undefined && from >= tape.lastAt) || (to !== undefined && to <= tape.firstAt))
@@ -749,11 +754,20 @@ export async function runSandboxTape(ctx: CommandContext): Promise<number> {
   return r.interrupted ? ExitCode.interrupted : ExitCode.ok;
 }
 
-/** `harpoon tape convert --tape T --out NEW`: the tape written again in the version this harpoon writes. */
+/**
+ * `harpoon tape convert --tape T --out NEW [--from TIME] [--to TIME]`: the tape written again in
+ * the version this harpoon writes, whole or cut to a window (tape/convert.ts).
+ */
 export async function runTapeConvert(ctx: CommandContext): Promise<number> {
   const command = 'tape convert';
   const example = 'harpoon tape convert --tape old.tape --out market.tape';
   const from = tapeFile(ctx, command, example);
+  const cutFromRaw = textFlag(ctx.flags, CUT_FROM_FLAG, command);
+  const cutToRaw = textFlag(ctx.flags, CUT_TO_FLAG, command);
+  const cutFrom = cutFromRaw !== undefined ? parseTime('from', cutFromRaw, command) : undefined;
+  const cutTo = cutToRaw !== undefined ? parseTime('to', cutToRaw, command) : undefined;
+  const cutExample =
+    'harpoon tape convert --tape month.tape --out day.tape --from 2026-01-05T00:00Z --to 2026-01-06T00:00Z';
   const out = newTapeOut(
     ctx,
     command,
@@ -776,14 +790,18 @@ export async function runTapeConvert(ctx: CommandContext): Promise<number> {
     r = await convertTape(from, out, {
       signal: ctx.io.signal,
       progressEvery: 100_000,
+      ...(cutFrom !== undefined ? { from: cutFrom } : {}),
+      ...(cutTo !== undefined ? { to: cutTo } : {}),
       onProgress: (records, at) => {
-        if (progress.due()) err(`wrote ${records.toLocaleString('en-US')} records, the tape at ${when(at)}`);
+        if (progress.due()) err(`read ${records.toLocaleString('en-US')} records, the tape at ${when(at)}`);
       },
     });
   } catch (e) {
     // another writer holds --out (it was made meanwhile), or the tape read is not one
     if (e instanceof TapeInUseError)
       throw new UsageError(`--out: ${e.message}`, `give another file, e.g. ${example}`);
+    // a window with nothing in it (checked against the tape before anything is written)
+    if (e instanceof RangeError) throw new UsageError(`--from/--to: ${e.message}`, `e.g. ${cutExample}`);
     notATape(e);
   }
   const f = r.from;
@@ -795,6 +813,19 @@ export async function runTapeConvert(ctx: CommandContext): Promise<number> {
   else if (f.torn)
     err(`the tape ends in a torn block (${f.tornReason}): converted up to its last whole block`);
   const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
+  const n = (v: number) => v.toLocaleString('en-US');
+  const c = r.cut;
+  if (c !== undefined) {
+    if (c.from !== null)
+      err(
+        `cut from ${when(c.from)}: the market before it kept as ${n(c.kept)} records (the newest of each value then), ${n(c.leftBefore)} left out (${n(c.eventsBefore)} events)`,
+      );
+    else if (cutFrom !== undefined)
+      err(`--from ${when(cutFrom)} is at or before the tape's start (${when(f.firstAt)}): nothing cut there`);
+    if (c.to !== null) err(`cut at ${when(c.to)}: ${n(c.leftAfter)} records after it left out`);
+    else if (cutTo !== undefined)
+      err(`--to ${when(cutTo)} is at or after the tape's end (${when(f.lastAt)}): nothing cut there`);
+  }
   err(
     `${r.interrupted ? `interrupted: wrote ${out} up to there (a whole tape)` : `wrote ${out}`}: version ${r.version} (was ${was}), ${r.records.toLocaleString('en-US')} records, ${r.events.toLocaleString('en-US')} events, ${mb(r.bytes)} (was ${mb(f.bytes)}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
@@ -811,6 +842,7 @@ export async function runTapeConvert(ctx: CommandContext): Promise<number> {
       torn: f.torn,
       damaged: f.damaged,
       interrupted: r.interrupted,
+      ...(c !== undefined ? { cut: c } : {}),
     })}\n`,
   );
   return r.interrupted ? ExitCode.interrupted : ExitCode.ok;
@@ -1016,6 +1048,8 @@ export interface TapeInfo {
   readonly wallet: string | null;
   readonly firstAt: number;
   readonly lastAt: number;
+  /** A cut (harpoon tape convert --from): where its market begins (its firstAt), else null. */
+  readonly cutFrom: number | null;
   readonly events: number;
   readonly records: number;
   /** Records by kind (`event`, `rest`, `fees`, `gas`, `price`, `drop`, `traits`, `fresh`, `header`). */
@@ -1063,6 +1097,7 @@ export async function runTapeInfo(ctx: CommandContext): Promise<number> {
     wallet: t.survey.wallet ?? null,
     firstAt,
     lastAt,
+    cutFrom: t.header.from ?? null,
     events,
     records,
     counts,
@@ -1118,7 +1153,7 @@ export function tapeInfoText(t: TapeInfo): string {
           : `recorded by ${t.source}`;
   return [
     `${basename(t.file)}: a tape of ${t.chain} (${t.collections.join(', ') || 'no collections'}), ${by}; version ${t.version}`,
-    `  ${new Date(t.firstAt).toISOString()} → ${new Date(t.lastAt).toISOString()} (${formatDuration(t.lastAt - t.firstAt)})`,
+    `  ${new Date(t.firstAt).toISOString()} → ${new Date(t.lastAt).toISOString()} (${formatDuration(t.lastAt - t.firstAt)})${t.cutFrom !== null ? `; cut out of a longer tape (harpoon tape convert --from): of the market before ${new Date(t.cutFrom).toISOString()} it holds the newest of each value then, no event` : ''}`,
     `  ${n(t.events)} events; ${n(t.records)} records: ${kinds || 'none but the header'}`,
     t.wallet !== null
       ? `  wallet: ${t.wallet} (a trading daemon recorded it: that wallet's orders on it were its own, and backtests trade as it)`

@@ -19,6 +19,7 @@ import { loadConfig } from '../../../src/config/load.ts';
 import type { Address } from '../../../src/domain/ids.ts';
 import { resolvePaperBalances } from '../../../src/execution/paper-wallet.ts';
 import { TAPE_DROP, TAPE_HRP, writeSandboxTape } from '../../../src/sandbox/simulator/tape.ts';
+import { convertTape } from '../../../src/tape/convert.ts';
 import { TAPE_MAGIC, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
 import { openTape, scanTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
@@ -248,6 +249,45 @@ describe('backtest', () => {
     expect(short.report.fills.length).toBeGreaterThan(0);
     // deterministic as ever
     expect(reportJson((await warmedAt(120_000)).report)).toBe(reportJson(short.report));
+  }, 120_000);
+
+  it('a cut of the tape (tape convert --from --to) trades as the whole tape with --warmup reaching back to the cut: the same report but the tape', async () => {
+    const whole = openTapeSource(tapePath);
+    // between two of the sandbox's REST answers (a minute apart): the view's first reads after the
+    // cut are answered by what the cut kept of the market before it
+    const cutFrom = whole.firstAt + 275_000;
+    const cutTo = whole.lastAt - 2 * 60_000;
+    const from = cutFrom + 10_000;
+    const path = join(mkdtempSync(join(tmpdir(), 'harpoon-cut-')), 'cut.tape');
+    const c = await convertTape(tapePath, path, { from: cutFrom, to: cutTo });
+    expect(c.cut).toMatchObject({ from: cutFrom, to: cutTo });
+    expect(c.cut?.eventsBefore).toBeGreaterThan(100);
+    const cut = openTapeSource(path);
+    expect([cut.firstAt, cut.header.from]).toEqual([cutFrom, cutFrom]);
+    expect(cut.lastAt).toBeLessThanOrEqual(cutTo);
+    const run = (tape: TapeSource, warmupMs?: number) =>
+      runBacktest({
+        tape,
+        setup: setup(),
+        builtinStrategiesDir: strategiesDir,
+        from,
+        to: cutTo,
+        ...(warmupMs !== undefined ? { warmupMs } : {}),
+      });
+    const a = await run(whole, from - cutFrom);
+    const b = await run(cut, from - cutFrom);
+    expect(a.report.fills.length).toBeGreaterThan(10);
+    expect(b.events).toBe(a.events);
+    // the tape's own facts differ (its file, span and events): everything else is the same
+    const noTape = (r: BacktestReport) =>
+      reportJson({ ...r, tape: { ...r.tape, file: '', firstAt: 0, lastAt: 0, events: 0 } });
+    expect(b.report.tape.firstAt).toBe(cutFrom);
+    expect(noTape(b.report)).toBe(noTape(a.report));
+    // the cut replayed whole warms up from its start: the same, the report not naming a warm-up
+    const c2 = await run(cut);
+    expect(c2.report.window.warmupFrom).toBeUndefined();
+    const { warmupFrom: _w, ...window } = b.report.window;
+    expect(noTape(c2.report)).toBe(noTape({ ...b.report, window }));
   }, 120_000);
 
   it('a signal stops the replay at the next event: the report covers it up to there; during the warm-up, nothing', async () => {

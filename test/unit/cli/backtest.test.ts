@@ -19,6 +19,7 @@ import {
   replayProgress,
   saveOutputs,
   sweepProgress,
+  type TapeInfo,
   writeProgress,
 } from '../../../src/cli/commands/backtest.ts';
 import { formatUnits } from '../../../src/domain/money.ts';
@@ -833,6 +834,61 @@ describe('harpoon sandbox tape, backtest', () => {
     };
     expect(sweep.tapeState.damaged).toBe(true);
     expect(sweep.tapeState.unreadBytes).toBe(report.tape.unreadBytes);
+  }, 60_000);
+
+  it('tape convert --from --to cuts a window out: said, in its JSON line, named by tape info and by a backtest asked to start before it; an empty window or a bad time refused', async () => {
+    const src = join(dir, 'cut-src.tape');
+    await writeSandboxTape({ out: src, seed: 5, hours: 0.2 });
+    const s = surveyTape(src);
+    const from = s.firstAt + 5 * 60_000;
+    const to = s.firstAt + 9 * 60_000;
+    const out = join(dir, 'cut-win.tape');
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const c = await harpoon([
+      'tape',
+      'convert',
+      '--tape',
+      src,
+      '--out',
+      out,
+      '--from',
+      iso(from),
+      '--to',
+      String(to),
+    ]);
+    expect(c.code).toBe(0);
+    const line = JSON.parse(c.stdout) as { cut: Record<string, number | null>; events: number };
+    expect(line.cut).toMatchObject({ from, to });
+    expect(line.cut.kept as number).toBeGreaterThan(5);
+    expect(line.cut.eventsBefore as number).toBeGreaterThan(50);
+    expect(c.stderr).toMatch(
+      /harpoon: cut from 2026-01-01 00:05 UTC: the market before it kept as \d+ records \(the newest of each value then\), [\d,]+ left out \([\d,]+ events\)\nharpoon: cut at 2026-01-01 00:09 UTC: [\d,]+ records after it left out\n/,
+    );
+    const info = await harpoon(['tape', 'info', '--tape', out]);
+    expect(info.stdout).toContain(
+      `  ${iso(from)} → ${iso(to)} (4 min); cut out of a longer tape (harpoon tape convert --from): of the market before ${iso(from)} it holds the newest of each value then, no event`,
+    );
+    const json = JSON.parse((await harpoon(['tape', 'info', '--tape', out, '--json'])).stdout) as TapeInfo;
+    expect([json.firstAt, json.lastAt, json.cutFrom, json.events]).toEqual([from, to, from, line.events]);
+    expect(
+      (JSON.parse((await harpoon(['tape', 'info', '--tape', src, '--json'])).stdout) as TapeInfo).cutFrom,
+    ).toBe(null);
+    // a backtest of the cut asked to start before it: told where the tape was cut
+    const early = await harpoon(['backtest', '--tape', out, '-c', CONFIG, '--from', iso(from - 60_000)]);
+    expect(early.code).toBe(0);
+    expect(early.stderr).toContain(
+      'warning: --from is before the tape begins (it was cut there: harpoon tape convert --from)',
+    );
+    // nothing in the window, or not a time: refused, nothing written
+    const none = (...flags: string[]) =>
+      harpoon(['tape', 'convert', '--tape', src, '--out', join(dir, 'cut-none.tape'), ...flags]);
+    const late = await none('--from', '2027-01-01T00:00Z');
+    expect(late.code).toBe(2);
+    expect(late.stderr).toContain('harpoon: --from/--to: the cut starts after the tape ends (the tape runs');
+    const bad = await none('--to', 'noon');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--to');
+    expect(existsSync(join(dir, 'cut-none.tape'))).toBe(false);
   }, 60_000);
 
   it('tape convert writes an older tape again in this version: smaller, the same report; the tape read untouched', async () => {

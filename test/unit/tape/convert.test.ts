@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MarketEvent } from '../../../src/domain/events.ts';
 import { convertTape } from '../../../src/tape/convert.ts';
-import { TAPE_VERSION, type TapeHeader, type TapeRecord } from '../../../src/tape/format.ts';
+import {
+  CURSOR_ANSWER_KEEP_MS,
+  LOOK_AHEAD_MS,
+  TAPE_VERSION,
+  type TapeHeader,
+  type TapeRecord,
+} from '../../../src/tape/format.ts';
 import { openTape, surveyTape } from '../../../src/tape/reader.ts';
 import { openTapeWriter } from '../../../src/tape/writer.ts';
 import { apesTapeHeader, appendRawBlock, tapeLines, tapeListing } from '../../helpers/tapes.ts';
@@ -108,5 +114,151 @@ describe('convertTape', () => {
     await expect(convertTape(old, out)).rejects.toThrow(/of kind 55 is not one this harpoon knows/);
     expect(existsSync(out)).toBe(false);
     expect(existsSync(`${out}.lock`)).toBe(false);
+  });
+
+  describe('a cut (--from, --to)', () => {
+    const MIN = 60_000;
+    const rest = (
+      at: number,
+      call: 'stats' | 'listings',
+      n: number,
+      next: string | null = null,
+    ): TapeRecord => ({
+      k: 'rest',
+      at,
+      call,
+      slug: 'apes',
+      next,
+      response: { n },
+    });
+    const fresh = (at: number, collections: Record<string, number>): TapeRecord => ({
+      k: 'fresh',
+      at,
+      collections: Object.fromEntries(
+        Object.entries(collections).map(([slug, ageMs]) => [slug, { ageMs, stale: false }]),
+      ),
+    });
+    const wallet = '0x00000000000000000000000000000000000000aa';
+    /** A version 4 tape of two hours: what a cut at AT + 90 min keeps of it is known. */
+    async function twoHours(path: string): Promise<{ path: string; at: (min: number) => number }> {
+      const at = (min: number) => AT + min * MIN;
+      const w = openTapeWriter(path, { header: header(4), flushMs: 0 });
+      const records: TapeRecord[] = [
+        listing(0),
+        rest(at(1), 'stats', 1),
+        rest(at(2), 'listings', 1),
+        rest(at(2), 'listings', 11, 'cursor-old'), // a page cursor of long before the cut
+        { k: 'fees', at: at(3), slug: 'apes', fees: [{ fee: 2.5, recipient: '0xfee' }] },
+        { k: 'gas', at: at(4), price: 7n },
+        { k: 'traits', at: at(5), nft: 'ethereum/0xa1/1', traits: [{ type: 'eyes', value: 'red' }] },
+        { k: 'traits', at: at(6), nft: 'ethereum/0xa1/2', traits: [{ type: 'eyes', value: 'blue' }] },
+        fresh(at(10), { apes: 100, punks: 200 }),
+        { ...header(4, { wallet }), at: at(20) }, // a trading daemon continued the tape
+        { k: 'gas', at: at(60), price: 8n },
+        rest(at(60), 'stats', 2),
+        rest(at(85), 'listings', 2, 'cursor-new'),
+        { k: 'traits', at: at(70), nft: 'ethereum/0xa1/1', traits: [{ type: 'eyes', value: 'gold' }] },
+        fresh(at(89), { apes: 300 }),
+        { k: 'event', at: at(89), event: tapeListing('89', at(89)) as MarketEvent },
+        // the window: from 90 minutes on
+        { k: 'event', at: at(90), event: tapeListing('90', at(90)) as MarketEvent },
+        rest(at(90.5), 'stats', 3),
+        // written late (within LOOK_AHEAD_MS of the records after it): the market before the cut
+        { k: 'gas', at: at(89.9), price: 9n },
+        { k: 'event', at: at(100), event: tapeListing('100', at(100)) as MarketEvent },
+        { k: 'event', at: at(110), event: tapeListing('110', at(110)) as MarketEvent },
+        { k: 'event', at: at(110.5), event: tapeListing('110.5', at(110.5)) as MarketEvent },
+        // late, but of the window's end
+        { k: 'gas', at: at(109.9), price: 10n },
+        { k: 'event', at: at(120), event: tapeListing('120', at(120)) as MarketEvent },
+      ];
+      for (const r of records) w.write(r);
+      await w.close();
+      return { path, at };
+    }
+
+    it('keeps of the market before --from the newest of each value, no event, and its header says where it begins', async () => {
+      const d = dir();
+      const { path, at } = await twoHours(join(d, 'two.tape'));
+      const out = join(d, 'cut.tape');
+      const r = await convertTape(path, out, { from: at(90), to: at(110) });
+      const back = [...openTape(out).records()];
+      expect(back[0]).toEqual({ ...header(4), from: at(90) });
+      const kept = back.slice(1, 1 + (r.cut?.kept ?? 0));
+      // in time order; each key's newest before the cut (the late gas price of 89.9 too); the
+      // freshness per collection, grouped by time; the later header; no event, no old cursor
+      expect(exact(kept)).toBe(
+        exact([
+          rest(at(2), 'listings', 1),
+          { k: 'fees', at: at(3), slug: 'apes', fees: [{ fee: 2.5, recipient: '0xfee' }] },
+          { k: 'traits', at: at(6), nft: 'ethereum/0xa1/2', traits: [{ type: 'eyes', value: 'blue' }] },
+          fresh(at(10), { punks: 200 }),
+          { ...header(4, { wallet }), at: at(20) },
+          rest(at(60), 'stats', 2),
+          { k: 'traits', at: at(70), nft: 'ethereum/0xa1/1', traits: [{ type: 'eyes', value: 'gold' }] },
+          rest(at(85), 'listings', 2, 'cursor-new'),
+          fresh(at(89), { apes: 300 }),
+          { k: 'gas', at: at(89.9), price: 9n },
+        ]),
+      );
+      // the window as written, up to --to (a record of it written late, after one past it, too)
+      expect(back.slice(1 + kept.length).map((x) => x.at)).toEqual([
+        at(90),
+        at(90.5),
+        at(100),
+        at(110),
+        at(109.9),
+      ]);
+      expect(r.cut).toEqual({
+        from: at(90),
+        to: at(110),
+        kept: 10,
+        leftBefore: 7,
+        eventsBefore: 2,
+        leftAfter: 1,
+      });
+      expect([r.records, r.events]).toEqual([15, 3]);
+      // the survey: the tape begins at the cut; the wallet of the later header still named
+      const s = surveyTape(out);
+      expect([s.firstAt, s.lastAt, s.wallet]).toEqual([at(90), at(110), wallet]);
+      expect(CURSOR_ANSWER_KEEP_MS).toBeLessThan(at(90) - at(2));
+      expect(LOOK_AHEAD_MS).toBeGreaterThan(at(110.5) - at(109.9));
+    });
+
+    it("a cut of a cut keeps what the first kept; a start at or before the tape's is no cut there; an empty window is refused before anything is written", async () => {
+      const d = dir();
+      const { path, at } = await twoHours(join(d, 'two.tape'));
+      const once = join(d, 'once.tape');
+      await convertTape(path, once, { from: at(90) });
+      const twice = join(d, 'twice.tape');
+      const r = await convertTape(once, twice, { from: at(95) });
+      expect(r.cut).toMatchObject({ from: at(95), eventsBefore: 1 });
+      const s = surveyTape(twice);
+      expect([s.header.from, s.firstAt, s.counts.event]).toEqual([at(95), at(95), 4]);
+      const kept = [...openTape(twice).records()].filter((x) => x.at < at(95));
+      // the listings and the cursor page the first cut kept; the stats of its window replace its own
+      expect(kept.filter((x) => x.k === 'rest').map((x) => (x as { response: unknown }).response)).toEqual([
+        { n: 1 },
+        { n: 2 },
+        { n: 3 },
+      ]);
+      // --from before the cut: the cut's own start stays
+      const again = join(d, 'again.tape');
+      const r2 = await convertTape(once, again, { from: at(30) });
+      expect(r2.cut).toMatchObject({ from: null, kept: 0 });
+      expect(surveyTape(again).header.from).toBe(at(90));
+      for (const [o, why] of [
+        [
+          { from: at(121) },
+          /the cut starts after the tape ends \(the tape runs 2026-01-01T00:00:00\.000Z → 2026-01-01T02:00:00\.000Z\)/,
+        ],
+        [{ to: AT - 1 }, /the cut ends before the tape starts/],
+        [{ from: at(100), to: at(100) }, /the cut ends before it starts/],
+      ] as const) {
+        const none = join(d, `none-${String(o.from)}-${String(o.to)}.tape`);
+        await expect(convertTape(path, none, o)).rejects.toThrow(why);
+        expect(existsSync(none)).toBe(false);
+      }
+    });
   });
 });
