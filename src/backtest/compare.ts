@@ -15,6 +15,12 @@
  *
  * Anything else is a difference without a known cause: a fill only in one of them, or at another
  * price. Freqtrade's users complain most when backtest and dry run disagree; this says where.
+ *
+ * A live run (its run-report.json) adds what only live trading has: the gas a transaction paid
+ * (gas used at its effective price, against paper's estimate), and offers a seller accepted — the
+ * fill model fills ours on a listing or sale at or below them, a counterfactual, so an offer filled
+ * in one of them only is said as such (and the realized PnL that follows from it), not taken for a
+ * fault of the replay.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -29,7 +35,8 @@ export interface ComparedFill {
   readonly item: string | null;
   /** What was paid or received, fees included (the token's smallest unit). */
   readonly price: bigint;
-  readonly fees: bigint;
+  /** The fees in the price; null where the run does not know them (a live run's purchases). */
+  readonly fees: bigint | null;
   readonly gas: bigint;
   readonly symbol: string;
   /** Of `symbol` (price and fees); gas is in wei. */
@@ -40,7 +47,8 @@ export interface ComparedFill {
 export interface FillSide {
   readonly at: number;
   readonly price: string;
-  readonly fees: string;
+  /** Null: not known (see ComparedFill.fees). */
+  readonly fees: string | null;
   readonly gas: string;
   readonly symbol: string;
   readonly decimals: number;
@@ -66,8 +74,14 @@ export interface RealizedComparison {
 }
 
 export interface Comparison {
-  /** The paper report compared with (its file name), and its span. */
-  readonly run: { readonly file: string; readonly from: number; readonly to: number; readonly fills: number };
+  /** The run's report compared with (its file name), whether it traded on paper or live, and its span. */
+  readonly run: {
+    readonly file: string;
+    readonly mode: 'paper' | 'live';
+    readonly from: number;
+    readonly to: number;
+    readonly fills: number;
+  };
   /** Fills the same in both (strategy, kind, item, price and fees). */
   readonly same: number;
   /** The most two same fills are apart in time (ms). */
@@ -87,7 +101,7 @@ const whatOf = (f: ComparedFill) => `${f.strategy} ${f.kind}${f.item !== null ? 
 const side = (f: ComparedFill): FillSide => ({
   at: f.at,
   price: f.price.toString(),
-  fees: f.fees.toString(),
+  fees: f.fees === null ? null : f.fees.toString(),
   gas: f.gas.toString(),
   symbol: f.symbol,
   decimals: f.decimals,
@@ -122,9 +136,17 @@ export function compareFills(
   };
   /** Strategies with a sale taken differently: their realized PnL differs by as much. */
   const salesApart = new Set<string>();
+  /** An offer filled in one of them only (a live run: the fill model against its sellers). */
+  let offersApart = false;
+  const live = about.mode === 'live';
   for (const f of run) {
     const what = whatOf(f);
-    const i = left.findIndex((b) => whatOf(b) === what && b.price === f.price && b.fees === f.fees);
+    const i = left.findIndex(
+      (b) =>
+        whatOf(b) === what &&
+        b.price === f.price &&
+        (f.fees === null || b.fees === null || b.fees === f.fees),
+    );
     if (i >= 0) {
       const b = take(i);
       same++;
@@ -136,7 +158,9 @@ export function compareFills(
           run: side(f),
           backtest: side(b),
           cause:
-            'paper read the gas price from the chain as it executed; the tape holds it as the recorder sampled it',
+            about.mode === 'live'
+              ? "the run's transaction paid its gas used at its effective price; the backtest charges paper's estimate of the gas at the price the tape sampled"
+              : 'paper read the gas price from the chain as it executed; the tape holds it as the recorder sampled it',
         });
       }
       continue;
@@ -168,13 +192,37 @@ export function compareFills(
         what,
         run: side(f),
         backtest: side(b),
-        cause: `a sale decided within a moment of the purchase (paper ${f.at - boughtAt} ms after it, the backtest ${b.at - boughtAt} ms): the backtest acts before paper's store has the buy and may take another best offer`,
+        cause: live
+          ? `a sale decided within a moment of the purchase (the run ${f.at - boughtAt} ms after it, the backtest ${b.at - boughtAt} ms): the two may take different best offers then`
+          : `a sale decided within a moment of the purchase (paper ${f.at - boughtAt} ms after it, the backtest ${b.at - boughtAt} ms): the backtest acts before paper's store has the buy and may take another best offer`,
+      });
+      continue;
+    }
+    if (live && f.kind === 'offer_filled') {
+      offersApart = true;
+      explained.push({
+        what,
+        run: side(f),
+        cause:
+          "a seller accepted the run's offer (the sale is on the tape); the backtest had no offer of its own standing at that price then — the fill model fills an offer on a listing or sale at or below it, which may come earlier or on another item, and the run's own offers on the tape are not the backtest's",
       });
       continue;
     }
     unexplained.push({ what, run: side(f), cause: null });
   }
-  for (const b of left) unexplained.push({ what: whatOf(b), backtest: side(b), cause: null });
+  for (const b of left) {
+    if (live && b.kind === 'offer_filled') {
+      offersApart = true;
+      explained.push({
+        what: whatOf(b),
+        backtest: side(b),
+        cause:
+          "the fill model filled the backtest's offer on a listing or sale at or below it on the tape; live, a seller has to accept an offer, and none accepted the run's then",
+      });
+      continue;
+    }
+    unexplained.push({ what: whatOf(b), backtest: side(b), cause: null });
+  }
   const keys = [...new Set([...realized.run.keys(), ...realized.backtest.keys()])].sort();
   const pnl: RealizedComparison[] = [];
   for (const k of keys) {
@@ -193,7 +241,9 @@ export function compareFills(
                 ? 'a sale above was taken at another price'
                 : apart(r, b) <= gasApart
                   ? `the gas paid above differs (${gasApart} wei in all): a cost basis holds its buy's gas, a sale its own`
-                  : null,
+                  : offersApart
+                    ? 'offers above were filled differently (the fill model against live sellers), and so was what was sold of them'
+                    : null,
             },
     });
   }
@@ -216,11 +266,11 @@ function lastBuy(run: readonly ComparedFill[], sale: ComparedFill): number | und
   return at;
 }
 
-// ── the paper run's report (harpoon run --paper writes it as it stops) ─────────
+// ── the run's report (harpoon run --paper writes it as it stops; a live daemon too) ─────
 
 const whole = z.union([z.string().regex(/^-?\d{1,78}$/), z.number().int()]).transform((v) => BigInt(v));
-const PaperReportFile = z.object({
-  mode: z.literal('paper'),
+const RunReportFile = z.object({
+  mode: z.enum(['paper', 'live']),
   startedAt: z.number().int(),
   endedAt: z.number().int(),
   /** When the engine started (the strategies' first decisions); older reports have none. */
@@ -244,7 +294,8 @@ const PaperReportFile = z.object({
       kind: z.string(),
       item: z.string().nullable(),
       price: whole,
-      fees: whole,
+      // a live run does not know the fees of what it bought (null)
+      fees: whole.nullable(),
       gas: whole,
       symbol: z.string(),
       decimals: z.number().int().min(0).max(77),
@@ -257,9 +308,11 @@ const PaperReportFile = z.object({
     .optional(),
 });
 
-/** A paper run's report as a comparison reads it. */
-export interface PaperRun {
+/** A paper or live run's report as a comparison reads it. */
+export interface ComparedRun {
   readonly file: string;
+  /** A paper run's report (harpoon run --paper) or a live run's (run-report.json next to its store). */
+  readonly mode: 'paper' | 'live';
   readonly startedAt: number;
   readonly endedAt: number;
   /** When its strategies began (the engine's start), else its start. */
@@ -281,39 +334,42 @@ export interface PaperRun {
   readonly realized: ReadonlyMap<string, bigint> | undefined;
 }
 
-/** A file that is not a paper run's report: says what is wrong with it. */
-export class PaperReportError extends Error {
+/** A file that is not a run's report: says what is wrong with it. */
+export class RunReportError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'PaperReportError';
+    this.name = 'RunReportError';
   }
 }
 
-/** Reads the report `harpoon run --paper` writes as it stops (harpoon-paper-report.json). */
-export function readPaperRun(path: string, file = path): PaperRun {
+/**
+ * Reads the report a run writes as it stops: `harpoon run --paper`'s (harpoon-paper-report.json) or
+ * a live daemon's (run-report.json next to its store: daemon/run-report.ts).
+ */
+export function readRun(path: string, file = path): ComparedRun {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new PaperReportError(
+    throw new RunReportError(
       (e as NodeJS.ErrnoException).code === 'ENOENT'
         ? `no file at ${file}`
         : (e as NodeJS.ErrnoException).code === 'EISDIR'
-          ? `${file} is a folder, not a paper report`
+          ? `${file} is a folder, not a run's report`
           : `${file} is not JSON: ${(e as Error).message}`,
     );
   }
-  return paperRunOf(json, file);
+  return runOf(json, file);
 }
 
-/** A paper run's report (its JSON, parsed) as a comparison reads it; `file` names it in errors. */
-export function paperRunOf(json: unknown, file: string): PaperRun {
-  const parsed = PaperReportFile.safeParse(json);
+/** A run's report (its JSON, parsed) as a comparison reads it; `file` names it in errors. */
+export function runOf(json: unknown, file: string): ComparedRun {
+  const parsed = RunReportFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'the file';
-    throw new PaperReportError(
-      `${file} is not the report of a paper run (${where}: ${issue?.message ?? 'invalid'})`,
+    throw new RunReportError(
+      `${file} is not the report of a paper or live run (${where}: ${issue?.message ?? 'invalid'})`,
     );
   }
   const r = parsed.data;
@@ -327,13 +383,14 @@ export function paperRunOf(json: unknown, file: string): PaperRun {
       try {
         wei = parseUnits(l.realized, 18);
       } catch {
-        throw new PaperReportError(`${file}: the realized PnL of ${l.key} is not an amount: ${l.realized}`);
+        throw new RunReportError(`${file}: the realized PnL of ${l.key} is not an amount: ${l.realized}`);
       }
       realized.set(l.key, (realized.get(l.key) ?? 0n) + wei);
     }
   }
   return {
     file,
+    mode: r.mode,
     startedAt: r.startedAt,
     endedAt: r.endedAt,
     tradingFrom: r.tradingFrom ?? r.startedAt,
@@ -427,7 +484,7 @@ export function backtestSide(r: BacktestReport): {
 }
 
 /** The backtest compared with the paper run, over the backtest's window (the run's fills in it). */
-export function compareWithRun(run: PaperRun, report: BacktestReport): Comparison {
+export function compareWithRun(run: ComparedRun, report: BacktestReport): Comparison {
   const { from, to } = report.window;
   const inWindow = run.fills.filter((f) => f.at >= from && f.at <= to);
   const back = backtestSide(report);
@@ -436,6 +493,6 @@ export function compareWithRun(run: PaperRun, report: BacktestReport): Compariso
     back.fills,
     // a report without PnL (no holdings): compared as none realized
     { run: run.realized ?? new Map(), backtest: back.realized },
-    { file: run.file, from: run.startedAt, to: run.endedAt, fills: inWindow.length },
+    { file: run.file, mode: run.mode, from: run.startedAt, to: run.endedAt, fills: inWindow.length },
   );
 }

@@ -221,7 +221,7 @@ function fillMarker(f: BacktestFill): Marker | null {
 /** Wei as ETH, or a dash when not known (no price on the tape then). */
 const worth = (wei: string | null): string => (wei === null ? '—' : formatUnits(BigInt(wei), 18));
 
-/** The comparison with the paper run (harpoon backtest --compare): a sentence, then every difference and the PnL. */
+/** The comparison with the run (harpoon backtest --compare): a sentence, then every difference and the PnL. */
 function comparisonHtml(c: Comparison): string {
   const unknown = c.differences.filter((d) => d.cause === null).length;
   const side = (s: FillDifference['run']) =>
@@ -240,7 +240,7 @@ function comparisonHtml(c: Comparison): string {
         `<tr><td>${esc(p.strategy)}</td><td>${formatUnits(BigInt(p.run), 18)}</td><td>${formatUnits(BigInt(p.backtest), 18)}</td><td>${p.differs === null ? 'the same' : p.differs.cause === null ? '<b class="neg">no known cause</b>' : esc(p.differs.cause)}</td></tr>`,
     )
     .join('');
-  return `<h2>Compared with the paper run</h2>
+  return `<h2>Compared with the ${c.run.mode} run</h2>
 <p>${esc(c.run.file)}: ${c.run.fills} fills in this window, ${c.same} the same in the backtest${c.same > 0 ? ` (at most ${c.maxShiftMs} ms apart)` : ''}; ${c.differences.length - unknown} ${c.differences.length - unknown === 1 ? 'difference' : 'differences'} with a known cause, ${unknown} without${c.agree ? '.' : ': <b class="neg">the backtest and the run disagree</b>.'}</p>${
     rows === ''
       ? ''

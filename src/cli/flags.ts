@@ -524,7 +524,7 @@ export const COMPARE_FLAG: FlagSpec = flag({
   type: 'string',
   valueName: 'FILE',
   defaultText: 'none',
-  help: 'compare the backtest with the paper run that recorded the tape: FILE is the report "harpoon run --paper" saved as it stopped (harpoon-paper-report.json); --from/--to default to when its strategies began and when it stopped; every fill found in one and not the other, or at another price, is listed with its cause when it has a known one',
+  help: 'compare the backtest with the run that recorded the tape: FILE is the report "harpoon run --paper" saved as it stopped (harpoon-paper-report.json), or a live daemon\'s (run-report.json next to its store); --from/--to default to when its strategies began and when it stopped; every fill found in one and not the other, or at another price, is listed with its cause when it has a known one',
   check: { kind: 'text', maxLength: 4096 },
   example: 'harpoon-paper-report.json',
 });

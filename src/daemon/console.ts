@@ -9,7 +9,7 @@ import type { IntentOutcome } from '../engine/index.ts';
 import type { Holdings, LedgerOrder, OrderLedger } from '../ledger/index.ts';
 import { type MarketSnapshot, traitKey } from '../market/index.ts';
 import type { FillRecord, Store } from '../store/index.ts';
-import { JOURNAL_KIND_PREFIX } from '../store/intents.ts';
+import { fillOrigin } from './fill-origin.ts';
 import type { DaemonStatus } from './status.ts';
 
 export interface FillRow {
@@ -215,28 +215,12 @@ export function createConsole(src: ConsoleSource, o: ConsoleOptions = {}): Conso
   const fmt = (v: bigint | null | undefined, t: PaymentToken) =>
     v === null || v === undefined ? null : formatUnits(v, t.decimals);
 
-  function strategyOfFill(f: FillRecord): { strategy: string; kind: string } {
-    const st = src.store();
-    const intent = f.intentId !== undefined ? st?.intents.get(f.intentId) : undefined;
-    const order = f.orderHash !== undefined ? src.ledger()?.get(f.orderHash) : undefined;
-    const strategy = intent?.strategy ?? order?.strategyId ?? 'unknown';
-    const kind =
-      order !== undefined
-        ? order.side === 'listing'
-          ? 'listing_sold'
-          : 'offer_filled'
-        : intent !== undefined
-          ? intent.kind.replace(JOURNAL_KIND_PREFIX, '')
-          : f.side;
-    return { strategy, kind };
-  }
-
   function fillFacts(records: readonly FillRecord[]): FillFacts[] {
     const h = src.holdings();
     const realized = new Map<number, bigint>();
     if (h !== undefined) for (const s of h.realized()) realized.set(s.fillId, s.realized);
     return records.map((f) => ({
-      ...strategyOfFill(f),
+      ...fillOrigin(f, src.store()?.intents, src.ledger()),
       token: src.tokenOf(f.token),
       gas: h?.gasOf(f.intentId) ?? 0n,
       realized: realized.get(f.id) ?? null,

@@ -61,6 +61,7 @@ import {
   verifyChain,
 } from '../chain/index.ts';
 import { outFileProblem } from '../config/load.ts';
+import type { ChainName } from '../domain/chains.ts';
 import { type MarketEvent, nftKey, type PaymentToken } from '../domain/events.ts';
 import { type Address, isHash32, ZERO_ADDRESS } from '../domain/ids.ts';
 import { formatUnits } from '../domain/money.ts';
@@ -129,6 +130,7 @@ import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { routerAmountOut } from './router.ts';
+import { type LiveRunReport, liveRunFills } from './run-report.ts';
 import { buildStatus, type DaemonStatus, liveAtStopLine, type TapeStatus } from './status.ts';
 import {
   createBalancesReader,
@@ -187,6 +189,11 @@ export interface Daemon {
   readonly url: string | undefined;
   /** Paper mode: what it would have done (undefined in live mode). */
   paperReport(): PaperReport | undefined;
+  /**
+   * Live mode: what it traded since its engine started, as a paper report gives it (undefined in
+   * paper mode, and before the engine started); after stop, as saved then.
+   */
+  runReport(): LiveRunReport | undefined;
   /** The engine, once started (tests). */
   readonly engine: Engine | undefined;
   /** Kill switch: no new intents, every open offer cancelled; latched (also across restarts) until resume(). */
@@ -261,8 +268,13 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let engineStarted = false;
   /** When the engine started (its strategies' first decisions): a paper report says it. */
   let tradingFrom: number | undefined;
-  /** The simulated wallet then (paper mode): a backtest compared with this run starts from it. */
+  /**
+   * The wallet then (paper mode: the simulated one; live: as read): a backtest compared with this
+   * run starts from it.
+   */
   let walletAtStart: ReadonlyMap<string, bigint> | undefined;
+  /** Live mode: the run report as saved at stop (the store is closed after). */
+  let finalRunReport: LiveRunReport | undefined;
   /** What we hold and what selling earned (cost basis, realized and unrealized PnL). */
   let holdings: ReturnType<typeof createHoldings> | undefined;
   let holdingsCheckedAt = 0;
@@ -505,8 +517,14 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       } catch (err) {
         log.warn({ err }, 'alert detection failed');
       }
-    // what we hold, checked against the chain at most every 30 s (units moved out by hand)
-    if (holdings !== undefined && rpc !== undefined && clock.now() - holdingsCheckedAt >= 30_000) {
+    // what we hold, checked against the chain at most every 30 s (units moved out by hand); not on
+    // paper: what paper holds was never the wallet's (checked, it was let go within 30 s of a fill)
+    if (
+      paperExec === undefined &&
+      holdings !== undefined &&
+      rpc !== undefined &&
+      clock.now() - holdingsCheckedAt >= 30_000
+    ) {
       holdingsCheckedAt = clock.now();
       const balanceOf = nftBalanceReader({ rpc, wallet, standardOf });
       await holdings
@@ -1005,7 +1023,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const e = engine as Engine;
     engineStarted = true;
     tradingFrom = clock.now();
-    walletAtStart = paperWallet?.balances()?.value;
+    // paper: the simulated wallet (none without paper.balances); live: the balances as read
+    walletAtStart = paperExec !== undefined ? paperWallet?.balances()?.value : walletBalances()?.value;
     await e.start();
     progress(
       `engine started: ${
@@ -1206,6 +1225,16 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       } catch (err) {
         log.warn({ err }, 'saving the paper report failed');
       }
+    } else {
+      // the store closes below: the report is made now, and kept
+      finalRunReport = runReport();
+      if (finalRunReport !== undefined && options.runReportPath !== undefined)
+        try {
+          writeFileSync(options.runReportPath, `${toJson(finalRunReport, 2)}\n`, { mode: 0o600 });
+          progress(`run report saved: ${options.runReportPath}`);
+        } catch (err) {
+          log.warn({ err }, 'saving the run report failed');
+        }
     }
     keeper?.stop();
     // what alerts are queued get a few seconds (a fatal stop's own alert among them)
@@ -1231,8 +1260,51 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const held = walletBalances()?.value;
     return {
       ...report,
+      ...runFacts(st),
+      ...(held === undefined
+        ? {}
+        : {
+            walletBalances: [...held].map(([address, amount]) => {
+              const t = tokenInfo(address);
+              return { symbol: t.symbol, amount, decimals: t.decimals };
+            }),
+          }),
+    };
+  }
+
+  /** What the live run traded since its engine started (see Daemon.runReport). */
+  function runReport(): LiveRunReport | undefined {
+    if (finalRunReport !== undefined) return finalRunReport;
+    if (paperExec !== undefined || store === undefined || tradingFrom === undefined) return undefined;
+    const st = status();
+    return {
+      mode: 'live',
+      startedAt,
+      endedAt: clock.now(),
+      wallet,
+      ...runFacts(st),
+      fills: liveRunFills({
+        store,
+        ledger,
+        holdings,
+        journal: storeJournal(store).list({ states: ['done'] }),
+        tokenOf: tokenInfo,
+        chain: options.chain.name as ChainName,
+        since: tradingFrom,
+      }),
+    };
+  }
+
+  /**
+   * What a run's report (paper or live) says of the run besides its fills: when its engine
+   * started, the strategies it traded with (as configured: a backtest compared with it checks its
+   * own), its wallet then, and its PnL.
+   */
+  function runFacts(
+    st: DaemonStatus,
+  ): Pick<LiveRunReport, 'tradingFrom' | 'strategies' | 'walletAtStart' | 'pnl'> {
+    return {
       ...(tradingFrom !== undefined ? { tradingFrom } : {}),
-      // what it traded with, as the config says it: a backtest compared with it checks its own
       strategies: options.strategies.map((x) => ({ id: x.id, module: x.module, params: x.params })),
       ...(walletAtStart === undefined
         ? {}
@@ -1249,14 +1321,6 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
               byStrategy: st.pnl.byStrategy.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
               byCollection: st.pnl.byCollection.map(({ unrealizedAtBestOffer: _o, ...r }) => r),
             },
-          }),
-      ...(held === undefined
-        ? {}
-        : {
-            walletBalances: [...held].map(([address, amount]) => {
-              const t = tokenInfo(address);
-              return { symbol: t.symbol, amount, decimals: t.decimals };
-            }),
           }),
     };
   }
@@ -1444,6 +1508,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       return control?.url;
     },
     paperReport,
+    runReport,
     get engine() {
       return engine;
     },

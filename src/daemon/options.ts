@@ -133,6 +133,11 @@ export interface DaemonOptions {
   /** Where paper mode saves its report at stop (JSON). */
   readonly paperReportPath: string;
   /**
+   * Where live mode saves what it traded at stop (JSON, 0600; see daemon/run-report.ts): next to
+   * its store; none with a store in memory.
+   */
+  readonly runReportPath?: string;
+  /**
    * Paper mode: the simulated wallet's balances at the start (lower-case token address → smallest
    * units; `paper.balances`); absent: the wallet's real balances as read.
    */
@@ -228,6 +233,7 @@ export interface DaemonOverrides {
   readonly mode?: 'paper' | 'live';
   readonly storePath?: string;
   readonly paperReportPath?: string;
+  readonly runReportPath?: string;
   readonly controlPort?: number;
   readonly strategiesDir?: string;
   readonly baseDir?: string;
@@ -368,6 +374,11 @@ export function daemonOptionsFromConfig(
       (storePath === ':memory:'
         ? join(process.cwd(), 'paper-report.json')
         : join(dirname(storePath), 'paper-report.json')),
+    ...(overrides.runReportPath !== undefined
+      ? { runReportPath: overrides.runReportPath }
+      : storePath !== ':memory:'
+        ? { runReportPath: join(dirname(storePath), 'run-report.json') }
+        : {}),
     tokens: [...tokens.values()],
     ...(config.paper.balances !== undefined
       ? { paperBalances: paperBalancesOf(config.paper.balances, [...tokens.values()]) }

@@ -36,7 +36,12 @@ function journaledOf(r: IntentRecord): Journaled | undefined {
   return j !== null && typeof j === 'object' && 'intent' in j ? (j as Journaled) : undefined;
 }
 
-export function storeJournal(store: Store): IntentJournal {
+/** The journal of the store: its reads are synchronous (SQLite), so `list` answers at once. */
+export type StoreJournal = Omit<IntentJournal, 'list'> & {
+  list(filter?: { readonly states?: readonly IntentState[] }): readonly JournalRecord[];
+};
+
+export function storeJournal(store: Store): StoreJournal {
   const toRecord = (r: IntentRecord): JournalRecord | undefined => {
     const j = journaledOf(r);
     if (j === undefined) return undefined;

@@ -3,7 +3,9 @@
 // paper executor, and the paper executor decides every fill with these functions — one model, so a
 // backtest and a paper run of the same market agree.
 //   - our offer fills when a listing at or below it appears on a matching item (collection,
-//     item or trait), at the offer's price, the seller paying the gas;
+//     item or trait), or when such an item sells at or below it (its seller took less than we
+//     bid: a listing bought, or another bidder's lower offer accepted), at the offer's price, the
+//     seller paying the gas;
 //   - a listing of ours sells when a sale in its collection at or above its price happens (a
 //     buyer would have taken ours, the cheapest), the buyer paying the gas;
 //   - a buy fills at the listing's current price if the listing still stands (after our latency,
@@ -82,13 +84,39 @@ export function listingCrossesOffer(
   listing: ListingEvent,
   wallet: string,
 ): boolean | 'traits' {
-  if (order.offer.collection !== listing.collection) return false;
   if (listing.maker.toLowerCase() === wallet.toLowerCase() || listing.isPrivate) return false;
-  if (unitOf(listing.price, listing.quantity) > order.price) return false;
-  if (!sameValueToken(listing.paymentToken, order.paymentToken)) return false;
+  return crossesOffer(order, listing);
+}
+
+/**
+ * Whether `sale` crosses our `order` (on everything but the traits, as listingCrossesOffer): an
+ * NFT it would take sold at or below our price per unit by someone else — its seller would have
+ * taken ours. To our wallet too: on a tape of a trading daemon that is its own offer accepted (or
+ * listing bought), which the backtest's offer of the same strategy stands for (an NFT we already
+ * hold fills nothing: the caller checks).
+ */
+export function saleCrossesOffer(order: SimulatedOffer, sale: SaleEvent, wallet: string): boolean | 'traits' {
+  if (sale.seller.toLowerCase() === wallet.toLowerCase()) return false;
+  return crossesOffer(order, sale);
+}
+
+/** An NFT offered or sold at `price` for `quantity` units against our offer (see listingCrossesOffer). */
+function crossesOffer(
+  order: SimulatedOffer,
+  at: {
+    readonly collection: string;
+    readonly nft: NftRef;
+    readonly price: bigint;
+    readonly quantity: bigint;
+    readonly paymentToken: PaymentToken;
+  },
+): boolean | 'traits' {
+  if (order.offer.collection !== at.collection) return false;
+  if (unitOf(at.price, at.quantity) > order.price) return false;
+  if (!sameValueToken(at.paymentToken, order.paymentToken)) return false;
   const offer = order.offer;
   if (offer.type === 'collection') return true;
-  if (offer.type === 'item') return nftKey(offer.nft) === nftKey(listing.nft);
+  if (offer.type === 'item') return nftKey(offer.nft) === nftKey(at.nft);
   return 'traits';
 }
 

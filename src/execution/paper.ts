@@ -28,6 +28,7 @@ import {
   listingCrossesOffer,
   listingTakenBySale,
   PAPER_GAS_UNITS,
+  saleCrossesOffer,
   traitMatches,
 } from './fill-model.ts';
 
@@ -130,7 +131,8 @@ export interface PaperReport {
   readonly strategies?: readonly { readonly id: string; readonly module: string; readonly params: unknown }[];
   /**
    * The simulated wallet as the engine started (the config's start, plus what a kept wallet of an
-   * earlier run moved), added by the daemon: a backtest compared with the run starts from it.
+   * earlier run moved), added by the daemon: a backtest compared with the run starts from it. (A
+   * live run's report: its wallet as read then.)
    */
   readonly walletAtStart?: readonly {
     readonly token: string;
@@ -643,20 +645,22 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     }
   }
 
-  async function crossed(
-    order: Omit<PaperOrder, 'status'>,
-    listing: Extract<MarketEvent, { kind: 'listing' }>,
-  ): Promise<boolean> {
+  /** A listing or a sale: what can fill our offers (see fill-model.ts). */
+  type Crossing = Extract<MarketEvent, { kind: 'listing' | 'sale' }>;
+  const crossesOf = (order: Omit<PaperOrder, 'status'>, e: Crossing): boolean | 'traits' =>
+    e.kind === 'listing' ? listingCrossesOffer(order, e, o.wallet) : saleCrossesOffer(order, e, o.wallet);
+
+  async function crossed(order: Omit<PaperOrder, 'status'>, e: Crossing): Promise<boolean> {
     const l = ledger.get(order.orderHash);
     if (l === undefined || !ledger.counts(l)) return false;
     // a cancel accepted but not assured yet: a fulfillment signature could still fill it
     if (l.state === 'cancelling' && l.cancelValidUntil === null) return false;
-    const crosses = listingCrossesOffer(order, listing, o.wallet);
+    const crosses = crossesOf(order, e);
     if (crosses === false) return false;
     // an NFT of ours that is one of a kind: its seller no longer has it to sell
-    if (await heldAndUnique(listing.nft)) return false;
+    if (await heldAndUnique(e.nft)) return false;
     if (crosses !== 'traits') return crosses;
-    return traitMatches(order.offer, await o.traitsOf?.(listing.nft));
+    return traitMatches(order.offer, await o.traitsOf?.(e.nft));
   }
 
   type Listed = typeof listed extends Map<string, infer V> ? V : never;
@@ -752,29 +756,33 @@ export function createPaperExecutor(o: PaperExecutorOptions): PaperExecutor {
     });
   }
 
-  /** Our offers a listing could fill, as its seller would choose (checked again, with traits, when filling). */
-  function mayCross(listing: Extract<MarketEvent, { kind: 'listing' }>): Omit<PaperOrder, 'status'>[] {
+  /**
+   * Our offers a listing or a sale could fill, as its seller would choose (checked again, with
+   * traits, when filling).
+   */
+  function mayCross(e: Crossing): Omit<PaperOrder, 'status'>[] {
     const out: Omit<PaperOrder, 'status'>[] = [];
     // only orders that still count can be filled (not every order ever placed), and only offers
-    // on the listing's collection cross it
-    for (const order of standingNow().offers.get(listing.collection) ?? none)
-      if (listingCrossesOffer(order, listing, o.wallet) !== false) out.push(order);
+    // on the event's collection cross it
+    for (const order of standingNow().offers.get(e.collection) ?? none)
+      if (crossesOf(order, e) !== false) out.push(order);
     return out.length > 1 ? byListerChoice(out) : out;
   }
 
   function observe(event: MarketEvent): Promise<void> | undefined {
-    if (event.kind === 'sale') {
-      // most sales take none of ours: decided here, with nothing to await
-      const best = listed.size === 0 ? undefined : takenBySale(event);
-      return best === undefined ? undefined : sold(event, best, o.clock.now());
-    }
-    if (event.kind !== 'listing') return undefined;
+    if (event.kind !== 'sale' && event.kind !== 'listing') return undefined;
+    // a sale: a buyer would have taken our cheapest listing under it, and its seller one of our
+    // offers over it (two counterfactuals: each fills at most one of ours)
+    const best = event.kind === 'sale' && listed.size > 0 ? takenBySale(event) : undefined;
     const candidates = mayCross(event);
-    return candidates.length === 0 ? undefined : offersCrossed(event, candidates);
+    // most events take none of ours: decided here, with nothing to await
+    if (best === undefined) return candidates.length === 0 ? undefined : offersCrossed(event, candidates);
+    const selling = sold(event as Extract<MarketEvent, { kind: 'sale' }>, best, o.clock.now());
+    return candidates.length === 0 ? selling : selling.then(() => offersCrossed(event, candidates));
   }
 
   async function offersCrossed(
-    event: Extract<MarketEvent, { kind: 'listing' }>,
+    event: Crossing,
     candidates: readonly Omit<PaperOrder, 'status'>[],
   ): Promise<void> {
     const now = o.clock.now();

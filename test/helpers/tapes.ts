@@ -14,8 +14,10 @@ import { openTape } from '../../src/tape/reader.ts';
 import { openTapeWriter } from '../../src/tape/writer.ts';
 
 /**
- * Writes to `out` the tape at `from`, then its last event again `gapMs` later; between them
- * nothing is recorded, or what `between` gives (from the last event's time and the header).
+ * Writes to `out` the tape at `from`, then `gapMs` after its last event one more (its last that
+ * can fill none of our orders: not a listing or a sale, which the fill model fills offers on);
+ * between them nothing is recorded, or what `between` gives (from the last event's time and the
+ * header).
  */
 export async function gappedTape(
   from: string,
@@ -26,14 +28,17 @@ export async function gappedTape(
   const records = [...openTape(from).records()];
   const w = openTapeWriter(out, { header: records[0] as TapeHeader, flushMs: 0 });
   let last: TapeEvent | undefined;
+  let again: TapeEvent | undefined;
   for (const r of records.slice(1)) {
     w.write(r);
-    if (r.k === 'event') last = r;
+    if (r.k !== 'event') continue;
+    last = r;
+    if (r.event.kind !== 'listing' && r.event.kind !== 'sale') again = r;
   }
-  if (last === undefined) throw new Error(`${from} has no event`);
+  if (last === undefined || again === undefined) throw new Error(`${from} has no event to repeat`);
   for (const r of between?.(last.at, records[0] as TapeHeader) ?? []) w.write(r);
   const farAt = last.at + gapMs;
-  w.write({ ...last, at: farAt, event: { ...last.event, receivedAt: farAt } });
+  w.write({ ...again, at: farAt, event: { ...again.event, receivedAt: farAt } });
   await w.close();
   return { lastAt: last.at, farAt };
 }

@@ -6,12 +6,12 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '../../alerts/format.ts';
 import {
+  type ComparedRun,
   type Comparison,
   compareWithRun,
   type FillDifference,
-  PaperReportError,
-  type PaperRun,
-  readPaperRun,
+  RunReportError,
+  readRun,
   strategyDifferences,
 } from '../../backtest/compare.ts';
 import { costsWarnings, utcMinute, walletWorth } from '../../backtest/report.ts';
@@ -211,10 +211,10 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   const toRaw = textFlag(ctx.flags, TO_FLAG, command);
   const fromAsked = fromRaw !== undefined ? parseTime('from', fromRaw, command) : undefined;
   const toAsked = toRaw !== undefined ? parseTime('to', toRaw, command) : undefined;
-  // the paper run to compare with: its window is the backtest's unless --from/--to say otherwise
-  const paperRun = comparedRun(ctx, example);
-  const from = fromAsked ?? paperRun?.tradingFrom;
-  const to = toAsked ?? paperRun?.endedAt;
+  // the paper or live run to compare with: its window is the backtest's unless --from/--to say otherwise
+  const compared = comparedRun(ctx, example);
+  const from = fromAsked ?? compared?.tradingFrom;
+  const to = toAsked ?? compared?.endedAt;
   if (from !== undefined && to !== undefined && to <= from)
     throw new UsageError(
       '--to is not after --from',
@@ -243,9 +243,9 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   if (out !== undefined)
     for (const ext of sweeps.length > 0 ? ['.sweep.json'] : ['.json', '.html'])
       writableOut(`${out}${ext}`, `${example} --out report`);
-  if (paperRun !== undefined && sweeps.length > 0)
+  if (compared !== undefined && sweeps.length > 0)
     throw new UsageError(
-      '--compare goes with one backtest, not with --sweep (a sweep changes the parameters the paper run traded with)',
+      '--compare goes with one backtest, not with --sweep (a sweep changes the parameters the run traded with)',
       `e.g. ${example} --compare harpoon-paper-report.json`,
     );
   for (const f of [WORKERS_FLAG, WORKER_MEMORY_FLAG, COMBINATION_TIMEOUT_FLAG])
@@ -313,29 +313,29 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   setup = wallet.setup;
   if (wallet.note !== undefined) err(wallet.note);
   if (wallet.warning !== undefined) err(`warning: ${wallet.warning}`);
-  if (paperRun !== undefined) {
+  if (compared !== undefined) {
     err(
-      `comparing with the paper run of ${paperRun.file} (${paperRun.fills.length} fills): from ${new Date(from ?? tape.firstAt).toISOString()}${fromAsked === undefined ? ', when its strategies began,' : ''} to ${new Date(to ?? tape.lastAt).toISOString()}${toAsked === undefined ? ', when it stopped' : ''}`,
+      `comparing with the ${compared.mode} run of ${compared.file} (${compared.fills.length} fills): from ${new Date(from ?? tape.firstAt).toISOString()}${fromAsked === undefined ? ', when its strategies began,' : ''} to ${new Date(to ?? tape.lastAt).toISOString()}${toAsked === undefined ? ', when it stopped' : ''}`,
     );
     // the run's simulated wallet as its strategies began (a kept wallet of an earlier run moved it
     // from the config's start): the backtest's starts there too
-    const startWallet = paperRun.walletAtStart;
+    const startWallet = compared.walletAtStart;
     if (startWallet !== undefined) {
       setup = { ...setup, balances: new Map(startWallet.map((b) => [b.token, b.amount])) };
       err(
-        `the simulated wallet starts as the paper run's did when its strategies began (${startWallet.map((b) => `${b.symbol} ${formatUnits(b.amount, b.decimals)}`).join(', ') || 'empty'}), not from the config's paper.balances`,
+        `the simulated wallet starts as the ${compared.mode} run's did when its strategies began (${startWallet.map((b) => `${b.symbol} ${formatUnits(b.amount, b.decimals)}`).join(', ') || 'empty'}), not from the config's paper.balances`,
       );
     }
     // another config than the run's gives other fills: said before the replay, not found after it
     const other =
-      paperRun.strategies === undefined ? [] : strategyDifferences(paperRun.strategies, setup.strategies);
+      compared.strategies === undefined ? [] : strategyDifferences(compared.strategies, setup.strategies);
     if (other.length > 0)
       err(
-        `warning: this config's strategies are not those the paper run traded with, so their fills will differ: ${other.join('; ')}`,
+        `warning: this config's strategies are not those the ${compared.mode} run traded with, so their fills will differ: ${other.join('; ')}`,
       );
-    if (paperRun.wallet !== setup.wallet)
+    if (compared.wallet !== setup.wallet)
       err(
-        `warning: the paper run traded as ${paperRun.wallet} and this backtest trades as ${setup.wallet}: the orders it finds ours are not the run's`,
+        `warning: the ${compared.mode} run traded as ${compared.wallet} and this backtest trades as ${setup.wallet}: the orders it finds ours are not the run's`,
       );
   }
   if (tape.events === 0)
@@ -343,18 +343,20 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
       'warning: the tape holds no market event (a recording that got nothing from the stream): strategies see only its REST answers',
     );
   const runs = `${new Date(tape.firstAt).toISOString()} → ${new Date(tape.lastAt).toISOString()}`;
-  // the window as asked, or as the paper run compared with spans it
+  // the window as asked, or as the run compared with spans it
   const cut = tape.header.from !== undefined ? ' (it was cut there: harpoon tape convert --from)' : '';
   const early =
     fromAsked !== undefined
       ? `--from is before the tape begins${cut}`
-      : `the paper run began before the tape${cut}`;
+      : `the ${compared?.mode ?? 'paper'} run began before the tape${cut}`;
   const late =
-    toAsked !== undefined ? '--to is after the tape ends' : 'the paper run stopped after the tape ends';
+    toAsked !== undefined
+      ? '--to is after the tape ends'
+      : `the ${compared?.mode ?? 'paper'} run stopped after the tape ends`;
   if ((from !== undefined && from >= tape.lastAt) || (to !== undefined && to <= tape.firstAt))
-    throw paperRun !== undefined && (fromAsked === undefined || toAsked === undefined)
+    throw compared !== undefined && (fromAsked === undefined || toAsked === undefined)
       ? new UsageError(
-          `--compare: the paper run of ${paperRun.file} (${new Date(from ?? tape.firstAt).toISOString()} → ${new Date(to ?? tape.lastAt).toISOString()}) is outside the tape, which runs ${runs}`,
+          `--compare: the ${compared.mode} run of ${compared.file} (${new Date(from ?? tape.firstAt).toISOString()} → ${new Date(to ?? tape.lastAt).toISOString()}) is outside the tape, which runs ${runs}`,
           'compare a run with the tape it recorded (market.record), or give --from/--to within the tape',
         )
       : new UsageError(
@@ -364,11 +366,11 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   // a window wider than the tape is the tape: said, not silently narrowed
   if (from !== undefined && from < tape.firstAt)
     ctx.io.stderr(
-      `harpoon: warning: ${early} (it runs ${runs}): trading starts at its start${paperRun !== undefined ? "; the run's fills before it are not compared" : ''}\n`,
+      `harpoon: warning: ${early} (it runs ${runs}): trading starts at its start${compared !== undefined ? "; the run's fills before it are not compared" : ''}\n`,
     );
   if (to !== undefined && to > tape.lastAt)
     ctx.io.stderr(
-      `harpoon: warning: ${late} (it runs ${runs}): the replay ends at its end${paperRun !== undefined ? "; the run's fills after it are not compared" : ''}\n`,
+      `harpoon: warning: ${late} (it runs ${runs}): the replay ends at its end${compared !== undefined ? "; the run's fills after it are not compared" : ''}\n`,
     );
 
   // the report's samples over the window: too many for memory is refused before the replay
@@ -583,8 +585,8 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
     );
   for (const w of costsWarnings(r)) ctx.io.stderr(`harpoon: warning: ${w}\n`);
   let comparison: Comparison | undefined;
-  if (paperRun !== undefined) {
-    comparison = compareWithRun(paperRun, r);
+  if (compared !== undefined) {
+    comparison = compareWithRun(compared, r);
     ctx.io.stdout(`${comparisonText(comparison).join('\n')}\n`);
   }
   const withComparison = comparison === undefined ? r : { ...r, comparison };
@@ -607,17 +609,17 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   return run.interrupted ? ExitCode.interrupted : ExitCode.ok;
 }
 
-/** `--compare FILE`: the paper run's report, read before anything runs (undefined: not asked for). */
-function comparedRun(ctx: CommandContext, example: string): PaperRun | undefined {
+/** `--compare FILE`: a paper or live run's report, read before anything runs (undefined: not asked for). */
+function comparedRun(ctx: CommandContext, example: string): ComparedRun | undefined {
   const raw = textFlag(ctx.flags, COMPARE_FLAG, 'backtest');
   if (raw === undefined) return undefined;
   try {
-    return readPaperRun(resolve(ctx.io.cwd, raw), raw);
+    return readRun(resolve(ctx.io.cwd, raw), raw);
   } catch (e) {
-    if (!(e instanceof PaperReportError)) throw e;
+    if (!(e instanceof RunReportError)) throw e;
     throw new UsageError(
       `--compare: ${e.message}`,
-      `give the report "harpoon run --paper" saved as it stopped, e.g. ${example} --compare harpoon-paper-report.json`,
+      `give the report "harpoon run --paper" saved as it stopped (harpoon-paper-report.json), or a live daemon's run-report.json (next to its store), e.g. ${example} --compare harpoon-paper-report.json`,
     );
   }
 }
@@ -627,22 +629,22 @@ export function comparisonText(c: Comparison): string[] {
   const unknown = c.differences.filter((d) => d.cause === null).length;
   const known = c.differences.length - unknown;
   const lines = [
-    `Compared with the paper run (${c.run.file}, ${c.run.fills} fills in this window): ${c.same} the same${c.same > 0 ? ` (at most ${c.maxShiftMs} ms apart)` : ''}, ${known} ${known === 1 ? 'difference' : 'differences'} with a known cause, ${unknown} without${c.agree ? '' : ': the backtest and the run disagree'}`,
+    `Compared with the ${c.run.mode} run (${c.run.file}, ${c.run.fills} fills in this window): ${c.same} the same${c.same > 0 ? ` (at most ${c.maxShiftMs} ms apart)` : ''}, ${known} ${known === 1 ? 'difference' : 'differences'} with a known cause, ${unknown} without${c.agree ? '' : ': the backtest and the run disagree'}`,
   ];
   // exact amounts (every digit): a gas or fee difference is often a few wei
   const side = (s: FillDifference['run']) =>
     s === undefined
       ? 'none'
-      : `${formatUnits(BigInt(s.price), s.decimals)} ${s.symbol} (fees ${formatUnits(BigInt(s.fees), s.decimals)}, gas ${formatUnits(BigInt(s.gas), 18)} ETH) at ${new Date(s.at).toISOString()}`;
+      : `${formatUnits(BigInt(s.price), s.decimals)} ${s.symbol} (fees ${s.fees === null ? 'not known' : formatUnits(BigInt(s.fees), s.decimals)}, gas ${formatUnits(BigInt(s.gas), 18)} ETH) at ${new Date(s.at).toISOString()}`;
   for (const d of c.differences)
     lines.push(
-      `  ${d.cause === null ? 'differs, no known cause' : 'differs'}: ${d.what}: paper ${side(d.run)}, backtest ${side(d.backtest)}${d.cause !== null ? ` — ${d.cause}` : ''}`,
+      `  ${d.cause === null ? 'differs, no known cause' : 'differs'}: ${d.what}: ${c.run.mode} ${side(d.run)}, backtest ${side(d.backtest)}${d.cause !== null ? ` — ${d.cause}` : ''}`,
     );
   for (const p of c.realized)
     lines.push(
       p.differs === null
         ? `  realized ${p.strategy}: ${eth(p.run)} ETH in both`
-        : `  ${p.differs.cause === null ? 'differs, no known cause' : 'differs'}: realized ${p.strategy}: paper ${eth(p.run)} ETH, backtest ${eth(p.backtest)} ETH (${BigInt(p.backtest) - BigInt(p.run)} wei apart)${p.differs.cause !== null ? ` — ${p.differs.cause}` : ''}`,
+        : `  ${p.differs.cause === null ? 'differs, no known cause' : 'differs'}: realized ${p.strategy}: ${c.run.mode} ${eth(p.run)} ETH, backtest ${eth(p.backtest)} ETH (${BigInt(p.backtest) - BigInt(p.run)} wei apart)${p.differs.cause !== null ? ` — ${p.differs.cause}` : ''}`,
     );
   return lines;
 }

@@ -26,7 +26,8 @@ export function compareHint(o: {
  * `harpoon run --config <file> [--paper]`: the daemon itself. Loads the config (a ConfigError is
  * exit 2 with what to fix), starts the daemon, prints progress and a one-line status every
  * `--every` seconds to stderr, and on SIGINT/SIGTERM stops cleanly (in paper mode it prints the
- * report of what it would have done and saves it next to the paper database).
+ * report of what it would have done and saves it next to the paper database; live, it saves what
+ * it traded next to its store: run-report.json).
  */
 export async function runRun(ctx: CommandContext): Promise<number> {
   const file = textFlag(ctx.flags, CONFIG_FLAG, 'run');
@@ -143,6 +144,19 @@ export async function runRun(ctx: CommandContext): Promise<number> {
       tape: loaded.config.sandbox.enabled ? undefined : options.market.record,
       config: loaded.file,
       report: options.paperReportPath,
+    });
+    if (hint !== undefined) ctx.io.stdout(`${hint}\n`);
+  }
+  // live: what it traded, saved next to its store (the daemon said where on stderr)
+  const live = daemon.runReport();
+  if (live !== undefined && options.runReportPath !== undefined) {
+    ctx.io.stdout(
+      `traded live from ${new Date(live.tradingFrom ?? live.startedAt).toISOString()}: ${live.fills.length} fill(s) (saved as JSON: ${options.runReportPath})\n`,
+    );
+    const hint = compareHint({
+      tape: loaded.config.sandbox.enabled ? undefined : options.market.record,
+      config: loaded.file,
+      report: options.runReportPath,
     });
     if (hint !== undefined) ctx.io.stdout(`${hint}\n`);
   }

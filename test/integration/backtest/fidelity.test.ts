@@ -11,14 +11,9 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  backtestSide,
-  compareWithRun,
-  readPaperRun,
-  strategyDifferences,
-} from '../../../src/backtest/compare.ts';
+import { backtestSide, compareWithRun, readRun, strategyDifferences } from '../../../src/backtest/compare.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
-import { type BacktestSetup, backtestSetupOf, walletForTape } from '../../../src/backtest/setup.ts';
+import { walletForTape } from '../../../src/backtest/setup.ts';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
 import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
@@ -27,32 +22,10 @@ import { ZERO_ADDRESS } from '../../../src/domain/ids.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { roomyLimits } from '../limits.ts';
+import { fidelityStrategies, setupOfOptions } from './fidelity-setup.ts';
 
 const STRATEGIES = resolve(import.meta.dirname, '../../../strategies');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * The backtest setup of what the daemon traded with: its options hold what a config says (the
- * demo's options are its config's), and, as a user's config holds the key and not the address,
- * no wallet (the tape's is taken: walletForTape).
- */
-function setupOfOptions(o: DaemonOptions, balances: Readonly<Record<string, string>>): BacktestSetup {
-  return backtestSetupOf({
-    weth: o.chain.weth,
-    balances,
-    chain: o.chain.name,
-    collections: o.collections,
-    strategies: o.strategies,
-    ...(o.baseDir !== undefined ? { baseDir: o.baseDir } : {}),
-    ...(o.strategiesDir !== undefined ? { strategiesDir: o.strategiesDir } : {}),
-    risk: o.risk,
-    engine: o.engine,
-    market: o.market,
-    tokens: o.tokens,
-    wallet: o.wallet.source === 'none' ? o.wallet.address : undefined,
-    pollIntervalMs: o.pollIntervalMs,
-  });
-}
 
 let sb: Sandbox;
 let dir: string;
@@ -77,30 +50,11 @@ describe('paper run vs backtest of its tape', () => {
   it('the same fills and PnL', async () => {
     const base = await demoDaemonOptions(sb, { paper: true, dir, wallet: 0 });
     const tapePath = join(dir, 'paper.tape');
-    const keep = new Set(['sniper', 'collection-bidder', 'trait-bidder', 'seller', 'drop-minter']);
-    // the simulated wallet, the same in both: 5 ETH, which a rebalancer keeps half in WETH (the
-    // demo's rebalancer trades HRP: a backtest swaps it at the recorded price of one whole token,
-    // without the pool's impact of the amount, which paper's quote has — not the same to the wei)
+    // the simulated wallet, the same in both: 5 ETH, which the rebalancer keeps half in WETH
     const balances = { ETH: '5' };
     const options: DaemonOptions = {
       ...base,
-      strategies: [
-        ...base.strategies.filter((s) => keep.has(s.id)),
-        {
-          id: 'rebalancer',
-          module: 'rebalancer',
-          params: {
-            schedule: '*/20 * * * * *',
-            tokens: [
-              { token: { address: ZERO_ADDRESS, symbol: 'ETH', decimals: 18 }, weight: 0.5 },
-              { token: { address: sb.weth.toLowerCase(), symbol: 'WETH', decimals: 18 }, weight: 0.5 },
-            ],
-            toleranceBps: 1000,
-            minTradeValue: '0.01',
-            maxSwapsPerRun: 1,
-          },
-        },
-      ],
+      strategies: fidelityStrategies(base, sb.weth),
       paperBalances: paperBalancesOf(balances, base.tokens),
       market: { ...base.market, record: tapePath },
     };
@@ -133,43 +87,43 @@ describe('paper run vs backtest of its tape', () => {
     expect(chosen.setup.wallet).toBe(wallet.toLowerCase());
     expect(chosen.note).toMatch(/this backtest trades as it/);
     // the paper run as `harpoon backtest --compare` reads it: the report the daemon saved as it stopped
-    const paperRun = readPaperRun(options.paperReportPath);
-    expect(paperRun.fills.length).toBe(paper?.fills.length);
+    const comparedRun = readRun(options.paperReportPath);
+    expect(comparedRun.fills.length).toBe(paper?.fills.length);
     // its strategies began as its engine started (the backtest trades from then)
-    expect(paperRun.tradingFrom).toBeGreaterThan(paperRun.startedAt);
-    expect(paperRun.tradingFrom).toBeLessThanOrEqual(engineAt);
+    expect(comparedRun.tradingFrom).toBeGreaterThan(comparedRun.startedAt);
+    expect(comparedRun.tradingFrom).toBeLessThanOrEqual(engineAt);
     // what it traded with: the backtest's setup is the same config
-    expect(paperRun.strategies?.map((x) => x.id).sort()).toEqual(
+    expect(comparedRun.strategies?.map((x) => x.id).sort()).toEqual(
       chosen.setup.strategies.map((x) => x.id).sort(),
     );
-    expect(strategyDifferences(paperRun.strategies ?? [], chosen.setup.strategies)).toEqual([]);
+    expect(strategyDifferences(comparedRun.strategies ?? [], chosen.setup.strategies)).toEqual([]);
     // and its simulated wallet then: the config's start (a new store: no earlier run moved it)
-    expect(paperRun.walletAtStart?.map((b) => [b.token, b.amount])).toEqual([
+    expect(comparedRun.walletAtStart?.map((b) => [b.token, b.amount])).toEqual([
       [ZERO_ADDRESS, 5n * 10n ** 18n],
     ]);
     const run = await runBacktest({
       tape,
       setup: chosen.setup,
       builtinStrategiesDir: STRATEGIES,
-      from: paperRun.tradingFrom,
+      from: comparedRun.tradingFrom,
     });
     // Every difference is printed with its cause (src/backtest/compare.ts: a fill's time, the gas
     // price the tape samples, a swap sized on the wallet after it, a sale decided within a moment
     // of the purchase); any other fails — an NFT sold twice by paper among them (the daemon reads
     // its holdings again after every fill, and risk refuses a second sale while one is under way).
-    const c = compareWithRun(paperRun, run.report);
+    const c = compareWithRun(comparedRun, run.report);
     const line = (f: {
       at: number;
       strategy: string;
       kind: string;
       item: string | null;
       price: bigint;
-      fees: bigint;
+      fees: bigint | null;
     }) => `${f.at} ${f.strategy} ${f.kind} ${f.item} ${f.price} fees ${f.fees}`;
     process.stdout.write(
       `${JSON.stringify(
         {
-          fills: { paper: paperRun.fills.map(line), backtest: backtestSide(run.report).fills.map(line) },
+          fills: { paper: comparedRun.fills.map(line), backtest: backtestSide(run.report).fills.map(line) },
           comparison: c,
           refused: { paper: paper?.rejected, backtest: run.report.refused },
           intents: { paper: paper?.intents, backtest: run.report.intents },
@@ -181,26 +135,36 @@ describe('paper run vs backtest of its tape', () => {
     );
     const what = (kind: string) => (f: { strategy: string; kind: string }) =>
       `${f.strategy} ${f.kind}` === kind;
-    expect(paperRun.fills.length).toBeGreaterThan(1);
+    expect(comparedRun.fills.length).toBeGreaterThan(1);
     // every fill of the run is in the window the backtest traded
-    expect(c.run.fills).toBe(paperRun.fills.length);
+    expect(c.run.fills).toBe(comparedRun.fills.length);
     // the rebalancer traded from the simulated wallet, in both
-    expect(paperRun.fills.filter(what('rebalancer swap')).length).toBeGreaterThan(0);
+    expect(comparedRun.fills.filter(what('rebalancer swap')).length).toBeGreaterThan(0);
     // the drop-minter minted the demo's drop, from its status on the tape in the backtest
     const mints = (fills: readonly { at: number; strategy: string; kind: string }[]) =>
       fills.filter(what('drop-minter mint')).map((f) => f.at);
-    expect(mints(paperRun.fills).length).toBe(2);
+    expect(mints(comparedRun.fills).length).toBe(2);
     expect(tape.counts.drop ?? 0).toBeGreaterThan(0);
     // at the same ticks: the daemon writes the status it polled at once (recorder.views)
     const backMints = mints(backtestSide(run.report).fills);
     expect(backMints.length).toBe(2);
     for (const [i, at] of backMints.entries())
-      expect(Math.abs(at - (mints(paperRun.fills)[i] ?? 0))).toBeLessThan(1_000);
+      expect(Math.abs(at - (mints(comparedRun.fills)[i] ?? 0))).toBeLessThan(1_000);
     expect(c.differences.filter((d) => d.cause === null)).toEqual([]);
-    expect(run.report.fills.length).toBe(paperRun.fills.length);
+    expect(run.report.fills.length).toBe(comparedRun.fills.length);
     // PnL: the same to the wei, unless a sale was taken differently (said, with its cause)
     expect(c.realized.length).toBeGreaterThan(0);
     expect(c.realized.filter((p) => p.differs !== null && p.differs.cause === null)).toEqual([]);
     expect(c.agree).toBe(true);
+    // what paper bought stays held until paper sells it: the daemon never checks paper's holdings
+    // against the chain (the wallet never had them; checked, they were let go within 30 s)
+    const items = (kinds: readonly string[]) =>
+      comparedRun.fills.filter((f) => kinds.includes(f.kind) && f.item !== null).map((f) => f.item);
+    const sold = new Set(items(['offer_accepted', 'listing_sold']));
+    const held = new Set(items(['buy', 'offer_filled']).filter((i) => !sold.has(i)));
+    expect(
+      comparedRun.fills.some((f) => f.kind === 'offer_filled' && f.at < comparedRun.endedAt - 35_000),
+    ).toBe(true);
+    expect((paper?.pnl?.byStrategy ?? []).reduce((n, r) => n + r.held, 0)).toBe(held.size);
   }, 600_000);
 });

@@ -370,9 +370,11 @@ describe('backtest', () => {
       await runBacktest({ tape: openTapeSource(gapped), setup: setup(), builtinStrategiesDir: strategiesDir })
     ).report;
     expect(gap.window.to).toBe(farAt);
-    // the same intents and orders as the quarter hour alone: none in the 3 hours after it
-    expect(gap.intents).toEqual(quarter.intents);
+    // the same orders, executions and fills as the quarter hour alone: none in the 3 hours after
+    // it (in its first minute the view is not stale yet: a strategy may still decide there — in
+    // this tape a sale refused, the offer gone — but nothing is placed or done)
     expect(gap.orders.placed).toBe(quarter.orders.placed);
+    expect(gap.intents.done).toBe(quarter.intents.done);
     expect(gap.fills).toEqual(quarter.fills);
   }, 120_000);
 
@@ -388,7 +390,8 @@ describe('backtest', () => {
     });
     expect(r.interrupted).toBe(false);
     expect(r.report.window.to).toBe(farAt);
-    expect(r.report.intents).toEqual(quarter.intents);
+    expect(r.report.orders.placed).toBe(quarter.orders.placed);
+    expect(r.report.intents.done).toBe(quarter.intents.done);
     expect(r.report.fills).toEqual(quarter.fills);
     // a sample a minute up to a few minutes into the silence, one where the clock lands before its
     // end, then a minute each up to its end: not 86,400 of them
@@ -973,7 +976,7 @@ describe('the page', () => {
       notOnTape: [{ strategy: evil, reads: [evil] }],
       refused: { [evil]: 1 },
       comparison: {
-        run: { file: evil, from: 0, to: 120_000, fills: 1 },
+        run: { file: evil, mode: 'paper', from: 0, to: 120_000, fills: 1 },
         same: 0,
         maxShiftMs: 0,
         differences: [
@@ -1019,7 +1022,7 @@ describe('the page', () => {
       ...r,
       window: { ...r.window, from: 60_000, warmupFrom: 0 },
       comparison: {
-        run: { file: 'paper-report.json', from: 0, to: 120_000, fills: 2 },
+        run: { file: 'paper-report.json', mode: 'paper', from: 0, to: 120_000, fills: 2 },
         same: 1,
         maxShiftMs: 12,
         differences: [

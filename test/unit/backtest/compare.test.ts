@@ -5,14 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   type ComparedFill,
   compareFills,
-  PaperReportError,
-  readPaperRun,
+  RunReportError,
+  readRun,
   SALE_AFTER_BUY_MS,
   strategyDifferences,
 } from '../../../src/backtest/compare.ts';
 
 const ITEM = 'ethereum/0x0165878a594ca255338adfa4d48449f69242eb8f/35';
-const about = { file: 'paper.json', from: 0, to: 10_000, fills: 0 };
+const about = { file: 'paper.json', mode: 'paper' as const, from: 0, to: 10_000, fills: 0 };
 const none = { run: new Map<string, bigint>(), backtest: new Map<string, bigint>() };
 
 function fill(
@@ -153,7 +153,55 @@ describe('compareFills', () => {
   });
 });
 
-describe('readPaperRun', () => {
+describe('compareFills with a live run', () => {
+  const liveAbout = { ...about, file: 'run-report.json', mode: 'live' as const };
+  const GAS_LIVE = 127_715_001_021_720n;
+
+  it("a purchase matches whatever the fees (a live run does not know those of what it bought); its gas is a transaction's", () => {
+    const run = [fill(1_050, 'sniper', 'buy', 100n, { fees: null, gas: GAS_LIVE })];
+    const back = [fill(1_000, 'sniper', 'buy', 100n, { gas: 160_000_001_280_000n })];
+    const c = compareFills(run, back, none, liveAbout);
+    expect(c).toMatchObject({ same: 1, agree: true });
+    expect(c.differences).toEqual([
+      expect.objectContaining({
+        what: `gas of sniper buy ${ITEM}`,
+        run: expect.objectContaining({ fees: null, gas: String(GAS_LIVE) }),
+        cause: expect.stringMatching(/^the run's transaction paid its gas used at its effective price/),
+      }),
+    ]);
+    // at another price it is no match, fees or not
+    expect(
+      compareFills([fill(1_050, 'sniper', 'buy', 101n, { fees: null })], back, none, liveAbout).agree,
+    ).toBe(false);
+  });
+
+  it("offers filled in one of them only are the fill model's against live sellers, and so is the PnL after them; on paper they are not explained", () => {
+    const run = [fill(2_000, 'trait-bidder', 'offer_filled', 50n, { item: 'a/1', fees: null })];
+    const back = [fill(1_500, 'trait-bidder', 'offer_filled', 60n, { item: 'a/2' })];
+    const realized = { run: new Map([['seller', 5n]]), backtest: new Map([['seller', 9n]]) };
+    const c = compareFills(run, back, realized, liveAbout);
+    expect(c.agree).toBe(true);
+    expect(c.differences.map((d) => [d.what, d.run !== undefined, d.backtest !== undefined])).toEqual([
+      ['trait-bidder offer_filled a/1', true, false],
+      ['trait-bidder offer_filled a/2', false, true],
+    ]);
+    expect(c.differences[0]?.cause).toMatch(/^a seller accepted the run's offer \(the sale is on the tape\)/);
+    expect(c.differences[1]?.cause).toMatch(
+      /^the fill model filled the backtest's offer on a listing or sale/,
+    );
+    expect(c.realized[0]?.differs?.cause).toMatch(/^offers above were filled differently/);
+    // the same fills from a paper run: the same model on both sides, so a difference without a cause
+    const paper = compareFills(run, back, realized, about);
+    expect(paper.agree).toBe(false);
+    expect(paper.differences.every((d) => d.cause === null)).toBe(true);
+    // a purchase only in one of them stays unexplained, live too
+    expect(compareFills([fill(1, 'sniper', 'buy', 5n, { fees: null })], [], none, liveAbout).agree).toBe(
+      false,
+    );
+  });
+});
+
+describe('readRun', () => {
   const dir = mkdtempSync(join(tmpdir(), 'harpoon-compare-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, text: string) => {
@@ -191,8 +239,21 @@ describe('readPaperRun', () => {
     },
   };
 
+  it("reads a live daemon's run report too: its mode, a purchase's fees not known", () => {
+    const live = {
+      ...report,
+      mode: 'live',
+      tradingFrom: 1_200,
+      fills: [{ ...report.fills[0], fees: null, gas: '127715001021720', txHash: '0xabc' }],
+    };
+    const r = readRun(write('run-report.json', JSON.stringify(live)), 'run-report.json');
+    expect([r.mode, r.tradingFrom]).toEqual(['live', 1_200]);
+    expect(r.fills[0]).toMatchObject({ kind: 'buy', fees: null, gas: 127_715_001_021_720n });
+    expect(readRun(write('p.json', JSON.stringify(report))).mode).toBe('paper');
+  });
+
   it('reads the report "harpoon run --paper" saves: amounts as bigints, ETH and WETH PnL together in wei', () => {
-    const r = readPaperRun(write('paper.json', JSON.stringify(report)), 'paper.json');
+    const r = readRun(write('paper.json', JSON.stringify(report)), 'paper.json');
     expect(r).toMatchObject({ file: 'paper.json', startedAt: 1_000, tradingFrom: 1_000, endedAt: 9_000 });
     expect(r.wallet).toBe('0xabcdef0000000000000000000000000000000001');
     expect(r.fills).toEqual([
@@ -211,7 +272,7 @@ describe('readPaperRun', () => {
     expect([...(r.realized ?? [])]).toEqual([['seller', 750_000_000_000_000_000n]]);
     expect(r.walletAtStart).toBeUndefined();
     // when its strategies began and its simulated wallet then, once the daemon says them
-    const since = readPaperRun(
+    const since = readRun(
       write(
         't.json',
         JSON.stringify({
@@ -237,16 +298,16 @@ describe('readPaperRun', () => {
   it('a file that is not one says what is wrong with it', () => {
     const bad = (text: string) => {
       try {
-        readPaperRun(write('bad.json', text), 'bad.json');
+        readRun(write('bad.json', text), 'bad.json');
       } catch (e) {
-        expect(e).toBeInstanceOf(PaperReportError);
+        expect(e).toBeInstanceOf(RunReportError);
         return (e as Error).message;
       }
       throw new Error('read');
     };
     expect(bad('{"mode":')).toMatch(/^bad\.json is not JSON: /);
-    expect(bad(JSON.stringify({ ...report, mode: 'live' }))).toMatch(
-      /^bad\.json is not the report of a paper run \(mode: /,
+    expect(bad(JSON.stringify({ ...report, mode: 'backtest' }))).toMatch(
+      /^bad\.json is not the report of a paper or live run \(mode: /,
     );
     expect(bad(JSON.stringify({ ...report, fills: [{ ...report.fills[0], price: '1.5' }] }))).toMatch(
       /\(fills\.0\.price: /,
@@ -259,8 +320,8 @@ describe('readPaperRun', () => {
         }),
       ),
     ).toBe('bad.json: the realized PnL of seller is not an amount: lots');
-    expect(() => readPaperRun(join(dir, 'none.json'), 'none.json')).toThrow('no file at none.json');
-    expect(() => readPaperRun(dir, 'reports')).toThrow('reports is a folder, not a paper report');
+    expect(() => readRun(join(dir, 'none.json'), 'none.json')).toThrow('no file at none.json');
+    expect(() => readRun(dir, 'reports')).toThrow("reports is a folder, not a run's report");
   });
 });
 

@@ -158,6 +158,9 @@ describe('daemonOptionsFromConfig', () => {
     expect(o.execution).toEqual({ fulfillmentGasCeiling: 500_000n, presign: true, gasMarginBps: 2_000 });
     expect(o.stream.staleAfterMs).toBe(45_000);
     expect(o.paperReportPath).toBe('/tmp/data/paper-report.json');
+    // a live run's report next to its store; none with a store in memory
+    expect(o.runReportPath).toBe('/tmp/data/run-report.json');
+    expect(daemonOptionsFromConfig(config({}), {}, { storePath: ':memory:' }).runReportPath).toBeUndefined();
     expect([o.stopTimeoutMs, o.offerExpirySec, o.pollIntervalMs]).toEqual([15_000, 3_600, 5_000]);
   });
 

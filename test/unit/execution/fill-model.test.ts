@@ -10,6 +10,7 @@ import {
   feeOf,
   listingCrossesOffer,
   listingTakenBySale,
+  saleCrossesOffer,
   traitMatches,
 } from '../../../src/execution/fill-model.ts';
 
@@ -109,6 +110,32 @@ describe('fill model', () => {
     expect(traitMatches(trait.offer, [{ type: 'Hat', value: 'Cap' }])).toBe(true);
     expect(traitMatches(trait.offer, [{ type: 'Hat', value: 'Crown' }])).toBe(false);
     expect(traitMatches(trait.offer, undefined)).toBe(false);
+  });
+
+  it('an offer is crossed by a sale at or below it of what it is for, by others', () => {
+    const coll = {
+      offer: { type: 'collection' as const, collection: 'apes' },
+      price: 5n * E,
+      paymentToken: WETH,
+    };
+    expect(saleCrossesOffer(coll, sale(5n * E), WALLET)).toBe(true); // at the price; ETH and WETH alike
+    expect(saleCrossesOffer(coll, sale(5n * E + 1n), WALLET)).toBe(false);
+    expect(saleCrossesOffer(coll, sale(9n * E, '9', { quantity: 2n }), WALLET)).toBe(true); // per unit
+    expect(saleCrossesOffer(coll, sale(E, '9', { seller: WALLET as Address }), WALLET)).toBe(false); // ours
+    // to us: our own offer accepted on the tape of a trading daemon, which ours stands for
+    expect(saleCrossesOffer(coll, sale(E, '9', { buyer: WALLET as Address }), WALLET)).toBe(true);
+    expect(saleCrossesOffer(coll, sale(E, '9', { collection: 'punks' as CollectionSlug }), WALLET)).toBe(
+      false,
+    );
+    expect(saleCrossesOffer(coll, sale(1n, '9', { paymentToken: USDC }), WALLET)).toBe(false);
+    const item = { ...coll, offer: { type: 'item' as const, collection: 'apes', nft: nft('9') } };
+    expect(saleCrossesOffer(item, sale(E), WALLET)).toBe(true);
+    expect(saleCrossesOffer(item, sale(E, '8'), WALLET)).toBe(false);
+    const trait = {
+      ...coll,
+      offer: { type: 'trait' as const, collection: 'apes', traitType: 'Hat', value: 'Cap' },
+    };
+    expect(saleCrossesOffer(trait, sale(E), WALLET)).toBe('traits');
   });
 
   it('a sale takes the cheapest of our listings at or under its price, never the NFT sold itself', () => {

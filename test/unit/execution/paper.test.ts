@@ -119,7 +119,7 @@ function setup(
 }
 
 /** A sale in apes (of someone else's NFT) at `price`. */
-function sale(id: string, price: bigint) {
+function sale(id: string, price: bigint, over: { seller?: Address; buyer?: Address } = {}) {
   return {
     kind: 'sale' as const,
     id: `s-${id}-${price}`,
@@ -136,6 +136,7 @@ function sale(id: string, price: bigint) {
     quantity: 1n,
     price,
     paymentToken: ETH_TOKEN,
+    ...over,
   };
 }
 
@@ -177,6 +178,26 @@ describe('paper executor', () => {
     expect(store.orders.get(r.orderHash as string)?.status).toBe('filled');
     // filled once: another crossing listing fills nothing more
     await exec.observe(listing('5', E / 30n));
+    expect(sales).toHaveLength(1);
+  });
+
+  it('an offer fills when an NFT it would take sells at or below it (its seller took less than we bid): once, never on a sale by us', async () => {
+    const { exec, sales, store, ctx, clock } = setup();
+    const r = await exec.execute(apesOffer(clock.now()), ctx());
+    await exec.observe(sale('3', E / 10n)); // sold above the offer: nothing
+    await exec.observe(sale('3', E / 25n, { seller: WALLET })); // our own sale
+    expect(sales).toHaveLength(0);
+    await exec.observe(sale('4', E / 25n)); // another bidder's lower offer accepted, or a listing bought
+    expect(sales.map((x) => [x.orderHash, x.price])).toEqual([[r.orderHash, E / 20n]]);
+    expect(exec.fills()[0]).toMatchObject({
+      kind: 'offer_filled',
+      item: 'ethereum/0x00000000000000000000000000000000000000a1/4',
+      price: E / 20n,
+      fees: ((E / 20n) * 500n) / 10_000n,
+      gas: 0n,
+    });
+    expect(store.orders.get(r.orderHash as string)?.status).toBe('filled');
+    await exec.observe(sale('5', E / 30n));
     expect(sales).toHaveLength(1);
   });
 
