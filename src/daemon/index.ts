@@ -130,7 +130,7 @@ import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { routerAmountOut } from './router.ts';
-import { type LiveRunReport, liveRunFills } from './run-report.ts';
+import { type LiveRunReport, liveRunFills, saveRunReport } from './run-report.ts';
 import { buildStatus, type DaemonStatus, liveAtStopLine, type TapeStatus } from './status.ts';
 import {
   createBalancesReader,
@@ -153,6 +153,8 @@ export { describeTape, renderStatus } from './status.ts';
 
 /** Where the paper store keeps the simulated wallet (an id no strategy can have: see the config's ids). */
 const PAPER_WALLET_ID = '_paper_wallet';
+/** How often a live run's report is saved while it runs (see daemon/run-report.ts). */
+const RUN_REPORT_EVERY_MS = 60_000;
 
 /** The built-in strategies of the package (`strategies/` next to `src/`). */
 export const BUILTIN_STRATEGIES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../strategies');
@@ -275,6 +277,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
   let walletAtStart: ReadonlyMap<string, bigint> | undefined;
   /** Live mode: the run report as saved at stop (the store is closed after). */
   let finalRunReport: LiveRunReport | undefined;
+  /** When the run report was last saved while running (live). */
+  let reportSavedAt = 0;
   /** What we hold and what selling earned (cost basis, realized and unrealized PnL). */
   let holdings: ReturnType<typeof createHoldings> | undefined;
   let holdingsCheckedAt = 0;
@@ -530,6 +534,15 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
       await holdings
         .verify((nft) => balanceOf(nft), clock.now())
         .catch((err: unknown) => log.warn({ err }, 'checking holdings against the chain failed'));
+    }
+    // live: what it traded, saved every minute too (a run killed outright leaves its last minute's)
+    if (
+      paperExec === undefined &&
+      state === 'running' &&
+      clock.now() - reportSavedAt >= RUN_REPORT_EVERY_MS
+    ) {
+      reportSavedAt = clock.now();
+      saveReport();
     }
     persistWatermarks();
   }
@@ -1228,13 +1241,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     } else {
       // the store closes below: the report is made now, and kept
       finalRunReport = runReport();
-      if (finalRunReport !== undefined && options.runReportPath !== undefined)
-        try {
-          writeFileSync(options.runReportPath, `${toJson(finalRunReport, 2)}\n`, { mode: 0o600 });
-          progress(`run report saved: ${options.runReportPath}`);
-        } catch (err) {
-          log.warn({ err }, 'saving the run report failed');
-        }
+      if (saveReport()) progress(`run report saved: ${options.runReportPath}`);
     }
     keeper?.stop();
     // what alerts are queued get a few seconds (a fatal stop's own alert among them)
@@ -1272,6 +1279,23 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     };
   }
 
+  /**
+   * Live: saves the run report (runReportPath), as it stands; false when there is none to save or
+   * the write failed (warned: the run goes on).
+   */
+  function saveReport(): boolean {
+    const path = options.runReportPath;
+    const report = path === undefined ? undefined : runReport();
+    if (path === undefined || report === undefined) return false;
+    try {
+      saveRunReport(path, report, (v) => toJson(v, 2));
+      return true;
+    } catch (err) {
+      log.warn({ err }, 'saving the run report failed');
+      return false;
+    }
+  }
+
   /** What the live run traded since its engine started (see Daemon.runReport). */
   function runReport(): LiveRunReport | undefined {
     if (finalRunReport !== undefined) return finalRunReport;
@@ -1287,7 +1311,8 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         store,
         ledger,
         holdings,
-        journal: storeJournal(store).list({ states: ['done'] }),
+        // the swaps and mints done since (not the run's every offer: this is read every minute)
+        journal: storeJournal(store).doneSince(tradingFrom, ['swap', 'mint']),
         tokenOf: tokenInfo,
         chain: options.chain.name as ChainName,
         since: tradingFrom,

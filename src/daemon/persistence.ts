@@ -39,6 +39,8 @@ function journaledOf(r: IntentRecord): Journaled | undefined {
 /** The journal of the store: its reads are synchronous (SQLite), so `list` answers at once. */
 export type StoreJournal = Omit<IntentJournal, 'list'> & {
   list(filter?: { readonly states?: readonly IntentState[] }): readonly JournalRecord[];
+  /** Records done since `since` whose rows the execution layer claimed as one of `kinds` (swap, mint…). */
+  doneSince(since: number, kinds: readonly string[]): readonly JournalRecord[];
 };
 
 export function storeJournal(store: Store): StoreJournal {
@@ -112,6 +114,14 @@ export function storeJournal(store: Store): StoreJournal {
         : ['pending', 'sent', 'unknown', 'done', 'failed'];
       const out: JournalRecord[] = [];
       for (const r of store.intents.listByState(...states)) {
+        const rec = toRecord(r);
+        if (rec !== undefined) out.push(rec);
+      }
+      return out;
+    },
+    doneSince(since, kinds) {
+      const out: JournalRecord[] = [];
+      for (const r of store.intents.listSince({ states: ['done'], kinds, since })) {
         const rec = toRecord(r);
         if (rec !== undefined) out.push(rec);
       }

@@ -50,6 +50,15 @@ export interface IntentRepo {
    */
   claim(id: string, next: Pick<NewIntent, 'kind' | 'targetKey' | 'payload'>): boolean;
   listByState(...states: IntentState[]): IntentRecord[];
+  /**
+   * Intents of these states and kinds last changed at or after `since`, oldest first (a month of
+   * offers is not read to find a few swaps).
+   */
+  listSince(q: {
+    readonly states: readonly IntentState[];
+    readonly kinds: readonly string[];
+    readonly since: number;
+  }): IntentRecord[];
   /** Intents on this target that are not settled (pending, sent, unknown). */
   openForTarget(targetKey: string): IntentRecord[];
 }
@@ -140,6 +149,12 @@ export function createIntentRepo(db: Db, now: () => number): IntentRepo {
       if (states.length === 0) return [];
       const sql = `SELECT * FROM intents WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY created_at, rowid`;
       return (db.prepare(sql).all(...states) as Row[]).map(fromRow);
+    },
+    listSince({ states, kinds, since }) {
+      if (states.length === 0 || kinds.length === 0) return [];
+      const marks = (n: number) => Array.from({ length: n }, () => '?').join(',');
+      const sql = `SELECT * FROM intents WHERE state IN (${marks(states.length)}) AND kind IN (${marks(kinds.length)}) AND updated_at >= ? ORDER BY created_at, rowid`;
+      return (db.prepare(sql).all(...states, ...kinds, since) as Row[]).map(fromRow);
     },
     openForTarget(targetKey) {
       return byTarget.all(targetKey).map(fromRow);

@@ -7,7 +7,7 @@
  * against paper's estimate, a swap sized on a wallet that paid other gas, offers (a seller accepts
  * an offer live; the fill model fills ours on a listing or sale at or below it).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,15 +55,21 @@ describe('live run vs backtest of its tape', () => {
     daemon = createDaemon(options, { logger: silentLogger() });
     await daemon.start();
     await sleep(Number(process.env.HARPOON_FIDELITY_SECONDS ?? 75) * 1000);
+    // saved while it runs too (every minute): a run killed outright leaves its last minute's
+    const path = options.runReportPath as string;
+    const running = readRun(path);
+    expect(running.mode).toBe('live');
     await daemon.stop();
     expect(daemon.paperReport()).toBeUndefined();
     const saved = daemon.runReport();
     expect(saved?.mode).toBe('live');
 
     // the report as saved (owner only) and as --compare reads it
-    const path = options.runReportPath as string;
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const run = readRun(path);
+    expect(run.tradingFrom).toBe(running.tradingFrom);
+    expect(run.fills.length).toBeGreaterThanOrEqual(running.fills.length);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(run.mode).toBe('live');
     expect(run.fills.length).toBe(saved?.fills.length);
     expect(run.tradingFrom).toBeGreaterThan(run.startedAt);

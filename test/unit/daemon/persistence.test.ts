@@ -54,6 +54,33 @@ describe('engine ports on the SQLite store', () => {
     expect(failed?.error).toEqual({ code: 'http_404', message: 'gone' });
   });
 
+  it('journal: the done records of some claimed kinds since a time, without reading the rest', () => {
+    let now = 100;
+    store = openStore(':memory:', { now: () => now });
+    const j = storeJournal(store);
+    const swap = (id: string) =>
+      j.append({
+        id,
+        strategyId: 'rebalancer',
+        intent: cancelOrder({ orderHash: `0x${id}` as OrderHash }),
+        state: 'pending',
+        createdAt: now,
+        updatedAt: now,
+      });
+    for (const id of ['old', 'new', 'offer', 'failed']) swap(id);
+    // the execution layer claims the swaps (their rows take its kind); an offer stays the engine's
+    for (const id of ['old', 'new', 'failed'])
+      expect(store.intents.claim(id, { kind: 'swap', targetKey: id, payload: {} })).toBe(true);
+    j.update('old', { state: 'done', at: now });
+    now = 200;
+    j.update('new', { state: 'done', at: now });
+    j.update('offer', { state: 'done', at: now });
+    j.update('failed', { state: 'failed', at: now });
+    expect(j.doneSince(150, ['swap', 'mint']).map((r) => r.id)).toEqual(['new']);
+    expect(j.doneSince(0, ['swap']).map((r) => r.id)).toEqual(['old', 'new']);
+    expect(j.doneSince(0, [])).toEqual([]);
+  });
+
   it('journal: the execution layer claims the row (its kind, target, payload and error code), the journal facts stay', () => {
     store = openStore(':memory:');
     const j = storeJournal(store);
