@@ -64,6 +64,16 @@ export interface FillDifference {
   readonly cause: string | null;
 }
 
+/** A purchase, sale, mint or swap a run tried and did not get (a live run's report). */
+export interface RunAttempt {
+  readonly at: number;
+  readonly strategy: string;
+  readonly kind: string;
+  readonly item: string | null;
+  /** Why not. */
+  readonly error: string;
+}
+
 /** A strategy's realized PnL in ETH and WETH (as the backtest reports it), in wei. */
 export interface RealizedComparison {
   readonly strategy: string;
@@ -122,6 +132,8 @@ export function compareFills(
     readonly backtest: ReadonlyMap<string, bigint>;
   },
   about: Comparison['run'],
+  /** What the run tried and did not get (a live run's report says). */
+  tried: readonly RunAttempt[] = [],
 ): Comparison {
   const left = [...backtest];
   const explained: FillDifference[] = [];
@@ -210,7 +222,19 @@ export function compareFills(
     }
     unexplained.push({ what, run: side(f), cause: null });
   }
+  /** The run's attempts not yet taken to explain a backtest fill. */
+  const attempts = [...tried];
   for (const b of left) {
+    const a = attempts.findIndex((t) => t.strategy === b.strategy && t.kind === b.kind && t.item === b.item);
+    if (a >= 0) {
+      const [t] = attempts.splice(a, 1) as [RunAttempt];
+      explained.push({
+        what: whatOf(b),
+        backtest: side(b),
+        cause: `the run tried it too and did not get it (${t.error}): the backtest's fill model knows no other buyer first, no revert`,
+      });
+      continue;
+    }
     if (live && b.kind === 'offer_filled') {
       offersApart = true;
       explained.push({
@@ -306,6 +330,17 @@ const RunReportFile = z.object({
       byStrategy: z.array(z.object({ key: z.string(), symbol: z.string(), realized: z.string() })),
     })
     .optional(),
+  tried: z
+    .array(
+      z.object({
+        at: z.number().int(),
+        strategyId: z.string(),
+        kind: z.string(),
+        item: z.string().nullable(),
+        error: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 /** A paper or live run's report as a comparison reads it. */
@@ -330,6 +365,8 @@ export interface ComparedRun {
       }[]
     | undefined;
   readonly fills: readonly ComparedFill[];
+  /** What it tried and did not get (a live run's report; none from paper). */
+  readonly tried: readonly RunAttempt[];
   /** Realized PnL per strategy in ETH and WETH (wei); undefined: the report has none. */
   readonly realized: ReadonlyMap<string, bigint> | undefined;
 }
@@ -407,6 +444,13 @@ export function runOf(json: unknown, file: string): ComparedRun {
       gas: f.gas,
       symbol: f.symbol,
       decimals: f.decimals,
+    })),
+    tried: (r.tried ?? []).map((t) => ({
+      at: t.at,
+      strategy: t.strategyId,
+      kind: t.kind,
+      item: t.item,
+      error: t.error,
     })),
     realized,
   };
@@ -494,5 +538,6 @@ export function compareWithRun(run: ComparedRun, report: BacktestReport): Compar
     // a report without PnL (no holdings): compared as none realized
     { run: run.realized ?? new Map(), backtest: back.realized },
     { file: run.file, mode: run.mode, from: run.startedAt, to: run.endedAt, fills: inWindow.length },
+    run.tried.filter((t) => t.at >= from && t.at <= to),
   );
 }

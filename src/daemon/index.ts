@@ -130,7 +130,7 @@ import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { routerAmountOut } from './router.ts';
-import { type LiveRunReport, liveRunFills, saveRunReport } from './run-report.ts';
+import { type LiveRunReport, liveRunFills, liveRunTried, saveRunReport, TRIED_KINDS } from './run-report.ts';
 import { buildStatus, type DaemonStatus, liveAtStopLine, type TapeStatus } from './status.ts';
 import {
   createBalancesReader,
@@ -1312,11 +1312,19 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
         ledger,
         holdings,
         // the swaps and mints done since (not the run's every offer: this is read every minute)
-        journal: storeJournal(store).doneSince(tradingFrom, ['swap', 'mint']),
+        journal: storeJournal(store).listSince({
+          states: ['done'],
+          kinds: ['swap', 'mint'],
+          since: tradingFrom,
+        }),
         tokenOf: tokenInfo,
         chain: options.chain.name as ChainName,
         since: tradingFrom,
       }),
+      // what it tried to buy, sell, mint or swap and did not: a backtest that did is told why
+      tried: liveRunTried(
+        storeJournal(store).listSince({ states: ['failed'], kinds: TRIED_KINDS, since: tradingFrom }),
+      ),
     };
   }
 

@@ -39,8 +39,15 @@ function journaledOf(r: IntentRecord): Journaled | undefined {
 /** The journal of the store: its reads are synchronous (SQLite), so `list` answers at once. */
 export type StoreJournal = Omit<IntentJournal, 'list'> & {
   list(filter?: { readonly states?: readonly IntentState[] }): readonly JournalRecord[];
-  /** Records done since `since` whose rows the execution layer claimed as one of `kinds` (swap, mint…). */
-  doneSince(since: number, kinds: readonly string[]): readonly JournalRecord[];
+  /**
+   * Records of `states` last changed at or after `since` whose rows are of one of `kinds` (the
+   * execution layer's once claimed — swap, mint… — else `engine.<kind>`), oldest first.
+   */
+  listSince(q: {
+    readonly states: readonly IntentState[];
+    readonly kinds: readonly string[];
+    readonly since: number;
+  }): readonly JournalRecord[];
 };
 
 export function storeJournal(store: Store): StoreJournal {
@@ -119,9 +126,9 @@ export function storeJournal(store: Store): StoreJournal {
       }
       return out;
     },
-    doneSince(since, kinds) {
+    listSince(q) {
       const out: JournalRecord[] = [];
-      for (const r of store.intents.listSince({ states: ['done'], kinds, since })) {
+      for (const r of store.intents.listSince(q)) {
         const rec = toRecord(r);
         if (rec !== undefined) out.push(rec);
       }

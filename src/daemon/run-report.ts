@@ -9,6 +9,7 @@ import type { JournalRecord } from '../engine/index.ts';
 import type { PaperFill, PaperReport } from '../execution/index.ts';
 import type { Holdings, OrderLedger } from '../ledger/index.ts';
 import type { FillRecord, Store } from '../store/index.ts';
+import { JOURNAL_KIND_PREFIX } from '../store/intents.ts';
 import { fillOrigin } from './fill-origin.ts';
 
 /** A fill of a live run, as a paper run's report names fills (PaperFill), from the store. */
@@ -37,6 +38,55 @@ export interface LiveRunReport
   readonly mode: 'live';
   /** Every fill from `tradingFrom` on, in time order. */
   readonly fills: readonly RunFill[];
+  /**
+   * What it tried from `tradingFrom` on and did not get — a purchase, a sale, a mint or a swap that
+   * failed (another buyer first, a revert, the API's refusal) or risk refused — in time order.
+   */
+  readonly tried?: readonly RunAttempt[];
+}
+
+/** A purchase, sale, mint or swap a live run tried and did not get. */
+export interface RunAttempt {
+  readonly at: number;
+  readonly strategyId: string;
+  /** As a fill of it would be named (buy, offer_accepted, mint, swap). */
+  readonly kind: string;
+  /** As a fill of it would name it. */
+  readonly item: string | null;
+  /** Why not (its error code and message). */
+  readonly error: string;
+}
+
+/** The journal rows a live run's attempts are read from: the execution layer's, and the engine's it never claimed (refused before). */
+export const TRIED_KINDS: readonly string[] = ['buy_listing', 'accept_offer', 'mint', 'swap'].flatMap((k) => [
+  k,
+  `${JOURNAL_KIND_PREFIX}${k}`,
+]);
+
+/** The failed journal records of purchases, sales, mints and swaps, as a run report's attempts. */
+export function liveRunTried(failed: readonly JournalRecord[]): RunAttempt[] {
+  const out: RunAttempt[] = [];
+  for (const r of failed) {
+    if (r.state !== 'failed') continue;
+    const i = r.intent;
+    const item =
+      i.kind === 'buy_listing' || i.kind === 'accept_offer'
+        ? nftKey(i.nft)
+        : i.kind === 'mint'
+          ? `${i.quantity} × ${i.drop}`
+          : i.kind === 'swap'
+            ? `${i.fromToken.symbol} → ${i.toToken.symbol}`
+            : undefined;
+    if (item === undefined) continue;
+    out.push({
+      at: r.updatedAt,
+      strategyId: r.strategyId,
+      kind: AS_PAPER[i.kind] ?? i.kind,
+      item,
+      error: r.error === undefined ? 'failed' : `${r.error.code}: ${r.error.message}`,
+    });
+  }
+  return out;
 }
 
 /** Execution kinds as a paper run's report names its fills. */

@@ -89,6 +89,9 @@ describe('live run vs backtest of its tape', () => {
     // what it bought: fees not known (the seller paid them out of the price); what it sold: known
     for (const f of of('buy')) expect(f.fees).toBeNull();
     for (const f of of('offer_accepted')) expect(f.fees).not.toBeNull();
+    // what it tried and did not get, each with why (read from the journal's failed records)
+    expect(run.tried.length).toBe(saved?.tried?.length);
+    for (const t of run.tried) expect(t.error.length).toBeGreaterThan(0);
 
     const tape = openTapeSource(tapePath);
     expect(tape.torn).toBe(false);
@@ -107,6 +110,7 @@ describe('live run vs backtest of its tape', () => {
           backtest: backtestSide(bt.report).fills.map(
             (f) => `${f.at} ${f.strategy} ${f.kind} ${f.item} ${f.price} gas ${f.gas}`,
           ),
+          tried: run.tried,
           comparison: c,
         },
         (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v),

@@ -199,6 +199,21 @@ describe('compareFills with a live run', () => {
       false,
     );
   });
+
+  it('a purchase only in the backtest is explained when the run tried it and did not get it, once each', () => {
+    const back = [fill(1_000, 'sniper', 'buy', 5n), fill(2_000, 'sniper', 'buy', 5n)];
+    const tried = [
+      { at: 1_020, strategy: 'sniper', kind: 'buy', item: ITEM, error: 'reverted: the listing was filled' },
+      { at: 1_020, strategy: 'other', kind: 'buy', item: ITEM, error: 'x' },
+    ];
+    const c = compareFills([], back, none, liveAbout, tried);
+    expect(c.differences.map((d) => d.cause)).toEqual([
+      "the run tried it too and did not get it (reverted: the listing was filled): the backtest's fill model knows no other buyer first, no revert",
+      null,
+    ]);
+    expect(c.agree).toBe(false);
+    expect(compareFills([], back.slice(0, 1), none, liveAbout, tried).agree).toBe(true);
+  });
 });
 
 describe('readRun', () => {
@@ -249,6 +264,19 @@ describe('readRun', () => {
     const r = readRun(write('run-report.json', JSON.stringify(live)), 'run-report.json');
     expect([r.mode, r.tradingFrom]).toEqual(['live', 1_200]);
     expect(r.fills[0]).toMatchObject({ kind: 'buy', fees: null, gas: 127_715_001_021_720n });
+    expect(r.tried).toEqual([]);
+    const tried = readRun(
+      write(
+        'tried.json',
+        JSON.stringify({
+          ...live,
+          tried: [{ at: 1_300, strategyId: 'sniper', kind: 'buy', item: ITEM, error: 'reverted: gone' }],
+        }),
+      ),
+    );
+    expect(tried.tried).toEqual([
+      { at: 1_300, strategy: 'sniper', kind: 'buy', item: ITEM, error: 'reverted: gone' },
+    ]);
     expect(readRun(write('p.json', JSON.stringify(report))).mode).toBe('paper');
   });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { storeJournal, storeSpendLedger, storeStrategyState } from '../../../src/daemon/persistence.ts';
 import type { Address, OrderHash } from '../../../src/domain/ids.ts';
-import type { JournalRecord } from '../../../src/engine/index.ts';
+import type { IntentState, JournalRecord } from '../../../src/engine/index.ts';
 import { openStore, type Store } from '../../../src/store/index.ts';
 import { cancelOrder, placeOffer } from '../../../src/strategy.ts';
 
@@ -54,7 +54,7 @@ describe('engine ports on the SQLite store', () => {
     expect(failed?.error).toEqual({ code: 'http_404', message: 'gone' });
   });
 
-  it('journal: the done records of some claimed kinds since a time, without reading the rest', () => {
+  it('journal: the records of some states and kinds since a time, without reading the rest', () => {
     let now = 100;
     store = openStore(':memory:', { now: () => now });
     const j = storeJournal(store);
@@ -76,9 +76,13 @@ describe('engine ports on the SQLite store', () => {
     j.update('new', { state: 'done', at: now });
     j.update('offer', { state: 'done', at: now });
     j.update('failed', { state: 'failed', at: now });
-    expect(j.doneSince(150, ['swap', 'mint']).map((r) => r.id)).toEqual(['new']);
-    expect(j.doneSince(0, ['swap']).map((r) => r.id)).toEqual(['old', 'new']);
-    expect(j.doneSince(0, [])).toEqual([]);
+    const since = (at: number, kinds: string[], states: IntentState[] = ['done']) =>
+      j.listSince({ states, kinds, since: at }).map((r) => r.id);
+    expect(since(150, ['swap', 'mint'])).toEqual(['new']);
+    expect(since(0, ['swap'])).toEqual(['old', 'new']);
+    expect(since(0, ['swap'], ['failed'])).toEqual(['failed']);
+    expect(since(0, ['engine.cancel_order'])).toEqual(['offer']);
+    expect(since(0, [])).toEqual([]);
   });
 
   it('journal: the execution layer claims the row (its kind, target, payload and error code), the journal facts stay', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveRunFills, saveRunReport } from '../../../src/daemon/run-report.ts';
+import { liveRunFills, liveRunTried, saveRunReport } from '../../../src/daemon/run-report.ts';
 import type { PaymentToken } from '../../../src/domain/events.ts';
 import type { JournalRecord } from '../../../src/engine/index.ts';
 import type { LedgerOrder } from '../../../src/ledger/index.ts';
@@ -141,5 +141,38 @@ describe('a live run report: its fills as a paper report names them', () => {
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ mode: 'live', endedAt: 3 });
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['run-report.json']);
+  });
+
+  it('what it tried and did not get: failed purchases, sales, mints and swaps, named as their fills would be', () => {
+    const nft = { chain: 'ethereum' as const, contract: C as never, identifier: '5' as never };
+    const rec = (id: string, state: string, intent: Record<string, unknown>, error?: object) =>
+      ({
+        id,
+        strategyId: 's',
+        state,
+        createdAt: 1,
+        updatedAt: 2,
+        intent,
+        ...(error ? { error } : {}),
+      }) as unknown as JournalRecord;
+    const tried = liveRunTried([
+      rec(
+        'a',
+        'failed',
+        { kind: 'buy_listing', nft },
+        { code: 'reverted', message: 'the listing was filled' },
+      ),
+      rec('b', 'failed', { kind: 'accept_offer', nft }),
+      rec('c', 'failed', { kind: 'mint', drop: 'genesis', quantity: 2n }),
+      rec('d', 'failed', { kind: 'swap', fromToken: ETH, toToken: WETH }),
+      rec('e', 'failed', { kind: 'place_offer' }),
+      rec('f', 'done', { kind: 'buy_listing', nft }),
+    ]);
+    expect(tried.map((t) => [t.kind, t.item, t.error])).toEqual([
+      ['buy', `ethereum/${C}/5`, 'reverted: the listing was filled'],
+      ['offer_accepted', `ethereum/${C}/5`, 'failed'],
+      ['mint', '2 × genesis', 'failed'],
+      ['swap', 'ETH → WETH', 'failed'],
+    ]);
   });
 });
