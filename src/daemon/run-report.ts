@@ -39,8 +39,9 @@ export interface LiveRunReport
   /** Every fill from `tradingFrom` on, in time order. */
   readonly fills: readonly RunFill[];
   /**
-   * What it tried from `tradingFrom` on and did not get — a purchase, a sale, a mint or a swap that
-   * failed (another buyer first, a revert, the API's refusal) or risk refused — in time order.
+   * What it tried from `tradingFrom` on and did not get — a purchase, a sale, a mint or a swap
+   * whose execution failed (another buyer first, a revert, the API's refusal), in time order. What
+   * risk refused never reached the journal and is not here.
    */
   readonly tried?: readonly RunAttempt[];
 }
@@ -57,7 +58,10 @@ export interface RunAttempt {
   readonly error: string;
 }
 
-/** The journal rows a live run's attempts are read from: the execution layer's, and the engine's it never claimed (refused before). */
+/**
+ * The journal rows a live run's attempts are read from: the execution layer's, and the engine's it
+ * never claimed (failed before it took them over).
+ */
 export const TRIED_KINDS: readonly string[] = ['buy_listing', 'accept_offer', 'mint', 'swap'].flatMap((k) => [
   k,
   `${JOURNAL_KIND_PREFIX}${k}`,
