@@ -514,7 +514,7 @@ export async function runBacktestCommand(ctx: CommandContext): Promise<number> {
   if (winFrom > tape.firstAt)
     err(
       warmFrom > tape.firstAt
-        ? `warming the market view up on the tape from ${when(warmFrom)} to ${when(winFrom)} (--warmup; no trading there): the events before are read, not applied`
+        ? `warming the market view up on the tape from ${when(warmFrom)} to ${when(winFrom)} (--warmup; no trading there): the events before are read, not applied${warmFrom - tape.firstAt > 6 * 3_600_000 ? `; to replay this window again without reading the ${formatDuration(warmFrom - tape.firstAt)} before it, cut it out once: harpoon tape convert --tape ${shellWord(tapePath)} --out window.tape --from ${new Date(warmFrom).toISOString()}` : ''}`
         : `warming the market view up on the tape before ${when(winFrom)} (no trading there)${winFrom - tape.firstAt > 6 * 3_600_000 && warmupMs === undefined ? '; --warmup 1h warms up on the last hour only, much faster on a long tape' : ''}`,
     );
   const progress = progressClock();

@@ -785,6 +785,18 @@ describe('harpoon sandbox tape, backtest', () => {
       window: { sampleMs: number };
     };
     expect(longReport.window.sampleMs).toBe(120_000);
+    // trading its last day with a warm-up of an hour: the 39 days before it are read every time;
+    // the line says how to cut the window out once
+    const last = longReport as unknown as { window: { to: number } };
+    const dayFrom = last.window.to - 86_400_000;
+    const lastDay = await harpoon([
+      ...['backtest', '--tape', long, '-c', CONFIG, '--warmup', '1h'],
+      ...['--from', new Date(dayFrom).toISOString()],
+    ]);
+    expect(lastDay.code).toBe(0);
+    expect(lastDay.stderr).toContain(
+      `; to replay this window again without reading the 935 h 6 min before it, cut it out once: harpoon tape convert --tape ${long} --out window.tape --from ${new Date(dayFrom - 3_600_000).toISOString()}`,
+    );
 
     const tooMany = await harpoon(['backtest', '--tape', long, '-c', CONFIG, '--sample', '10']);
     expect(tooMany.code).toBe(2);
