@@ -133,8 +133,8 @@ export interface DaemonOptions {
   /** Where paper mode saves its report at stop (JSON). */
   readonly paperReportPath: string;
   /**
-   * Where live mode saves what it traded at stop (JSON, 0600; see daemon/run-report.ts): next to
-   * its store; none with a store in memory.
+   * Where live mode saves what it traded, every minute and at stop (JSON, 0600; see
+   * daemon/run-report.ts): next to its store; none with a store in memory.
    */
   readonly runReportPath?: string;
   /**
