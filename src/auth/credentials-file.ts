@@ -2,10 +2,11 @@
 // token (value once shown by the server, its id, label, scopes and expiry) and the SIWE session
 // cookies (access and the latest rotated refresh cookie). Mode 0600, written atomically (temp file
 // + rename), refused when anyone but the owner may read it. Secrets stay wrapped in `Secret`.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Secret } from '../domain/secret.ts';
 import { ConfigError } from '../errors/index.ts';
+import { writePrivateFile } from '../store/private-file.ts';
 
 export interface StoredPat {
   readonly value: Secret;
@@ -130,8 +131,5 @@ export function writeCredentialsFile(path: string, c: StoredCredentials): void {
       : {}),
   };
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(shape, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600); // whatever the umask
-  renameSync(tmp, path);
+  writePrivateFile(path, `${JSON.stringify(shape, null, 2)}\n`);
 }

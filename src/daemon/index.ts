@@ -17,7 +17,7 @@
 // the paper report saved, store closed. Idempotent.
 
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonRpcProvider } from 'ethers';
@@ -113,6 +113,7 @@ import {
   type SeaportOrders,
 } from '../seaport/index.ts';
 import { openStore, type Store } from '../store/index.ts';
+import { writePrivateFile } from '../store/private-file.ts';
 import type { Balances, Intent } from '../strategy.ts';
 import { createStreamClient, type StreamClient, type Watermark } from '../stream/index.ts';
 import { createDaemonRecorder } from '../tape/daemon.ts';
@@ -130,7 +131,7 @@ import { createDaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import { storeJournal, storeSpendLedger, storeStrategyState } from './persistence.ts';
 import { routerAmountOut } from './router.ts';
-import { type LiveRunReport, liveRunFills, liveRunTried, saveRunReport, TRIED_KINDS } from './run-report.ts';
+import { type LiveRunReport, liveRunFills, liveRunTried, TRIED_KINDS } from './run-report.ts';
 import { buildStatus, type DaemonStatus, liveAtStopLine, type TapeStatus } from './status.ts';
 import {
   createBalancesReader,
@@ -1086,7 +1087,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const token = options.control.token?.reveal() ?? randomBytes(24).toString('base64url');
     if (options.controlTokenPath !== undefined) {
       rmSync(options.controlTokenPath, { force: true });
-      writeFileSync(options.controlTokenPath, `${token}\n`, { mode: 0o600 });
+      writePrivateFile(options.controlTokenPath, `${token}\n`);
     }
     const text = (v: unknown, what: string): string => {
       if (typeof v !== 'string' || v.trim() === '') throw new Error(`${what} must be a non-empty string`);
@@ -1233,7 +1234,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     await recorder?.close().catch((err: unknown) => log.warn({ err }, 'closing the market tape failed'));
     if (paperExec !== undefined) {
       try {
-        writeFileSync(options.paperReportPath, `${toJson(paperReport(), 2)}\n`, { mode: 0o600 });
+        writePrivateFile(options.paperReportPath, `${toJson(paperReport(), 2)}\n`);
         progress(`paper report saved: ${options.paperReportPath}`);
       } catch (err) {
         log.warn({ err }, 'saving the paper report failed');
@@ -1288,7 +1289,7 @@ export function createDaemon(options: DaemonOptions, deps: DaemonDeps = {}): Dae
     const report = path === undefined ? undefined : runReport();
     if (path === undefined || report === undefined) return false;
     try {
-      saveRunReport(path, report, (v) => toJson(v, 2));
+      writePrivateFile(path, `${toJson(report, 2)}\n`);
       return true;
     } catch (err) {
       log.warn({ err }, 'saving the run report failed');

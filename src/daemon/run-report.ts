@@ -1,8 +1,8 @@
 // What a live run traded, saved while it runs (every minute) and as it stops (run-report.json next
 // to its store): the fills of its window in the form a paper run's report gives them, so `harpoon
 // backtest --compare` checks a backtest of the run's tape against the run itself
-// (src/backtest/compare.ts). A run killed outright leaves the report of its last minute.
-import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+// (src/backtest/compare.ts). A run killed outright leaves the report of its last minute (the
+// daemon writes it with writePrivateFile: whole or not at all).
 import { type NftRef, nftKey, type PaymentToken } from '../domain/events.ts';
 import { type Address, type TokenId, ZERO_ADDRESS } from '../domain/ids.ts';
 import type { JournalRecord } from '../engine/index.ts';
@@ -188,15 +188,4 @@ export function liveRunFills(o: {
     });
   }
   return out.sort((a, b) => a.at - b.at);
-}
-
-/**
- * Writes the report to `path` whole or not at all (a new file renamed over the old one: a reader,
- * or a crash mid-write, never sees half of it), owner only.
- */
-export function saveRunReport(path: string, report: LiveRunReport, json: (v: unknown) => string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${json(report)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600); // whatever the umask
-  renameSync(tmp, path);
 }

@@ -1,8 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveRunFills, liveRunTried, saveRunReport } from '../../../src/daemon/run-report.ts';
+import { liveRunFills, liveRunTried } from '../../../src/daemon/run-report.ts';
 import type { PaymentToken } from '../../../src/domain/events.ts';
 import type { JournalRecord } from '../../../src/engine/index.ts';
 import type { LedgerOrder } from '../../../src/ledger/index.ts';
@@ -123,24 +120,6 @@ describe('a live run report: its fills as a paper report names them', () => {
       [6_000, 'rebalancer', 'swap', 'ETH → WETH', 3n * E, 'ETH', null, 0n],
     ]);
     expect(fills[0]).toMatchObject({ orderHash: '0xlisting', txHash: '0x10005' });
-  });
-
-  it('is saved whole or not at all, owner only, over the one before', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harpoon-run-report-'));
-    const path = join(dir, 'run-report.json');
-    const report = {
-      mode: 'live' as const,
-      startedAt: 1,
-      endedAt: 2,
-      wallet: '0xaa',
-      strategies: [],
-      fills: [],
-    };
-    saveRunReport(path, report, (v) => JSON.stringify(v));
-    saveRunReport(path, { ...report, endedAt: 3 }, (v) => JSON.stringify(v));
-    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ mode: 'live', endedAt: 3 });
-    expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(readdirSync(dir)).toEqual(['run-report.json']);
   });
 
   it('what it tried and did not get: failed purchases, sales, mints and swaps, named as their fills would be', () => {
