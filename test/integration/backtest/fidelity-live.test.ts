@@ -7,42 +7,27 @@
  * against paper's estimate, a swap sized on a wallet that paid other gas, offers (a seller accepts
  * an offer live; the fill model fills ours on a listing or sale at or below it).
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backtestSide, compareWithRun, readRun, strategyDifferences } from '../../../src/backtest/compare.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { type BacktestSetup, walletForTape } from '../../../src/backtest/setup.ts';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
-import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
+import { createDaemon, type DaemonOptions } from '../../../src/daemon/index.ts';
 import { ZERO_ADDRESS } from '../../../src/domain/ids.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
-import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { roomyLimits } from '../limits.ts';
-import { fidelityStrategies, setupOfOptions } from './fidelity-setup.ts';
+import { fidelityStrategies, fidelityWorld, setupOfOptions } from './fidelity-setup.ts';
 
 const STRATEGIES = resolve(import.meta.dirname, '../../../strategies');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let sb: Sandbox;
-let dir: string;
-let daemon: Daemon | undefined;
-
-beforeAll(async () => {
-  sb = await createSandbox({ seed: 5, activity: 6, limits: roomyLimits() });
-  dir = mkdtempSync(join(tmpdir(), 'harpoon-fidelity-live-'));
-}, 240_000);
-
-afterAll(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sb?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+const world = fidelityWorld('harpoon-fidelity-live-');
 
 describe('live run vs backtest of its tape', () => {
   it('every fill of the run in its report, every difference with its cause', async () => {
+    const { sb, dir } = world;
     const base = await demoDaemonOptions(sb, { paper: false, dir, wallet: 0 });
     const tapePath = join(dir, 'live.tape');
     const options: DaemonOptions = {
@@ -52,7 +37,8 @@ describe('live run vs backtest of its tape', () => {
     };
     expect(options.mode).toBe('live');
     expect(options.runReportPath).toBe(join(dir, 'run-report.json'));
-    daemon = createDaemon(options, { logger: silentLogger() });
+    const daemon = createDaemon(options, { logger: silentLogger() });
+    world.daemon = daemon;
     await daemon.start();
     await sleep(Number(process.env.HARPOON_FIDELITY_SECONDS ?? 75) * 1000);
     // saved while it runs too (every minute): a run killed outright leaves its last minute's

@@ -1,8 +1,13 @@
 // What the fidelity tests (a paper run, a live run) trade with and backtest with: one setup.
-import type { BacktestSetup } from '../../../src/backtest/setup.ts';
-import { backtestSetupOf } from '../../../src/backtest/setup.ts';
-import type { DaemonOptions } from '../../../src/daemon/index.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { type BacktestSetup, backtestSetupOf } from '../../../src/backtest/setup.ts';
+import type { Daemon, DaemonOptions } from '../../../src/daemon/index.ts';
 import { ZERO_ADDRESS } from '../../../src/domain/ids.ts';
+import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { roomyLimits } from '../limits.ts';
 
 /**
  * The demo's sniper, both bidders, the seller and the drop-minter, and a rebalancer between ETH and
@@ -51,4 +56,31 @@ export function setupOfOptions(o: DaemonOptions, balances?: Readonly<Record<stri
     wallet: o.wallet.source === 'none' ? o.wallet.address : undefined,
     pollIntervalMs: o.pollIntervalMs,
   });
+}
+
+/** The sandbox, the folder and the daemon of a fidelity test: made before its tests, closed after. */
+export interface FidelityWorld {
+  readonly sb: Sandbox;
+  readonly dir: string;
+  /** The daemon the test runs (stopped after the tests if it is still running). */
+  daemon: Daemon | undefined;
+}
+
+/**
+ * Registers the test file's hooks: a sandbox (seed 5, six simulated actions a second) and a
+ * temporary folder before its tests; the daemon stopped, the sandbox closed and the folder removed
+ * after. Read the fields inside a test (they are set by then).
+ */
+export function fidelityWorld(prefix: string): FidelityWorld {
+  const w = { daemon: undefined } as { sb: Sandbox; dir: string; daemon: Daemon | undefined };
+  beforeAll(async () => {
+    w.sb = await createSandbox({ seed: 5, activity: 6, limits: roomyLimits() });
+    w.dir = mkdtempSync(join(tmpdir(), prefix));
+  }, 240_000);
+  afterAll(async () => {
+    await w.daemon?.stop().catch(() => undefined);
+    await w.sb?.close();
+    if (w.dir !== undefined) rmSync(w.dir, { recursive: true, force: true });
+  });
+  return w;
 }

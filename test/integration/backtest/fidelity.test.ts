@@ -7,47 +7,28 @@
  * rebalancer between ETH and WETH trade, the last from the simulated wallet (`paper.balances`)
  * both runs start from.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backtestSide, compareWithRun, readRun, strategyDifferences } from '../../../src/backtest/compare.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { walletForTape } from '../../../src/backtest/setup.ts';
 import { openTapeSource } from '../../../src/backtest/tape-source.ts';
 import { demoDaemonOptions } from '../../../src/cli/commands/demo.ts';
-import { createDaemon, type Daemon, type DaemonOptions } from '../../../src/daemon/index.ts';
+import { createDaemon, type DaemonOptions } from '../../../src/daemon/index.ts';
 import { paperBalancesOf } from '../../../src/daemon/options.ts';
 import { ZERO_ADDRESS } from '../../../src/domain/ids.ts';
 import { silentLogger } from '../../../src/observability/index.ts';
-import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { roomyLimits } from '../limits.ts';
-import { fidelityStrategies, setupOfOptions } from './fidelity-setup.ts';
+import { fidelityStrategies, fidelityWorld, setupOfOptions } from './fidelity-setup.ts';
 
 const STRATEGIES = resolve(import.meta.dirname, '../../../strategies');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let sb: Sandbox;
-let dir: string;
-let daemon: Daemon | undefined;
-
-beforeAll(async () => {
-  sb = await createSandbox({
-    seed: 5,
-    activity: 6,
-    limits: roomyLimits(),
-  });
-  dir = mkdtempSync(join(tmpdir(), 'harpoon-fidelity-'));
-}, 240_000);
-
-afterAll(async () => {
-  await daemon?.stop().catch(() => undefined);
-  await sb?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+const world = fidelityWorld('harpoon-fidelity-');
 
 describe('paper run vs backtest of its tape', () => {
   it('the same fills and PnL', async () => {
+    const { sb, dir } = world;
     const base = await demoDaemonOptions(sb, { paper: true, dir, wallet: 0 });
     const tapePath = join(dir, 'paper.tape');
     // the simulated wallet, the same in both: 5 ETH, which the rebalancer keeps half in WETH
@@ -58,7 +39,8 @@ describe('paper run vs backtest of its tape', () => {
       paperBalances: paperBalancesOf(balances, base.tokens),
       market: { ...base.market, record: tapePath },
     };
-    daemon = createDaemon(options, { logger: silentLogger() });
+    const daemon = createDaemon(options, { logger: silentLogger() });
+    world.daemon = daemon;
     await daemon.start();
     const engineAt = Date.now();
     await sleep(Number(process.env.HARPOON_FIDELITY_SECONDS ?? 120) * 1000);
